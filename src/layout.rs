@@ -1,0 +1,420 @@
+//! The layout: the tiles on the table, their open ends, and the sum that scores.
+//!
+//! The layout is a tree. The lead grows two arms, `left` and `right`. A spinner grows two more,
+//! `up` and `down` (for the n-th spinner of a hand, n >= 2: `upN` and `downN`), which open only
+//! when both its long sides have a tile. Every other tile extends the arm it is played on. With
+//! `spinner = first` there is at most one spinner, with `none` none, with `all` every double is
+//! one; the model is the same tree in all three.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::MoveError;
+use crate::rules::SpinnerRule;
+use crate::tile::{SET_SIZE, Tile, TileSet};
+
+/// The most arms a layout can have: the lead's two and two for each of the 7 doubles.
+const MAX_ARMS: usize = 16;
+
+/// The name of an arm of the layout, and so of the open end at its tip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EndId {
+    /// The lead's first arm (the lead lies with its smaller number on this side).
+    Left,
+    /// The lead's second arm.
+    Right,
+    /// A short end of the spinner with this ordinal (0 for the hand's first spinner).
+    Up(u8),
+    /// The other short end of the spinner with this ordinal.
+    Down(u8),
+}
+
+impl EndId {
+    /// The arm's slot in the layout's table of arms.
+    fn slot(self) -> usize {
+        match self {
+            EndId::Left => 0,
+            EndId::Right => 1,
+            EndId::Up(k) => 2 + 2 * k as usize,
+            EndId::Down(k) => 3 + 2 * k as usize,
+        }
+    }
+
+    fn from_slot(slot: usize) -> EndId {
+        let spinner = ((slot.saturating_sub(2)) / 2) as u8;
+        match slot {
+            0 => EndId::Left,
+            1 => EndId::Right,
+            s if s % 2 == 0 => EndId::Up(spinner),
+            _ => EndId::Down(spinner),
+        }
+    }
+
+    /// Whether this is a short end of a spinner.
+    pub fn is_short(self) -> bool {
+        matches!(self, EndId::Up(_) | EndId::Down(_))
+    }
+}
+
+impl fmt::Display for EndId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            EndId::Left => f.write_str("left"),
+            EndId::Right => f.write_str("right"),
+            EndId::Up(0) => f.write_str("up"),
+            EndId::Down(0) => f.write_str("down"),
+            EndId::Up(k) => write!(f, "up{}", k + 1),
+            EndId::Down(k) => write!(f, "down{}", k + 1),
+        }
+    }
+}
+
+/// Why a text does not name an end.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not an end name: use left, right, up, down, or upN/downN for the N-th spinner")]
+pub struct ParseEndError(pub String);
+
+impl FromStr for EndId {
+    type Err = ParseEndError;
+
+    fn from_str(text: &str) -> Result<EndId, ParseEndError> {
+        let bad = || ParseEndError(text.to_string());
+        let short = |rest: &str, make: fn(u8) -> EndId| -> Result<EndId, ParseEndError> {
+            if rest.is_empty() {
+                return Ok(make(0));
+            }
+            let n: u8 = rest.parse().map_err(|_| bad())?;
+            // "up1" is not a name ("up" is); 7 doubles make at most 7 spinners.
+            if (2..=7).contains(&n) && !rest.starts_with('0') {
+                Ok(make(n - 1))
+            } else {
+                Err(bad())
+            }
+        };
+        match text {
+            "left" => Ok(EndId::Left),
+            "right" => Ok(EndId::Right),
+            _ => {
+                if let Some(rest) = text.strip_prefix("up") {
+                    short(rest, EndId::Up)
+                } else if let Some(rest) = text.strip_prefix("down") {
+                    short(rest, EndId::Down)
+                } else {
+                    Err(bad())
+                }
+            }
+        }
+    }
+}
+
+impl Serialize for EndId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for EndId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<EndId, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// An open end: where a tile may go, the number it must match, and what it adds to the sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenEnd {
+    /// The end's name.
+    pub end: EndId,
+    /// The number a tile must show to be played here.
+    pub number: u8,
+    /// What this end adds to the layout's sum.
+    pub counts: u32,
+}
+
+/// A tile on the table, as played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The tile.
+    pub tile: Tile,
+    /// The end it was played on; `None` for the lead.
+    pub end: Option<EndId>,
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    tile: Tile,
+    /// The number facing away from the tile it was played on (for the lead: its right side).
+    outer: u8,
+    end: Option<EndId>,
+    /// The spinner's ordinal, if this double spins.
+    spinner: Option<u8>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Arm {
+    /// The outermost tile of the arm; `None` while the arm is bare.
+    tip: Option<u8>,
+    /// The node the arm grows from (the lead or a spinner).
+    root: u8,
+    /// Short ends exist from the spinner's placement but open later.
+    open: bool,
+    exists: bool,
+}
+
+/// The tiles played in the current hand, arranged as the rules arrange them.
+#[derive(Clone)]
+pub struct Layout {
+    rule: SpinnerRule,
+    nodes: [Node; SET_SIZE],
+    len: u8,
+    arms: [Arm; MAX_ARMS],
+    spinners: u8,
+    on_table: TileSet,
+}
+
+impl fmt::Debug for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Layout")
+            .field("tiles", &self.placements().collect::<Vec<_>>())
+            .field("ends", &self.open_ends().collect::<Vec<_>>())
+            .field("sum", &self.sum())
+            .finish()
+    }
+}
+
+impl Layout {
+    /// An empty layout under a spinner rule.
+    pub fn new(rule: SpinnerRule) -> Layout {
+        let blank = Node {
+            tile: Tile::from_index(0).expect("the set has a tile 0"),
+            outer: 0,
+            end: None,
+            spinner: None,
+        };
+        Layout {
+            rule,
+            nodes: [blank; SET_SIZE],
+            len: 0,
+            arms: [Arm::default(); MAX_ARMS],
+            spinners: 0,
+            on_table: TileSet::EMPTY,
+        }
+    }
+
+    /// Whether no tile has been played yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The tiles on the table.
+    pub fn tiles(&self) -> TileSet {
+        self.on_table
+    }
+
+    /// The tiles in the order they were played, with the end each went on.
+    pub fn placements(&self) -> impl Iterator<Item = Placement> + '_ {
+        self.nodes[..self.len as usize].iter().map(|n| Placement {
+            tile: n.tile,
+            end: n.end,
+        })
+    }
+
+    /// The open ends, in the order left, right, then each spinner's up and down.
+    pub fn open_ends(&self) -> impl Iterator<Item = OpenEnd> + '_ {
+        (0..MAX_ARMS)
+            .filter(|&slot| self.arms[slot].open)
+            .map(|slot| OpenEnd {
+                end: EndId::from_slot(slot),
+                number: self.number_at(slot),
+                counts: self.counts_at(slot),
+            })
+    }
+
+    /// The sum of the open ends: what scores when it is a positive multiple of five.
+    pub fn sum(&self) -> u32 {
+        self.open_ends().map(|e| e.counts).sum()
+    }
+
+    /// The tiles (of all 28) that match some open end; every tile when the layout is empty.
+    pub fn playable(&self) -> TileSet {
+        if self.is_empty() {
+            return TileSet::FULL;
+        }
+        (0..MAX_ARMS)
+            .filter(|&s| self.arms[s].open)
+            .fold(TileSet::EMPTY, |acc, s| {
+                acc.union(TileSet::with_number(self.number_at(s)))
+            })
+    }
+
+    /// Calls `f` with each end `tile` may be played on (`None` once, for a lead).
+    pub fn for_each_fit(&self, tile: Tile, mut f: impl FnMut(Option<EndId>)) {
+        if self.is_empty() {
+            return f(None);
+        }
+        for slot in 0..MAX_ARMS {
+            if self.arms[slot].open && tile.has(self.number_at(slot)) {
+                f(Some(EndId::from_slot(slot)));
+            }
+        }
+    }
+
+    /// Checks that `tile` may go on `end`, without placing it.
+    pub fn check(&self, tile: Tile, end: Option<EndId>) -> Result<(), MoveError> {
+        let Some(end) = end else {
+            return if self.is_empty() {
+                Ok(())
+            } else {
+                Err(MoveError::MissingEnd {
+                    ends: self.open_ends().collect(),
+                })
+            };
+        };
+        if self.is_empty() {
+            return Err(MoveError::LeadHasNoEnd { end });
+        }
+        let slot = end.slot();
+        let arm = self.arms.get(slot).copied().unwrap_or_default();
+        if !arm.exists {
+            return Err(MoveError::NoSuchEnd {
+                end,
+                ends: self.open_ends().collect(),
+            });
+        }
+        if !arm.open {
+            return Err(MoveError::ShortEndClosed { end });
+        }
+        if tile.has(self.number_at(slot)) {
+            return Ok(());
+        }
+        let ends: Vec<OpenEnd> = self.open_ends().collect();
+        if ends.iter().any(|e| tile.has(e.number)) {
+            Err(MoveError::WrongEnd { tile, end, ends })
+        } else {
+            Err(MoveError::NoMatch { tile, ends })
+        }
+    }
+
+    /// Places `tile` on `end` (`None` leads), and returns the new sum.
+    pub fn place(&mut self, tile: Tile, end: Option<EndId>) -> Result<u32, MoveError> {
+        self.check(tile, end)?;
+        match end {
+            None => self.lead(tile),
+            Some(end) => self.extend(tile, end.slot()),
+        }
+        Ok(self.sum())
+    }
+
+    fn lead(&mut self, tile: Tile) {
+        self.push(tile, tile.high(), None);
+        for slot in [0, 1] {
+            self.arms[slot] = Arm {
+                tip: None,
+                root: 0,
+                open: true,
+                exists: true,
+            };
+        }
+    }
+
+    fn extend(&mut self, tile: Tile, slot: usize) {
+        let number = self.number_at(slot);
+        let outer = tile
+            .other(number)
+            .expect("check() made sure the tile matches");
+        let previous = self.arms[slot].tip;
+        let index = self.push(tile, outer, Some(EndId::from_slot(slot)));
+        self.arms[slot].tip = Some(index);
+        match previous {
+            // A spinner on an arm has one long side taken already: covering it opens its short ends.
+            Some(covered) => self.open_short_ends(covered),
+            // The lead spinner opens once both of its arms are covered.
+            None if slot < 2 && self.arms[0].tip.is_some() && self.arms[1].tip.is_some() => {
+                self.open_short_ends(0)
+            }
+            None => {}
+        }
+    }
+
+    fn open_short_ends(&mut self, node: u8) {
+        if let Some(k) = self.nodes[node as usize].spinner {
+            let up = EndId::Up(k).slot();
+            self.arms[up].open = true;
+            self.arms[up + 1].open = true;
+        }
+    }
+
+    fn push(&mut self, tile: Tile, outer: u8, end: Option<EndId>) -> u8 {
+        let index = self.len;
+        let spins = tile.is_double()
+            && match self.rule {
+                SpinnerRule::First => self.spinners == 0,
+                SpinnerRule::None => false,
+                SpinnerRule::All => true,
+            };
+        let spinner = spins.then_some(self.spinners);
+        if let Some(k) = spinner {
+            self.spinners += 1;
+            let up = EndId::Up(k).slot();
+            let short = Arm {
+                tip: None,
+                root: index,
+                open: false,
+                exists: true,
+            };
+            self.arms[up] = short;
+            self.arms[up + 1] = short;
+        }
+        self.nodes[index as usize] = Node {
+            tile,
+            outer,
+            end,
+            spinner,
+        };
+        self.len += 1;
+        self.on_table.insert(tile);
+        index
+    }
+
+    /// The number a tile must show to go on the arm in `slot`.
+    fn number_at(&self, slot: usize) -> u8 {
+        let arm = self.arms[slot];
+        match arm.tip {
+            Some(tip) => self.nodes[tip as usize].outer,
+            None => {
+                let root = self.nodes[arm.root as usize].tile;
+                if slot == 0 { root.low() } else { root.high() }
+            }
+        }
+    }
+
+    /// What the open end in `slot` adds to the sum.
+    fn counts_at(&self, slot: usize) -> u32 {
+        let arm = self.arms[slot];
+        match arm.tip {
+            Some(tip) => {
+                let node = self.nodes[tip as usize];
+                let outer = u32::from(node.outer);
+                if node.tile.is_double() {
+                    2 * outer
+                } else {
+                    outer
+                }
+            }
+            // A bare short end adds nothing: the spinner stopped counting when it opened.
+            None if slot >= 2 => 0,
+            None => {
+                let lead = self.nodes[0].tile;
+                let other_bare = self.arms[1 - slot].tip.is_none();
+                match (lead.is_double(), other_bare) {
+                    // A lone double lead counts both halves once, half on each side.
+                    (true, true) => u32::from(lead.low()),
+                    (true, false) => 2 * u32::from(lead.low()),
+                    (false, _) => u32::from(if slot == 0 { lead.low() } else { lead.high() }),
+                }
+            }
+        }
+    }
+}

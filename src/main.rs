@@ -1,0 +1,5 @@
+//! The `allfives` command line.
+
+fn main() {
+    println!("allfives {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,156 @@
+//! A seat's view: exactly what one seat may know, and nothing it may not.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{Event, Game, Move, Status};
+use crate::layout::{EndId, OpenEnd, Placement};
+use crate::rules::{Rules, Seat};
+use crate::tile::Tile;
+
+/// What one seat may know of the game at this moment.
+///
+/// It never holds another seat's tile, the boneyard's order or the seed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// The seat this view is for.
+    pub seat: Seat,
+    /// The rules in force.
+    pub rules: Rules,
+    /// The current hand's number, from 1.
+    pub hand_number: u32,
+    /// The seat that led this hand.
+    pub leader: Seat,
+    /// Whose turn it is; `None` between hands and after the game.
+    pub turn: Option<Seat>,
+    /// This seat's tiles, in canonical order.
+    pub hand: Vec<Tile>,
+    /// The tiles this seat drew from the boneyard this hand.
+    pub drawn: Vec<Tile>,
+    /// A tile this seat just drew that plays, and so must be played now.
+    pub forced: Option<Tile>,
+    /// The tiles on the table in the order played.
+    pub layout: Vec<Placement>,
+    /// The open ends.
+    pub ends: Vec<OpenEnd>,
+    /// The sum of the open ends.
+    pub sum: u32,
+    /// How many tiles each seat holds.
+    pub hand_sizes: Vec<usize>,
+    /// How many tiles the boneyard holds.
+    pub boneyard: usize,
+    /// Each side's score (team with partnerships, else seat).
+    pub scores: Vec<i32>,
+    /// What happened so far this hand, as this seat saw it.
+    pub history: Vec<Seen>,
+    /// This seat's legal moves; empty when it is not to play.
+    pub legal: Vec<Move>,
+}
+
+/// An event of the hand as a given seat saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Seen {
+    /// A tile was placed.
+    Play {
+        /// The seat that played.
+        seat: Seat,
+        /// The tile.
+        tile: Tile,
+        /// The end it went on (`null` for the lead).
+        end: Option<EndId>,
+        /// The sum after it.
+        sum: u32,
+        /// The points it scored.
+        points: u32,
+    },
+    /// A seat drew a tile.
+    Draw {
+        /// The seat.
+        seat: Seat,
+        /// The tile, shown only to the seat that drew it.
+        tile: Option<Tile>,
+    },
+    /// A seat could not play with an empty boneyard.
+    Pass {
+        /// The seat.
+        seat: Seat,
+    },
+}
+
+impl Seen {
+    /// `event` as `seat` sees it; `None` for events outside a hand's play.
+    pub fn of(event: &Event, seat: Seat) -> Option<Seen> {
+        match *event {
+            Event::Play {
+                seat: by,
+                tile,
+                end,
+                sum,
+                points,
+            } => Some(Seen::Play {
+                seat: by,
+                tile,
+                end,
+                sum,
+                points,
+            }),
+            Event::Draw { seat: by, tile } => Some(Seen::Draw {
+                seat: by,
+                tile: (by == seat).then_some(tile),
+            }),
+            Event::Pass { seat: by } => Some(Seen::Pass { seat: by }),
+            Event::HandStart { .. } | Event::HandEnd(_) | Event::GameEnd(_) => None,
+        }
+    }
+}
+
+impl Game {
+    /// What `seat` may know now.
+    pub fn view(&self, seat: Seat) -> View {
+        let layout = self.layout();
+        let turn = match self.status() {
+            Status::ToPlay { seat } => Some(seat),
+            _ => None,
+        };
+        let mut legal = Vec::new();
+        if turn == Some(seat) {
+            self.legal_moves(&mut legal);
+        }
+        View {
+            seat,
+            rules: *self.rules(),
+            hand_number: self.hand_number(),
+            leader: self.leader(),
+            turn,
+            hand: self.hand(seat).iter().collect(),
+            drawn: self.drawn(seat).iter().collect(),
+            forced: self.forced_tile().filter(|_| turn == Some(seat)),
+            layout: layout.placements().collect(),
+            ends: layout.open_ends().collect(),
+            sum: layout.sum(),
+            hand_sizes: (0..self.rules().players)
+                .map(|s| self.hand(s).len())
+                .collect(),
+            boneyard: self.boneyard().len(),
+            scores: self.scores().to_vec(),
+            history: self
+                .hand_events()
+                .iter()
+                .filter_map(|e| Seen::of(e, seat))
+                .collect(),
+            legal,
+        }
+    }
+
+    /// The seat that led the current (or last) hand; 0 before the first deal.
+    pub fn leader(&self) -> Seat {
+        self.events()
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Event::HandStart { deal, .. } => Some(deal.leader),
+                _ => None,
+            })
+            .unwrap_or(0)
+    }
+}
