@@ -7,7 +7,9 @@
 //!    Fisher-Yates from the top: for `i` from 27 down to 1, swap tile `i` with tile `below(i + 1)`.
 //! 3. Seat 0 takes the first `hand_size` tiles, seat 1 the next, and so on; the rest is the
 //!    boneyard, drawn from its front.
-//! 4. If the leader is not fixed by the last hand, it is `below(players)`, drawn after the shuffle.
+//! 4. The leader is `below(players)`, drawn after the shuffle. It is drawn even when the last
+//!    hand fixes the leader (and then ignored), so that the n-th deal of a seed is the same
+//!    whatever happened in the hands before it: duplicate games see the same tiles.
 //!
 //! `below(n)` takes `x = next_u32()` and returns `x % n`, drawing again while `x` falls in the
 //! incomplete last block (`x >= 2^32 - 2^32 % n`) so that every result is equally likely.
@@ -44,7 +46,8 @@ impl Deal {
             .map(|seat| tiles[seat * size..(seat + 1) * size].to_vec())
             .collect();
         let boneyard = tiles[rules.players * size..].to_vec();
-        let leader = leader.unwrap_or_else(|| below(rng, rules.players as u32) as Seat);
+        let drawn = below(rng, rules.players as u32) as Seat;
+        let leader = leader.unwrap_or(drawn);
         Deal {
             hands,
             boneyard,
