@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::deal::Deal;
 use crate::error::{DealError, MoveError};
-use crate::layout::{EndId, Layout};
+use crate::layout::{EndId, Layout, points_of};
 use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat};
 use crate::tile::{Tile, TileSet};
 
@@ -354,7 +354,7 @@ impl Game {
         self.check(seat, mv)?;
         let sum = self.table.layout.place(mv.tile, mv.end)?;
         self.table.hands[seat].remove(mv.tile);
-        let points = if sum % 5 == 0 { sum } else { 0 };
+        let points = points_of(sum);
         self.events.push(Event::Play {
             seat,
             tile: mv.tile,

@@ -18,6 +18,11 @@ use crate::tile::{SET_SIZE, Tile, TileSet};
 /// The most arms a layout can have: the lead's two and two for each of the 7 doubles.
 const MAX_ARMS: usize = 16;
 
+/// The points a sum of open ends scores: itself when a positive multiple of five, else nothing.
+pub fn points_of(sum: u32) -> u32 {
+    if sum % 5 == 0 { sum } else { 0 }
+}
+
 /// The name of an arm of the layout, and so of the open end at its tip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EndId {
@@ -201,6 +206,24 @@ impl Layout {
             spinners: 0,
             on_table: TileSet::EMPTY,
         }
+    }
+
+    /// Rebuilds a layout from its placements in play order (as a [`crate::View`] lists them).
+    pub fn from_placements(
+        rule: SpinnerRule,
+        placements: &[Placement],
+    ) -> Result<Layout, MoveError> {
+        let mut layout = Layout::new(rule);
+        for p in placements {
+            layout.place(p.tile, p.end)?;
+        }
+        Ok(layout)
+    }
+
+    /// The points a tile would score on `end`, or the rule it would break.
+    pub fn points_for(&self, tile: Tile, end: Option<EndId>) -> Result<u32, MoveError> {
+        let mut after = self.clone();
+        Ok(points_of(after.place(tile, end)?))
     }
 
     /// Whether no tile has been played yet.

@@ -21,11 +21,23 @@
 //! }
 //! ```
 
+pub mod builtin;
+pub mod cli;
+pub mod clock;
 pub mod deal;
 pub mod error;
+pub mod fault;
 pub mod game;
+pub mod gamelog;
 pub mod layout;
+pub mod matchplay;
+pub mod output;
+pub mod player;
+pub mod process;
+pub mod protocol;
+pub mod referee;
 pub mod rules;
+pub mod shutdown;
 pub mod tile;
 pub mod view;
 

@@ -1,5 +1,144 @@
-//! The `allfives` command line.
+//! The `allfives` command. Exit codes: 0 done (a bot losing by a fault is a result, not an
+//! error); 1 the referee itself failed (e.g. a log could not be written); 2 bad arguments or an
+//! unreadable input file; 3 a replayed log does not check out; 130 interrupted.
 
-fn main() {
-    println!("allfives {}", env!("CARGO_PKG_VERSION"));
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use allfives::cli::{Cli, Command, MatchArgs, ReplayArgs};
+use allfives::gamelog;
+use allfives::matchplay::run_match;
+use allfives::output;
+
+const FAILED: u8 = 1;
+const BAD_INPUT: u8 = 2;
+const BAD_LOG: u8 = 3;
+const INTERRUPTED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let code = match cli.command {
+        Command::Match(args) => match_command(&args),
+        Command::Replay(args) => replay_command(&args),
+    };
+    ExitCode::from(code)
+}
+
+fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+    eprintln!("allfives: {message}");
+    code
+}
+
+fn match_command(args: &MatchArgs) -> u8 {
+    let config = match args.config(fresh_seed()) {
+        Ok(config) => config,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
+    };
+    if !args.json {
+        println!("{}", output::match_banner(&config));
+    }
+    let json = args.json;
+    let outcome = runtime.block_on(async {
+        let played = run_match(&config, |config, record| {
+            if !json {
+                println!("{}", output::game_line(config, record));
+            }
+        });
+        tokio::select! {
+            report = played => Some(report),
+            () = interrupted() => None,
+        }
+    });
+    match outcome {
+        None => {
+            allfives::shutdown::kill_all();
+            fail(
+                INTERRUPTED,
+                "interrupted: every bot was stopped; the logs written so far are kept",
+            )
+        }
+        Some(Err(e)) => fail(FAILED, format!("the match stopped: {e}")),
+        Some(Ok(report)) => {
+            if json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => return fail(FAILED, e),
+                }
+            } else {
+                println!("{}", output::match_table(&report));
+            }
+            0
+        }
+    }
+}
+
+fn replay_command(args: &ReplayArgs) -> u8 {
+    let text = match std::fs::read_to_string(&args.log) {
+        Ok(text) => text,
+        Err(e) => {
+            return fail(
+                BAD_INPUT,
+                format!("cannot read {}: {e}", args.log.display()),
+            );
+        }
+    };
+    match gamelog::replay(&text) {
+        Ok(replay) => {
+            if !args.quiet {
+                print!("{}", output::replay_text(&replay));
+            }
+            let complete = match replay.end {
+                Some(_) => "",
+                None => " as far as it goes (it stops before the game's end)",
+            };
+            println!(
+                "{}: every event checks out against the rules engine{complete}",
+                args.log.display()
+            );
+            0
+        }
+        Err(e) => fail(
+            BAD_LOG,
+            format!("{} does not check out: {e}", args.log.display()),
+        ),
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn interrupted() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// A seed for when none is given: the clock's nanoseconds mixed with the process id.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mixed = (nanos ^ u64::from(std::process::id())).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // Small enough to type back in.
+    mixed % 1_000_000_000
 }

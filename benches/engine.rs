@@ -1,0 +1,488 @@
+//! Engine speed against the cost of talking to a bot.
+//!
+//! `cargo bench --bench engine` (a plain `main`, no harness) measures, in one run of about 10 s:
+//! 1. the rules engine alone: random legal games played in-process for about 2 s per
+//!    configuration, giving moves per second, nanoseconds per move and games per second;
+//! 2. a pipe round trip between two processes (a ~400-byte line out, a 40-byte line back), the
+//!    way the referee talks to a bot: once as the scheduler places the processes, once with both
+//!    pinned to CPU 0 (a copy of this binary re-run under `taskset -c 0`);
+//! 3. the ratio of the two: the engine should cost well under 1/100 of a round trip.
+//!
+//! Run it as `taskset -c 0 cargo bench --bench engine` to pin everything, the engine included,
+//! to one CPU. Results are described in `docs/benchmarks.md`.
+
+use std::hint::black_box;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use allfives::deal::below;
+use allfives::{Game, Move, Rules, SpinnerRule, Status};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+/// Argument that turns this binary into the echo bot at the other end of the pipe.
+const ECHO_CHILD: &str = "--echo-child";
+/// Argument that makes this binary measure the round trip only and print it as one line.
+const PIPE_ONLY: &str = "--pipe-only";
+
+/// Time spent playing games for each engine configuration.
+const ENGINE_BUDGET: Duration = Duration::from_secs(2);
+/// Untimed play before each configuration's timing.
+const ENGINE_WARM_UP: Duration = Duration::from_millis(200);
+/// Untimed round trips before the timed ones.
+const PIPE_WARM_UP: usize = 2_000;
+/// Timed round trips.
+const PIPE_ROUNDS: usize = 20_000;
+/// The bot's answer: 39 bytes and a newline.
+const ANSWER: &[u8; 40] = b"{\"id\":123456,\"tile\":[6,4],\"end\":\"left\"}\n";
+/// The request's length, newline included.
+const REQUEST_LEN: usize = 400;
+
+fn main() {
+    // The echo child must not do anything else: check for it first.
+    if std::env::args().nth(1).as_deref() == Some(ECHO_CHILD) {
+        if let Err(e) = echo_child() {
+            eprintln!("echo child: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == PIPE_ONLY) {
+        match pipe_round_trip() {
+            Ok(rt) => println!("{}", rt.to_line()),
+            Err(e) => {
+                eprintln!("pipe round trip: {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+
+    let started = Instant::now();
+    let cpus = cpus_allowed();
+    println!("allfives engine bench");
+    println!(
+        "  CPUs online: {}; this process may run on CPUs {} ({})",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        cpus,
+        pinned_word(&cpus)
+    );
+    println!();
+
+    let engine = engine_section();
+    let pipes = pipe_section(&cpus);
+    ratio_section(&engine, &pipes);
+    println!();
+    println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine.
+
+/// The figures of one engine configuration.
+struct EngineRun {
+    name: &'static str,
+    moves: u64,
+    games: u64,
+    hands: u64,
+    elapsed: Duration,
+}
+
+impl EngineRun {
+    fn ns_per_move(&self) -> f64 {
+        self.elapsed.as_nanos() as f64 / self.moves.max(1) as f64
+    }
+    fn moves_per_sec(&self) -> f64 {
+        self.moves as f64 / self.elapsed.as_secs_f64()
+    }
+    fn games_per_sec(&self) -> f64 {
+        self.games as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+fn engine_section() -> Vec<EngineRun> {
+    let mut three_all = Rules::new(3);
+    three_all.spinner = SpinnerRule::All;
+    let configs: [(&'static str, Rules); 3] = [
+        ("2 players, default rules", Rules::new(2)),
+        ("4 players, partnerships", Rules::new(4)),
+        ("3 players, spinner=all", three_all),
+    ];
+    println!(
+        "Engine: random legal games in-process, {:.0} s per configuration (seeded ChaCha8)",
+        ENGINE_BUDGET.as_secs_f64()
+    );
+    println!(
+        "  {:<26} {:>12} {:>9} {:>10} {:>9} {:>11} {:>11}",
+        "configuration", "moves/s", "ns/move", "games/s", "games", "moves/game", "hands/game"
+    );
+    let mut runs = Vec::new();
+    for (i, (name, rules)) in configs.into_iter().enumerate() {
+        let seed = 1000 + i as u64;
+        play_for(name, rules, seed, ENGINE_WARM_UP);
+        let run = play_for(name, rules, seed + 100, ENGINE_BUDGET);
+        println!(
+            "  {:<26} {:>12} {:>9.1} {:>10} {:>9} {:>11.1} {:>11.2}",
+            run.name,
+            thousands(run.moves_per_sec()),
+            run.ns_per_move(),
+            thousands(run.games_per_sec()),
+            run.games,
+            run.moves as f64 / run.games.max(1) as f64,
+            run.hands as f64 / run.games.max(1) as f64,
+        );
+        runs.push(run);
+    }
+    println!(
+        "  (a move = one call to Game::play, with its legal_moves, the random choice and the \
+         forced draws/passes after it;\n   deals and game set-up are included in the time)"
+    );
+    println!();
+    runs
+}
+
+/// Plays whole random games with `rules` until `budget` has passed (checked between games).
+fn play_for(name: &'static str, rules: Rules, seed: u64, budget: Duration) -> EngineRun {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut buf: Vec<Move> = Vec::with_capacity(64);
+    let (mut moves, mut games, mut hands) = (0u64, 0u64, 0u64);
+    let start = Instant::now();
+    loop {
+        let mut game = Game::new(black_box(rules)).expect("the bench's rules are valid");
+        loop {
+            match game.status() {
+                Status::ToPlay { seat } => {
+                    game.legal_moves(&mut buf);
+                    assert!(!buf.is_empty(), "a seat to play has a legal move");
+                    let choice = buf[below(&mut rng, buf.len() as u32) as usize];
+                    let points = game.play(seat, choice).expect("a legal move is accepted");
+                    black_box(points);
+                    moves += 1;
+                }
+                Status::Dealing { .. } => game.deal(&mut rng).expect("a deal between hands"),
+                Status::Over(result) => {
+                    black_box(result);
+                    break;
+                }
+            }
+        }
+        hands += u64::from(game.hand_number());
+        games += 1;
+        black_box(&game);
+        if start.elapsed() >= budget {
+            break;
+        }
+    }
+    EngineRun {
+        name,
+        moves,
+        games,
+        hands,
+        elapsed: start.elapsed(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pipe.
+
+/// The figures of one round-trip measurement.
+struct RoundTrip {
+    mean_ns: f64,
+    median_ns: f64,
+    p99_ns: f64,
+    min_ns: f64,
+    rounds: usize,
+    parent_cpus: String,
+    child_cpus: String,
+}
+
+impl RoundTrip {
+    fn to_line(&self) -> String {
+        format!(
+            "roundtrip {} {} {} {} {} {} {}",
+            self.mean_ns,
+            self.median_ns,
+            self.p99_ns,
+            self.min_ns,
+            self.rounds,
+            self.parent_cpus,
+            self.child_cpus
+        )
+    }
+
+    fn from_line(line: &str) -> Option<RoundTrip> {
+        let mut words = line.split_whitespace();
+        if words.next()? != "roundtrip" {
+            return None;
+        }
+        let mut num = || words.next()?.parse::<f64>().ok();
+        let (mean_ns, median_ns, p99_ns, min_ns, rounds) = (num()?, num()?, num()?, num()?, num()?);
+        Some(RoundTrip {
+            mean_ns,
+            median_ns,
+            p99_ns,
+            min_ns,
+            rounds: rounds as usize,
+            parent_cpus: words.next()?.to_string(),
+            child_cpus: words.next()?.to_string(),
+        })
+    }
+}
+
+/// The two measurements: as the process was started, and pinned to CPU 0.
+struct Pipes {
+    free: Option<RoundTrip>,
+    pinned: Option<RoundTrip>,
+}
+
+fn pipe_section(cpus: &str) -> Pipes {
+    println!(
+        "Pipe round trip: {REQUEST_LEN}-byte line to a child process, {}-byte line back; \
+         {PIPE_WARM_UP} warm-up, {PIPE_ROUNDS} timed",
+        ANSWER.len()
+    );
+    println!(
+        "  {:<34} {:>10} {:>10} {:>10} {:>10}   CPUs parent / child",
+        "placement", "mean us", "median us", "p99 us", "min us"
+    );
+    let free = match pipe_round_trip() {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            println!("  as started: failed: {e}");
+            None
+        }
+    };
+    let label = if is_pinned(cpus) {
+        "as started (already pinned)"
+    } else {
+        "as started (unpinned)"
+    };
+    if let Some(rt) = &free {
+        print_round_trip(label, rt);
+    }
+    let pinned = match pinned_round_trip() {
+        Ok(rt) => {
+            print_round_trip("both pinned: taskset -c 0", &rt);
+            Some(rt)
+        }
+        Err(e) => {
+            println!("  both pinned: taskset -c 0          failed: {e}");
+            None
+        }
+    };
+    println!(
+        "  (the pinned figure comes from a copy of this bench re-run as `taskset -c 0 <bench> \
+         {PIPE_ONLY}`;\n   its echo child inherits the affinity)"
+    );
+    println!();
+    Pipes { free, pinned }
+}
+
+fn print_round_trip(label: &str, rt: &RoundTrip) {
+    println!(
+        "  {:<34} {:>10.2} {:>10.2} {:>10.2} {:>10.2}   {} / {}",
+        label,
+        rt.mean_ns / 1e3,
+        rt.median_ns / 1e3,
+        rt.p99_ns / 1e3,
+        rt.min_ns / 1e3,
+        rt.parent_cpus,
+        rt.child_cpus
+    );
+}
+
+/// Re-runs this binary under `taskset -c 0` to measure with both processes on CPU 0.
+fn pinned_round_trip() -> io::Result<RoundTrip> {
+    let exe = std::env::current_exe()?;
+    let output = Command::new("taskset")
+        .arg("-c")
+        .arg("0")
+        .arg(&exe)
+        .arg(PIPE_ONLY)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines().find_map(RoundTrip::from_line).ok_or_else(|| {
+        io::Error::other(format!("no result from the pinned run ({})", output.status))
+    })
+}
+
+/// Spawns the echo child and times `PIPE_ROUNDS` round trips after `PIPE_WARM_UP` untimed ones.
+fn pipe_round_trip() -> io::Result<RoundTrip> {
+    let exe = std::env::current_exe()?;
+    let mut child = Command::new(exe)
+        .arg(ECHO_CHILD)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let mut to_child = child.stdin.take().expect("piped stdin");
+    let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
+
+    // The child's first line says where it may run.
+    let mut line = Vec::with_capacity(128);
+    from_child.read_until(b'\n', &mut line)?;
+    let child_cpus = String::from_utf8_lossy(&line).trim().to_string();
+
+    let request = request_line();
+    let mut times = Vec::with_capacity(PIPE_ROUNDS);
+    for round in 0..PIPE_WARM_UP + PIPE_ROUNDS {
+        line.clear();
+        let t0 = Instant::now();
+        to_child.write_all(&request)?;
+        from_child.read_until(b'\n', &mut line)?;
+        let elapsed = t0.elapsed();
+        if line.len() != ANSWER.len() {
+            return Err(io::Error::other(format!(
+                "the echo child answered {} bytes, not {}",
+                line.len(),
+                ANSWER.len()
+            )));
+        }
+        if round >= PIPE_WARM_UP {
+            times.push(elapsed.as_nanos() as f64);
+        }
+    }
+    drop(to_child);
+    let mut rest = Vec::new();
+    from_child.read_to_end(&mut rest)?;
+    child.wait()?;
+
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    Ok(RoundTrip {
+        mean_ns: times.iter().sum::<f64>() / n as f64,
+        median_ns: if n % 2 == 1 {
+            times[n / 2]
+        } else {
+            (times[n / 2 - 1] + times[n / 2]) / 2.0
+        },
+        p99_ns: times[(n * 99 / 100).min(n - 1)],
+        min_ns: times[0],
+        rounds: n,
+        parent_cpus: cpus_allowed(),
+        child_cpus,
+    })
+}
+
+/// A request shaped like the referee's: a JSON object of exactly `REQUEST_LEN` bytes, newline included.
+fn request_line() -> Vec<u8> {
+    let mut text = String::from(
+        "{\"type\":\"turn\",\"id\":123456,\"seat\":1,\"hand\":[[0,1],[2,5],[3,3],[4,6],[1,6]],\
+         \"layout\":[{\"tile\":[4,6],\"end\":null},{\"tile\":[4,4],\"end\":\"left\"}],\
+         \"ends\":[{\"end\":\"left\",\"number\":4,\"counts\":8},{\"end\":\"right\",\"number\":6,\"counts\":6}],\
+         \"sum\":14,\"hand_sizes\":[4,5],\"boneyard\":14,\"scores\":[25,40],\
+         \"legal\":[{\"tile\":[4,6],\"end\":\"left\"},{\"tile\":[1,6],\"end\":\"right\"}],\
+         \"time_left_ms\":",
+    );
+    while text.len() < REQUEST_LEN - 2 {
+        text.push('9');
+    }
+    text.push('}');
+    text.push('\n');
+    assert_eq!(text.len(), REQUEST_LEN);
+    text.into_bytes()
+}
+
+/// The echo bot: reports its CPUs, then answers every line with `ANSWER` until end of input.
+fn echo_child() -> io::Result<()> {
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
+    writeln!(output, "{}", cpus_allowed())?;
+    output.flush()?;
+    let mut line = Vec::with_capacity(1024);
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        output.write_all(ANSWER)?;
+        output.flush()?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ratio.
+
+fn ratio_section(engine: &[EngineRun], pipes: &Pipes) {
+    println!("Ratio: engine ns per move / mean round-trip ns (goal: under 1/100 = 0.0100)");
+    println!(
+        "  {:<26} {:>24} {:>24}",
+        "configuration", "vs as-started round trip", "vs pinned round trip"
+    );
+    let cell = |run: &EngineRun, rt: &Option<RoundTrip>| match rt {
+        Some(rt) => {
+            let ratio = run.ns_per_move() / rt.mean_ns;
+            format!(
+                "{:.4} = 1/{:<5.0} {}",
+                ratio,
+                1.0 / ratio,
+                if ratio < 0.01 { "yes" } else { "NO " }
+            )
+        }
+        None => "n/a".to_string(),
+    };
+    for run in engine {
+        println!(
+            "  {:<26} {:>24} {:>24}",
+            run.name,
+            cell(run, &pipes.free),
+            cell(run, &pipes.pinned)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+/// The `Cpus_allowed_list` of this process, e.g. `0-1` or `0`; `?` where /proc is missing.
+fn cpus_allowed() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "?".to_string())
+}
+
+/// How many CPUs a list like `0-3,6` names.
+fn cpu_count(list: &str) -> usize {
+    list.split(',')
+        .filter_map(|part| match part.split_once('-') {
+            Some((a, b)) => {
+                Some(b.trim().parse::<usize>().ok()? + 1 - a.trim().parse::<usize>().ok()?)
+            }
+            None => part.trim().parse::<usize>().ok().map(|_| 1),
+        })
+        .sum()
+}
+
+fn is_pinned(list: &str) -> bool {
+    cpu_count(list) == 1
+}
+
+fn pinned_word(list: &str) -> &'static str {
+    match cpu_count(list) {
+        0 => "affinity unknown",
+        1 => "pinned to one CPU",
+        _ => "not pinned",
+    }
+}
+
+/// 1234567.8 as "1,234,568".
+fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

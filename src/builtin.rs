@@ -1,0 +1,59 @@
+//! Bots built into the referee: `builtin:random` and `builtin:greedy`.
+//!
+//! They decide from a seat's [`View`] alone, like any external bot.
+
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+use crate::deal::below;
+use crate::game::Move;
+use crate::layout::Layout;
+use crate::view::View;
+
+/// The names `builtin:NAME` accepts.
+pub const NAMES: [&str; 2] = ["random", "greedy"];
+
+/// A bot inside the referee.
+#[derive(Debug)]
+pub enum Builtin {
+    /// Plays a legal move chosen uniformly at random, from its own seeded generator.
+    Random(Box<ChaCha8Rng>),
+    /// Plays the move that scores most now; on a tie, the heaviest tile; then the first listed.
+    Greedy,
+}
+
+impl Builtin {
+    /// The builtin called `name`, seeded with `seed` if it uses randomness.
+    pub fn new(name: &str, seed: u64) -> Option<Builtin> {
+        match name {
+            "random" => Some(Builtin::Random(Box::new(ChaCha8Rng::seed_from_u64(seed)))),
+            "greedy" => Some(Builtin::Greedy),
+            _ => None,
+        }
+    }
+
+    /// The move to play; `None` only if the view offers no legal move.
+    pub fn choose(&mut self, view: &View) -> Option<Move> {
+        match self {
+            Builtin::Random(rng) => {
+                let i = below(rng.as_mut(), view.legal.len() as u32) as usize;
+                view.legal.get(i).copied()
+            }
+            Builtin::Greedy => greedy(view),
+        }
+    }
+}
+
+/// The legal move that scores most now, preferring to shed the heaviest tile.
+pub fn greedy(view: &View) -> Option<Move> {
+    let layout = Layout::from_placements(view.rules.spinner, &view.layout).ok()?;
+    view.legal
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, mv)| {
+            let points = layout.points_for(mv.tile, mv.end).unwrap_or(0);
+            // Earlier moves win ties: max_by_key keeps the last maximum, so rank by reversed index.
+            (points, mv.tile.pips(), usize::MAX - i)
+        })
+        .map(|(_, mv)| *mv)
+}

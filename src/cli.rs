@@ -1,0 +1,249 @@
+//! The command line: raw arguments (clap) and their checking into a [`MatchConfig`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::de::DeserializeOwned;
+
+use crate::clock::Clocks;
+use crate::deal::Deal;
+use crate::matchplay::{LogTarget, MatchConfig};
+use crate::player::BotSpec;
+use crate::protocol::MAX_BOT_LINE;
+use crate::referee::FaultPolicy;
+use crate::rules::{Finish, HandEnd, Rules, SpinnerRule};
+
+/// A referee for bots playing the domino game All Fives.
+#[derive(Debug, Parser)]
+#[command(name = "allfives", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play one game, or a match of several, between 2 to 4 bots.
+    Match(MatchArgs),
+    /// Replay a game log through the rules engine, check every score, and print the game.
+    Replay(ReplayArgs),
+}
+
+/// `allfives replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The game log (a .jsonl file written by `allfives match`).
+    pub log: PathBuf,
+    /// Print only the check's verdict, not the game.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// What to do when a bot faults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnFault {
+    /// The bot forfeits the game at its first fault.
+    Forfeit,
+    /// Play the first legal move for it; it forfeits at its --max-faults-th fault of a game.
+    Fallback,
+}
+
+/// `allfives match`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// The bots, 2 to 4: `builtin:random`, `builtin:greedy`, a path to an executable, or a
+    /// quoted command line such as "python3 sample_bots/python/greedy.py".
+    #[arg(required = true, num_args = 2..=4, value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// How many games; the seats rotate from game to game.
+    #[arg(long, short = 'g', default_value_t = 1)]
+    pub games: u32,
+    /// The match seed (default: a fresh one, always printed and logged).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
+    #[arg(long, value_name = "FILE")]
+    pub deal: Option<PathBuf>,
+    /// With 4 bots: partnerships, seats 0 and 2 against 1 and 3 (the default with 4).
+    #[arg(long, overrides_with = "no_teams")]
+    pub teams: bool,
+    /// With 4 bots: every player for themselves.
+    #[arg(long)]
+    pub no_teams: bool,
+    /// Tiles dealt to each player (default: 9 with 2 players, 7 with 3, 5 with 4).
+    #[arg(long, value_name = "N")]
+    pub hand_size: Option<usize>,
+    /// Which doubles spin: first, none or all.
+    #[arg(long, value_name = "RULE", value_parser = option::<SpinnerRule>)]
+    pub spinner: Option<SpinnerRule>,
+    /// End-of-hand scoring: penalty or bonus.
+    #[arg(long, value_name = "RULE", value_parser = option::<HandEnd>)]
+    pub hand_end: Option<HandEnd>,
+    /// The winning score (default: 250 with 2 players, 200 with 3 or 4).
+    #[arg(long, value_name = "POINTS")]
+    pub target: Option<i32>,
+    /// When reaching the target ends the game: immediate or end-of-hand.
+    #[arg(long, value_name = "RULE", value_parser = option::<Finish>)]
+    pub finish: Option<Finish>,
+    /// The most hands a game may last.
+    #[arg(long, value_name = "N")]
+    pub max_hands: Option<u32>,
+    /// Milliseconds a bot has to start and answer the handshake.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub startup_ms: u64,
+    /// Milliseconds a bot has for each move.
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    pub move_ms: u64,
+    /// Milliseconds a bot may draw on, over a game, past the per-move limit.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub bank_ms: u64,
+    /// What a fault costs.
+    #[arg(long, value_enum, default_value_t = OnFault::Forfeit)]
+    pub on_fault: OnFault,
+    /// With --on-fault fallback: the fault of a game that forfeits it.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_faults: u32,
+    /// Write the game's log to FILE (a one-game match).
+    #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
+    pub log: Option<PathBuf>,
+    /// Write each game's log to DIR/game-N.jsonl (default: allfives-logs/match-SEED).
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// Print one JSON object with the whole result instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Start a fresh process for every game (default: one per bot for the whole match).
+    #[arg(long)]
+    pub fresh: bool,
+    /// Keep every bot in the seat given (default: rotate the seats from game to game).
+    #[arg(long)]
+    pub no_rotate: bool,
+    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// The longest line, in bytes, a bot may write.
+    #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
+    pub max_line: usize,
+}
+
+/// Parses a rule option by its JSON name; `end-of-hand` is accepted for `end_of_hand`.
+fn option<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let name = text.replace('-', "_");
+    serde_json::from_value(serde_json::Value::String(name)).map_err(|e| e.to_string())
+}
+
+impl MatchArgs {
+    /// Checks the arguments and builds the match; the error is one sentence for the user.
+    pub fn config(&self, fresh_seed: u64) -> Result<MatchConfig, String> {
+        let bots = self.bot_specs()?;
+        let rules = self.rules(bots.len())?;
+        if self.games == 0 {
+            return Err("--games must be at least 1".into());
+        }
+        if self.move_ms == 0 || self.startup_ms == 0 {
+            return Err("--move-ms and --startup-ms must be above 0".into());
+        }
+        if self.max_faults == 0 {
+            return Err("--max-faults must be at least 1".into());
+        }
+        if self.max_line < 64 {
+            return Err("--max-line must be at least 64 bytes".into());
+        }
+        let seed = self.seed.unwrap_or(fresh_seed);
+        let logs = match (&self.log, &self.log_dir) {
+            (Some(_), _) if self.games > 1 => {
+                return Err("--log writes one game; use --log-dir for a match of several".into());
+            }
+            (Some(file), _) => LogTarget::File(file.clone()),
+            (None, Some(dir)) => LogTarget::Dir(dir.clone()),
+            (None, None) => LogTarget::Dir(PathBuf::from(format!("allfives-logs/match-{seed}"))),
+        };
+        let deals = match &self.deal {
+            Some(path) => read_deals(path, &rules)?,
+            None => Vec::new(),
+        };
+        Ok(MatchConfig {
+            bots,
+            rules,
+            games: self.games,
+            seed,
+            rotate: !self.no_rotate,
+            clocks: Clocks {
+                startup: Duration::from_millis(self.startup_ms),
+                per_move: Duration::from_millis(self.move_ms),
+                bank: Duration::from_millis(self.bank_ms),
+            },
+            on_fault: match self.on_fault {
+                OnFault::Forfeit => FaultPolicy::Forfeit,
+                OnFault::Fallback => FaultPolicy::Fallback {
+                    max_faults: self.max_faults,
+                },
+            },
+            fresh: self.fresh,
+            deals,
+            logs,
+            echo_stderr: self.verbose,
+            max_line: self.max_line,
+            stderr_cap: 1024 * 1024,
+        })
+    }
+
+    /// The bots, with names made unique ("greedy", "greedy#2").
+    fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
+        let mut specs: Vec<BotSpec> = Vec::new();
+        let mut bases: Vec<String> = Vec::new();
+        for text in &self.bots {
+            let spec = BotSpec::parse(text)?;
+            let same = bases.iter().filter(|b| **b == spec.name).count();
+            bases.push(spec.name.clone());
+            specs.push(match same {
+                0 => spec,
+                _ => {
+                    let name = format!("{}#{}", spec.name, same + 1);
+                    spec.renamed(name)
+                }
+            });
+        }
+        Ok(specs)
+    }
+
+    fn rules(&self, players: usize) -> Result<Rules, String> {
+        let mut rules = Rules::new(players);
+        if self.teams && players != 4 {
+            return Err(format!("--teams needs 4 bots, not {players}"));
+        }
+        if self.no_teams {
+            rules.teams = false;
+        }
+        rules.hand_size = self.hand_size.unwrap_or(rules.hand_size);
+        rules.spinner = self.spinner.unwrap_or(rules.spinner);
+        rules.hand_end = self.hand_end.unwrap_or(rules.hand_end);
+        rules.target = self.target.unwrap_or(rules.target);
+        rules.finish = self.finish.unwrap_or(rules.finish);
+        rules.max_hands = self.max_hands.unwrap_or(rules.max_hands);
+        rules.validate().map_err(|e| e.to_string())?;
+        Ok(rules)
+    }
+}
+
+/// Reads a deal file: one deal, or an array of deals for the first hands.
+pub fn read_deals(path: &std::path::Path, rules: &Rules) -> Result<Vec<Deal>, String> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read deal file {shown}: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("deal file {shown} is not JSON: {e}"))?;
+    let deals: Vec<Deal> = match value {
+        serde_json::Value::Array(_) => serde_json::from_value(value),
+        _ => serde_json::from_value(value).map(|d| vec![d]),
+    }
+    .map_err(|e| format!("deal file {shown}: {e}"))?;
+    for (i, deal) in deals.iter().enumerate() {
+        deal.validate(rules)
+            .map_err(|e| format!("deal file {shown}, deal {}: {e}", i + 1))?;
+    }
+    Ok(deals)
+}

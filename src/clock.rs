@@ -1,0 +1,80 @@
+//! Time controls: the start-up allowance, the per-move limit and the optional bank.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::protocol::ClockInfo;
+
+/// The time controls of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Clocks {
+    /// Allowance for a bot to start and answer the handshake.
+    pub startup: Duration,
+    /// Limit for each move.
+    pub per_move: Duration,
+    /// Extra time per game that moves may draw on past the limit.
+    pub bank: Duration,
+}
+
+impl Clocks {
+    /// The controls as bots are told them.
+    pub fn info(&self) -> ClockInfo {
+        ClockInfo {
+            startup_ms: self.startup.as_millis() as u64,
+            move_ms: self.per_move.as_millis() as u64,
+            bank_ms: self.bank.as_millis() as u64,
+        }
+    }
+
+    /// A fresh clock for one seat in one game.
+    pub fn start_game(&self) -> Clock {
+        Clock {
+            per_move: self.per_move,
+            bank_left: self.bank,
+        }
+    }
+}
+
+/// One seat's clock in one game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    per_move: Duration,
+    bank_left: Duration,
+}
+
+impl Clock {
+    /// The most time the next move may take: the limit plus what is left of the bank.
+    pub fn allowance(&self) -> Duration {
+        self.per_move + self.bank_left
+    }
+
+    /// Charges a move that took `used`; returns false if it overran the allowance.
+    pub fn charge(&mut self, used: Duration) -> bool {
+        let over = used.saturating_sub(self.per_move);
+        let within = over <= self.bank_left;
+        self.bank_left = self.bank_left.saturating_sub(over);
+        within
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bank_pays_for_overruns() {
+        let clocks = Clocks {
+            startup: Duration::from_secs(1),
+            per_move: Duration::from_millis(100),
+            bank: Duration::from_millis(50),
+        };
+        let mut clock = clocks.start_game();
+        assert_eq!(clock.allowance(), Duration::from_millis(150));
+        assert!(clock.charge(Duration::from_millis(90)));
+        assert!(clock.charge(Duration::from_millis(130)));
+        assert_eq!(clock.allowance(), Duration::from_millis(120));
+        assert!(!clock.charge(Duration::from_millis(130)));
+        assert_eq!(clock.allowance(), Duration::from_millis(100));
+    }
+}

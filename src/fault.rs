@@ -1,0 +1,82 @@
+//! Faults: the ways a bot can break the protocol, each with what it costs.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of a bot's fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// No answer within the clock.
+    Timeout,
+    /// The process exited, crashed or could not be started.
+    Crash,
+    /// A line that is not JSON, not UTF-8, or not the expected message.
+    Malformed,
+    /// A line over the length cap.
+    TooLong,
+    /// An answer echoing the wrong id.
+    WrongId,
+    /// A move the rules do not allow.
+    Illegal,
+}
+
+impl FaultKind {
+    /// Whether the bot's process can no longer be talked to after this fault.
+    pub fn is_fatal(self) -> bool {
+        self == FaultKind::Crash
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            FaultKind::Timeout => "timeout",
+            FaultKind::Crash => "crash",
+            FaultKind::Malformed => "malformed",
+            FaultKind::TooLong => "too_long",
+            FaultKind::WrongId => "wrong_id",
+            FaultKind::Illegal => "illegal",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A fault: its kind, a sentence about it, and the offending input cut short.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// The kind.
+    pub kind: FaultKind,
+    /// What happened, in one sentence.
+    pub detail: String,
+    /// The offending input, cut short; absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+}
+
+impl Fault {
+    /// A fault with no input to show.
+    pub fn new(kind: FaultKind, detail: impl Into<String>) -> Fault {
+        Fault {
+            kind,
+            detail: detail.into(),
+            input: None,
+        }
+    }
+
+    /// A fault caused by `input` (kept cut short).
+    pub fn with_input(kind: FaultKind, detail: impl Into<String>, input: &str) -> Fault {
+        Fault {
+            kind,
+            detail: detail.into(),
+            input: Some(crate::process::excerpt(input.as_bytes())),
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}

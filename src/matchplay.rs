@@ -1,0 +1,247 @@
+//! A match: several games between the same bots, seats rotated, every game logged, totals kept.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::clock::Clocks;
+use crate::deal::Deal;
+use crate::fault::FaultKind;
+use crate::gamelog::GameLog;
+use crate::player::{BotSpec, BotStats, Player, Stop};
+use crate::process::StderrSink;
+use crate::referee::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
+use crate::rules::Rules;
+
+/// Where game logs go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogTarget {
+    /// One file (a one-game match).
+    File(PathBuf),
+    /// A directory with `game-N.jsonl` for each game.
+    Dir(PathBuf),
+}
+
+/// Everything a match needs.
+#[derive(Debug, Clone)]
+pub struct MatchConfig {
+    /// The bots, in the order given.
+    pub bots: Vec<BotSpec>,
+    /// The rules.
+    pub rules: Rules,
+    /// How many games.
+    pub games: u32,
+    /// The match seed.
+    pub seed: u64,
+    /// Rotate the seats from game to game (each deal is played once per rotation).
+    pub rotate: bool,
+    /// The time controls.
+    pub clocks: Clocks,
+    /// The fault policy.
+    pub on_fault: FaultPolicy,
+    /// A fresh process for every game.
+    pub fresh: bool,
+    /// Deals for the first hands of every game.
+    pub deals: Vec<Deal>,
+    /// Where logs go.
+    pub logs: LogTarget,
+    /// Echo bots' stderr to the terminal.
+    pub echo_stderr: bool,
+    /// The longest line a bot may write.
+    pub max_line: usize,
+    /// The most stderr kept in each bot's file.
+    pub stderr_cap: u64,
+}
+
+/// A bot's totals over a match.
+#[derive(Debug, Clone, Serialize)]
+pub struct BotTotals {
+    /// The bot's name.
+    pub bot: String,
+    /// Games played.
+    pub games: u32,
+    /// Games ranked first alone (with a partner, as a team).
+    pub wins: u32,
+    /// Games ranked first level with another side.
+    pub draws: u32,
+    /// The other games.
+    pub losses: u32,
+    /// Games lost by forfeit.
+    pub forfeits: u32,
+    /// The sum of its side's final scores.
+    pub points: i64,
+    /// Its mean rank.
+    pub mean_rank: f64,
+    /// Answer times and faults.
+    #[serde(flatten)]
+    pub stats: BotStats,
+}
+
+/// A whole match's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchReport {
+    /// The match seed.
+    pub seed: u64,
+    /// The rules.
+    pub rules: Rules,
+    /// The bots, in the order given.
+    pub bots: Vec<BotSpec>,
+    /// Every game.
+    pub games: Vec<GameRecord>,
+    /// Each bot's totals, in the order given.
+    pub totals: Vec<BotTotals>,
+}
+
+/// The seed of the deals of game `index` (from 0): one seed per round of rotations, so that
+/// every seating of the bots plays the same deals.
+pub fn game_seed(seed: u64, index: u32, players: usize, rotate: bool) -> u64 {
+    let round = if rotate {
+        index / players as u32
+    } else {
+        index
+    };
+    seed.wrapping_add(u64::from(round))
+}
+
+/// Plays a match; `on_game` hears of each game as it ends.
+pub async fn run_match(
+    config: &MatchConfig,
+    mut on_game: impl FnMut(&MatchConfig, &GameRecord),
+) -> io::Result<MatchReport> {
+    let mut players = start_players(config)?;
+    let mut records = Vec::new();
+    let n = config.bots.len();
+    for index in 0..config.games {
+        let turn = if config.rotate { index as usize % n } else { 0 };
+        let setup = GameSetup {
+            number: index + 1,
+            seed: game_seed(config.seed, index, n, config.rotate),
+            rules: config.rules,
+            seating: (0..n).map(|seat| (seat + turn) % n).collect(),
+            clocks: config.clocks,
+            on_fault: config.on_fault,
+            deals: config.deals.clone(),
+        };
+        let mut log = match &config.logs {
+            LogTarget::File(path) => GameLog::create(path),
+            LogTarget::Dir(dir) => GameLog::create(&dir.join(format!("game-{}.jsonl", index + 1))),
+        }?;
+        let record = play_game(&setup, &mut players, &mut log).await?;
+        on_game(config, &record);
+        records.push(record);
+        if config.fresh {
+            stop_all(&mut players).await;
+        }
+    }
+    stop_all(&mut players).await;
+    let totals = totals(config, &players, &records);
+    Ok(MatchReport {
+        seed: config.seed,
+        rules: config.rules,
+        bots: config.bots.clone(),
+        games: records,
+        totals,
+    })
+}
+
+fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
+    let stderr_dir = match &config.logs {
+        LogTarget::File(path) => path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        LogTarget::Dir(dir) => dir.clone(),
+    };
+    let stem = match &config.logs {
+        LogTarget::File(path) => path
+            .file_stem()
+            .map(|s| format!("{}.", s.to_string_lossy())),
+        LogTarget::Dir(_) => None,
+    };
+    fs::create_dir_all(&stderr_dir)?;
+    let mut players = Vec::new();
+    for (i, spec) in config.bots.iter().enumerate() {
+        let file = spec.is_process().then(|| {
+            stderr_dir.join(format!(
+                "{}{}.stderr",
+                stem.as_deref().unwrap_or(""),
+                spec.name
+            ))
+        });
+        if let Some(file) = &file {
+            // Each match starts its stderr files empty; restarts within it append.
+            fs::write(file, b"")?;
+        }
+        let sink = StderrSink {
+            file,
+            cap: config.stderr_cap,
+            echo_prefix: config.echo_stderr.then(|| format!("[{}] ", spec.name)),
+        };
+        let seed = config.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
+        players.push(Player::new(spec.clone(), seed, sink, config.max_line));
+    }
+    Ok(players)
+}
+
+async fn stop_all(players: &mut [Player]) {
+    for player in players {
+        player.stop(Stop::Politely(GRACE)).await;
+    }
+}
+
+fn totals(config: &MatchConfig, players: &[Player], records: &[GameRecord]) -> Vec<BotTotals> {
+    players
+        .iter()
+        .enumerate()
+        .map(|(bot, player)| {
+            let mut t = BotTotals {
+                bot: player.spec.name.clone(),
+                games: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                forfeits: 0,
+                points: 0,
+                mean_rank: 0.0,
+                stats: player.stats.clone(),
+            };
+            let mut rank_sum = 0u64;
+            for record in records {
+                let Some(seat) = record.seating.iter().position(|&p| p == bot) else {
+                    continue;
+                };
+                let rank = record.result.ranks[seat];
+                let firsts = record.result.ranks.iter().filter(|&&r| r == 1).count();
+                let partners = if config.rules.teams { 2 } else { 1 };
+                t.games += 1;
+                rank_sum += u64::from(rank);
+                match (rank, firsts > partners) {
+                    (1, false) => t.wins += 1,
+                    (1, true) => t.draws += 1,
+                    _ => t.losses += 1,
+                }
+                let side = config.rules.side_of(seat);
+                t.points += i64::from(record.result.scores[side]);
+                let lost_by_fault = record
+                    .faults
+                    .iter()
+                    .any(|f| f.forfeit && config.rules.side_of(f.seat) == side);
+                t.forfeits += u32::from(lost_by_fault);
+            }
+            t.mean_rank = rank_sum as f64 / f64::from(t.games.max(1));
+            t
+        })
+        .collect()
+}
+
+/// The faults of a bot over the match, as "timeout 2, illegal 1".
+pub fn fault_summary(stats: &BotStats) -> String {
+    if stats.faults.is_empty() {
+        return "none".to_string();
+    }
+    stats
+        .faults
+        .iter()
+        .map(|(kind, n): (&FaultKind, &u32)| format!("{kind} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

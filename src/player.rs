@@ -1,0 +1,365 @@
+//! A seat's player as the referee drives it: an external bot process speaking the protocol, or
+//! a builtin bot. It owns the request ids, the handshake, and turning what a bot wrote into a
+//! move or a [`Fault`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::builtin::{self, Builtin};
+use crate::clock::{Clock, Clocks};
+use crate::fault::{Fault, FaultKind};
+use crate::game::Move;
+use crate::process::{BotProcess, Received, StderrSink};
+use crate::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
+use crate::view::View;
+
+/// A bot as given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BotSpec {
+    /// The name shown in results.
+    pub name: String,
+    /// The command line as given (`builtin:NAME` for builtins).
+    pub command: String,
+    #[serde(skip)]
+    kind: BotKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BotKind {
+    Builtin(String),
+    Command(Vec<String>),
+}
+
+impl BotSpec {
+    /// Reads a bot argument: `builtin:NAME`, a path to an executable, or a command line.
+    pub fn parse(text: &str) -> Result<BotSpec, String> {
+        if let Some(name) = text.strip_prefix("builtin:") {
+            if !builtin::NAMES.contains(&name) {
+                return Err(format!(
+                    "unknown builtin bot '{name}': the builtins are {}",
+                    builtin::NAMES.join(", ")
+                ));
+            }
+            return Ok(BotSpec {
+                name: name.to_string(),
+                command: text.to_string(),
+                kind: BotKind::Builtin(name.to_string()),
+            });
+        }
+        let argv = shlex::split(text)
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| format!("bot '{text}' is not a command line (check its quotes)"))?;
+        find_program(&argv[0]).map_err(|why| format!("bot '{text}': {why}"))?;
+        Ok(BotSpec {
+            name: name_of(&argv),
+            command: text.to_string(),
+            kind: BotKind::Command(argv),
+        })
+    }
+
+    /// Whether the bot runs as a process of its own (not a builtin).
+    pub fn is_process(&self) -> bool {
+        matches!(self.kind, BotKind::Command(_))
+    }
+
+    /// Renames the bot (to tell apart two bots of the same name).
+    pub fn renamed(mut self, name: String) -> BotSpec {
+        self.name = name;
+        self
+    }
+}
+
+/// Checks that a program can be found, as the shell would look for it.
+fn find_program(program: &str) -> Result<(), String> {
+    if program.contains('/') {
+        return match Path::new(program).is_file() {
+            true => Ok(()),
+            false => Err(format!("{program} is not a file")),
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    match std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
+        true => Ok(()),
+        false => Err(format!("{program} is not found on PATH")),
+    }
+}
+
+/// A short name from a command: the script's file stem, else the program's.
+fn name_of(argv: &[String]) -> String {
+    let script = argv
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && Path::new(a).is_file());
+    let word = script.unwrap_or(&argv[0]);
+    Path::new(word)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| word.clone())
+}
+
+/// How a bot fared over a match.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BotStats {
+    /// Moves the bot chose (forced single moves excluded).
+    pub answers: u64,
+    /// Their mean time, in milliseconds.
+    pub mean_ms: f64,
+    /// The slowest, in milliseconds.
+    pub slowest_ms: f64,
+    /// Faults by kind.
+    pub faults: BTreeMap<FaultKind, u32>,
+    #[serde(skip)]
+    total: Duration,
+}
+
+impl BotStats {
+    fn answered(&mut self, took: Duration) {
+        self.answers += 1;
+        self.total += took;
+        self.mean_ms = ms(self.total) / self.answers as f64;
+        self.slowest_ms = self.slowest_ms.max(ms(took));
+    }
+
+    /// Counts a fault.
+    pub fn faulted(&mut self, kind: FaultKind) {
+        *self.faults.entry(kind).or_default() += 1;
+    }
+
+    /// All faults of every kind.
+    pub fn fault_count(&self) -> u32 {
+        self.faults.values().sum()
+    }
+}
+
+/// Milliseconds, fractional.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+enum Runner {
+    Builtin(Builtin),
+    Process(Option<BotProcess>),
+}
+
+/// A bot in a match: its spec, its running process (if any) and its statistics.
+pub struct Player {
+    /// What was asked for.
+    pub spec: BotSpec,
+    /// How it has fared.
+    pub stats: BotStats,
+    runner: Runner,
+    next_id: u64,
+    sink: StderrSink,
+    max_line: usize,
+}
+
+/// How to stop a bot process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Close its input, wait `grace`, SIGTERM, wait `grace`, SIGKILL.
+    Politely(Duration),
+    /// SIGKILL at once (after a fault).
+    Kill,
+}
+
+impl Player {
+    /// A player for `spec`; `seed` seeds builtins that use randomness.
+    pub fn new(spec: BotSpec, seed: u64, sink: StderrSink, max_line: usize) -> Player {
+        let runner = match &spec.kind {
+            BotKind::Builtin(name) => Runner::Builtin(
+                Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins"),
+            ),
+            BotKind::Command(_) => Runner::Process(None),
+        };
+        Player {
+            spec,
+            stats: BotStats::default(),
+            runner,
+            next_id: 1,
+            sink,
+            max_line,
+        }
+    }
+
+    /// Starts the bot's process and shakes hands, unless it is already running.
+    pub async fn start(&mut self, clocks: &Clocks) -> Result<(), Fault> {
+        let BotKind::Command(argv) = &self.spec.kind else {
+            return Ok(());
+        };
+        if matches!(self.runner, Runner::Process(Some(_))) {
+            return Ok(());
+        }
+        let mut process = BotProcess::spawn(argv, self.max_line, self.sink.clone())
+            .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
+        let id = self.take_id();
+        process.send(encode(&ToBot::Hello {
+            id,
+            protocol: PROTOCOL_VERSION,
+            referee: format!("allfives {}", env!("CARGO_PKG_VERSION")),
+        }));
+        let answer = await_answer(&mut process, id, clocks.startup, self.max_line).await;
+        match answer {
+            Ok((FromBot::Hello { .. }, _)) => {
+                self.runner = Runner::Process(Some(process));
+                Ok(())
+            }
+            Ok((other, _)) => {
+                process.kill().await;
+                Err(Fault::new(
+                    FaultKind::Malformed,
+                    format!("answered the handshake with {other:?} instead of a hello"),
+                ))
+            }
+            Err(fault) => {
+                process.kill().await;
+                Err(fault)
+            }
+        }
+    }
+
+    /// Whether this player needs messages at all (builtins read nothing).
+    pub fn listens(&self) -> bool {
+        matches!(self.runner, Runner::Process(Some(_)))
+    }
+
+    /// Sends an already encoded line; never waits.
+    pub fn send(&self, line: &[u8]) {
+        if let Runner::Process(Some(process)) = &self.runner {
+            process.send(line.to_vec());
+        }
+    }
+
+    /// Asks for a move within the clock, charges the time taken to it, and returns both.
+    pub async fn ask(&mut self, view: View, clock: &mut Clock) -> Result<(Move, Duration), Fault> {
+        let allowance = clock.allowance();
+        let start = Instant::now();
+        let id = self.take_id();
+        let chosen = match &mut self.runner {
+            Runner::Builtin(bot) => bot
+                .choose(&view)
+                .ok_or_else(|| Fault::new(FaultKind::Illegal, "the builtin found no legal move")),
+            Runner::Process(None) => Err(Fault::new(FaultKind::Crash, "is not running")),
+            Runner::Process(Some(process)) => {
+                process.send(encode(&ToBot::Turn {
+                    id,
+                    time_left_ms: allowance.as_millis() as u64,
+                    view: Box::new(view),
+                }));
+                match await_answer(process, id, allowance, self.max_line).await {
+                    Ok((answer, _)) => answer.as_move().ok_or_else(|| {
+                        Fault::new(FaultKind::Malformed, "answered a turn with a hello")
+                    }),
+                    Err(fault) => Err(fault),
+                }
+            }
+        };
+        let took = start.elapsed();
+        if chosen.is_ok() && !clock.charge(took) {
+            return Err(Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "answered after {:.0} ms, over its {:.0} ms",
+                    ms(took),
+                    ms(allowance)
+                ),
+            ));
+        }
+        if chosen.is_ok() {
+            self.stats.answered(took);
+        }
+        chosen.map(|mv| (mv, took))
+    }
+
+    /// Stops the bot's process, if it has one; the next [`start`](Player::start) starts anew.
+    pub async fn stop(&mut self, how: Stop) {
+        if let Runner::Process(slot) = &mut self.runner
+            && let Some(process) = slot.take()
+        {
+            match how {
+                Stop::Politely(grace) => {
+                    process.send(encode(&ToBot::Bye));
+                    process.shutdown(grace).await;
+                }
+                Stop::Kill => process.kill().await,
+            }
+        }
+    }
+
+    fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+}
+
+/// A message as one line of JSON.
+pub fn encode(msg: &ToBot) -> Vec<u8> {
+    let mut line = serde_json::to_vec(msg).expect("protocol messages always serialize");
+    line.push(b'\n');
+    line
+}
+
+/// Reads lines until the answer to request `id` arrives, skipping late answers to earlier
+/// requests, or until something goes wrong.
+async fn await_answer(
+    process: &mut BotProcess,
+    id: u64,
+    allowance: Duration,
+    max_line: usize,
+) -> Result<(FromBot, Duration), Fault> {
+    let start = Instant::now();
+    loop {
+        let left = allowance.saturating_sub(start.elapsed());
+        let text = match process.receive(left).await {
+            Received::Line(text) => text,
+            Received::TooLong(start) => {
+                return Err(Fault::with_input(
+                    FaultKind::TooLong,
+                    format!("wrote a line longer than {max_line} bytes"),
+                    &start,
+                ));
+            }
+            Received::NotUtf8(start) => {
+                return Err(Fault::with_input(
+                    FaultKind::Malformed,
+                    "wrote a line that is not UTF-8",
+                    &start,
+                ));
+            }
+            Received::Exited(how) => {
+                return Err(Fault::new(
+                    FaultKind::Crash,
+                    format!("{how} before answering"),
+                ));
+            }
+            Received::Timeout => {
+                return Err(Fault::new(
+                    FaultKind::Timeout,
+                    format!("did not answer within {:.0} ms", ms(allowance)),
+                ));
+            }
+        };
+        let answer: FromBot = serde_json::from_str(&text).map_err(|e| {
+            Fault::with_input(
+                FaultKind::Malformed,
+                format!("not a valid message: {e}"),
+                &text,
+            )
+        })?;
+        match answer.id() {
+            // A late answer to a request that already timed out (with --on-fault fallback).
+            earlier if earlier < id => continue,
+            same if same == id => return Ok((answer, start.elapsed())),
+            other => {
+                return Err(Fault::with_input(
+                    FaultKind::WrongId,
+                    format!("answered id {other} to request {id}"),
+                    &text,
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Protocol v1: the messages between the referee and a bot, one JSON object a line.
+//!
+//! `protocol.md` is the contract for bot authors; these types are its source of truth.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{GameResult, HandSummary, Move};
+use crate::layout::EndId;
+use crate::rules::{Rules, Seat};
+use crate::tile::Tile;
+use crate::view::{Seen, View};
+
+/// The protocol version this referee speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest line a bot may write, in bytes, newline excluded.
+pub const MAX_BOT_LINE: usize = 64 * 1024;
+
+/// The time controls, as a bot is told them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockInfo {
+    /// Time allowed for the handshake, in milliseconds.
+    pub startup_ms: u64,
+    /// Time allowed for each move, in milliseconds.
+    pub move_ms: u64,
+    /// Extra time a game may draw on past the per-move limit, in milliseconds.
+    pub bank_ms: u64,
+}
+
+/// A message from the referee to a bot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToBot {
+    /// The handshake: answer with [`FromBot::Hello`] echoing `id`.
+    Hello {
+        /// Echo this in the answer.
+        id: u64,
+        /// The protocol version.
+        protocol: u32,
+        /// The referee's name and version.
+        referee: String,
+    },
+    /// A game begins.
+    GameStart {
+        /// The game's number within the match, from 1.
+        game: u32,
+        /// The bot's seat in this game.
+        seat: Seat,
+        /// The rules.
+        rules: Rules,
+        /// Each seat's bot name.
+        players: Vec<String>,
+        /// The time controls.
+        clock: ClockInfo,
+    },
+    /// A hand is dealt.
+    HandStart {
+        /// The hand's number, from 1.
+        hand: u32,
+        /// The seat that leads.
+        leader: Seat,
+        /// The bot's own tiles.
+        tiles: Vec<Tile>,
+        /// How many tiles each seat holds.
+        hand_sizes: Vec<usize>,
+        /// How many tiles are in the boneyard.
+        boneyard: usize,
+    },
+    /// Something happened in the hand (as this seat may see it).
+    Event {
+        /// The event.
+        event: Seen,
+    },
+    /// The bot must move: answer with [`FromBot::Move`] echoing `id`.
+    Turn {
+        /// Echo this in the answer.
+        id: u64,
+        /// Time left for this move, in milliseconds (per-move limit plus what is left of the bank).
+        time_left_ms: u64,
+        /// Everything the seat may know, legal moves included.
+        view: Box<View>,
+    },
+    /// A hand ended: every hand is shown.
+    HandEnd {
+        /// The scoring of the hand.
+        summary: HandSummary,
+    },
+    /// A game ended.
+    GameEnd {
+        /// The result.
+        result: GameResult,
+    },
+    /// The match is over: exit.
+    Bye,
+}
+
+/// A message from a bot to the referee.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FromBot {
+    /// The answer to the handshake.
+    Hello {
+        /// The id of the referee's hello.
+        id: u64,
+        /// The bot's name, for results.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// The protocol version the bot speaks (1 if absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        protocol: Option<u32>,
+    },
+    /// The answer to a turn.
+    Move {
+        /// The id of the turn.
+        id: u64,
+        /// The tile to play.
+        tile: Tile,
+        /// The end to play it on; `null` or absent when leading.
+        #[serde(default)]
+        end: Option<EndId>,
+    },
+}
+
+impl FromBot {
+    /// The id the message answers.
+    pub fn id(&self) -> u64 {
+        match self {
+            FromBot::Hello { id, .. } | FromBot::Move { id, .. } => *id,
+        }
+    }
+
+    /// The move, if this is one.
+    pub fn as_move(&self) -> Option<Move> {
+        match *self {
+            FromBot::Move { tile, end, .. } => Some(Move { tile, end }),
+            FromBot::Hello { .. } => None,
+        }
+    }
+}

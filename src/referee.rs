@@ -1,0 +1,371 @@
+//! The referee of one game: it deals, asks each seat's player for its moves within the clock,
+//! enforces the rules through the engine, tells every player what its seat may see, handles
+//! faults, and logs everything.
+
+use std::io;
+use std::time::Duration;
+
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::clock::{Clock, Clocks};
+use crate::deal::Deal;
+use crate::fault::{Fault, FaultKind};
+use crate::game::{Event, Game, GameResult, Move, Status};
+use crate::gamelog::{Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo};
+use crate::player::{Player, Stop, encode};
+use crate::protocol::{PROTOCOL_VERSION, ToBot};
+use crate::rules::{Rules, Seat};
+use crate::view::Seen;
+
+/// What the referee does when a bot faults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "policy", rename_all = "snake_case")]
+pub enum FaultPolicy {
+    /// The bot forfeits the game at its first fault.
+    Forfeit,
+    /// The referee plays the first legal move for it, and it forfeits at its `max_faults`-th
+    /// fault of a game (or at once if its process died).
+    Fallback {
+        /// Faults a game that cost the game.
+        max_faults: u32,
+    },
+}
+
+impl FaultPolicy {
+    fn name(&self) -> &'static str {
+        match self {
+            FaultPolicy::Forfeit => "forfeit",
+            FaultPolicy::Fallback { .. } => "fallback",
+        }
+    }
+}
+
+/// One game to play.
+#[derive(Debug, Clone)]
+pub struct GameSetup {
+    /// The game's number in the match, from 1.
+    pub number: u32,
+    /// The seed of its deals.
+    pub seed: u64,
+    /// The rules.
+    pub rules: Rules,
+    /// For each seat, the index of its player.
+    pub seating: Vec<usize>,
+    /// The time controls.
+    pub clocks: Clocks,
+    /// The fault policy.
+    pub on_fault: FaultPolicy,
+    /// Deals for the first hands, instead of random ones.
+    pub deals: Vec<Deal>,
+}
+
+/// What a game came to.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameRecord {
+    /// The game's number in the match.
+    pub game: u32,
+    /// The seed of its deals.
+    pub seed: u64,
+    /// For each seat, the index of its bot in the match.
+    pub seating: Vec<usize>,
+    /// The engine's result.
+    #[serde(flatten)]
+    pub result: GameResult,
+    /// Every fault, with its seat.
+    pub faults: Vec<SeatFault>,
+    /// The log file, if any.
+    pub log: Option<String>,
+}
+
+/// Plays one game between `players` seated as `setup.seating` says.
+pub async fn play_game(
+    setup: &GameSetup,
+    players: &mut [Player],
+    log: &mut GameLog,
+) -> io::Result<GameRecord> {
+    let mut game = Game::new(setup.rules).map_err(io::Error::other)?;
+    log.header(header(setup, players))?;
+    let mut table = Table {
+        setup,
+        players,
+        log,
+        faults: Vec::new(),
+        fault_counts: vec![0; setup.rules.players],
+        logged: 0,
+        decision: Decision::default(),
+    };
+    table.start(&mut game).await?;
+    table.run(&mut game).await?;
+    let result = game
+        .result()
+        .expect("run() returns only when the game is over")
+        .clone();
+    let forfeits = table.faults.iter().filter(|f| f.forfeit).cloned().collect();
+    table.log.game_end(&GameEnd {
+        result: result.clone(),
+        forfeits,
+    })?;
+    Ok(GameRecord {
+        game: setup.number,
+        seed: setup.seed,
+        seating: setup.seating.clone(),
+        result,
+        faults: table.faults,
+        log: table.log.path().map(|p| p.display().to_string()),
+    })
+}
+
+fn header(setup: &GameSetup, players: &[Player]) -> Header {
+    Header {
+        format: LOG_FORMAT,
+        referee: format!("allfives {}", env!("CARGO_PKG_VERSION")),
+        protocol: PROTOCOL_VERSION,
+        game: setup.number,
+        seed: setup.seed,
+        rules: setup.rules,
+        seats: setup
+            .seating
+            .iter()
+            .map(|&p| SeatInfo {
+                bot: players[p].spec.name.clone(),
+                command: players[p].spec.command.clone(),
+            })
+            .collect(),
+        clock: setup.clocks.info(),
+        on_fault: setup.on_fault.name().to_string(),
+    }
+}
+
+/// The game's surroundings while it is played.
+struct Table<'a> {
+    setup: &'a GameSetup,
+    players: &'a mut [Player],
+    log: &'a mut GameLog,
+    faults: Vec<SeatFault>,
+    fault_counts: Vec<u32>,
+    /// How many of the engine's events have been logged and told.
+    logged: usize,
+    /// How the last move was decided, for its log line.
+    decision: Decision,
+}
+
+impl Table<'_> {
+    /// Starts every seat's player and tells it the game begins; a player that cannot start
+    /// forfeits.
+    async fn start(&mut self, game: &mut Game) -> io::Result<()> {
+        for seat in 0..self.setup.rules.players {
+            let player = self.setup.seating[seat];
+            if let Err(fault) = self.players[player].start(&self.setup.clocks).await {
+                self.fault(game, seat, fault, true).await?;
+                return Ok(());
+            }
+        }
+        let names: Vec<String> = self
+            .setup
+            .seating
+            .iter()
+            .map(|&p| self.players[p].spec.name.clone())
+            .collect();
+        for (seat, &p) in self.setup.seating.iter().enumerate() {
+            self.players[p].send(&encode(&ToBot::GameStart {
+                game: self.setup.number,
+                seat,
+                rules: self.setup.rules,
+                players: names.clone(),
+                clock: self.setup.clocks.info(),
+            }));
+        }
+        Ok(())
+    }
+
+    async fn run(&mut self, game: &mut Game) -> io::Result<()> {
+        let mut clocks: Vec<Clock> = (0..self.setup.rules.players)
+            .map(|_| self.setup.clocks.start_game())
+            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.setup.seed);
+        let mut fixed = self.setup.deals.iter();
+        let mut legal = Vec::new();
+        loop {
+            self.tell(game)?;
+            match game.status() {
+                Status::Over(_) => return Ok(()),
+                Status::Dealing { leader } => deal(game, fixed.next(), leader, &mut rng)?,
+                Status::ToPlay { seat } => {
+                    game.legal_moves(&mut legal);
+                    self.turn(game, seat, &legal, &mut clocks[seat]).await?;
+                }
+            }
+        }
+    }
+
+    /// One seat's turn: the single legal move is played for it; otherwise its player is asked.
+    async fn turn(
+        &mut self,
+        game: &mut Game,
+        seat: Seat,
+        legal: &[Move],
+        clock: &mut Clock,
+    ) -> io::Result<()> {
+        if let [only] = legal {
+            self.decision = Decision {
+                forced: true,
+                ..Decision::default()
+            };
+            return play(game, seat, *only);
+        }
+        let player = &mut self.players[self.setup.seating[seat]];
+        let answer = player.ask(game.view(seat), clock).await;
+        let fault = match answer {
+            Ok((mv, took)) => match game.play(seat, mv) {
+                Ok(_) => {
+                    self.decision = Decision {
+                        time_us: Some(took.as_micros() as u64),
+                        ..Decision::default()
+                    };
+                    return Ok(());
+                }
+                Err(e) => Fault::with_input(
+                    FaultKind::Illegal,
+                    e.to_string(),
+                    &serde_json::to_string(&mv).unwrap_or_default(),
+                ),
+            },
+            Err(fault) => fault,
+        };
+        self.fault(game, seat, fault, false).await?;
+        if game.result().is_none() {
+            self.decision = Decision {
+                fallback: true,
+                ..Decision::default()
+            };
+            play(game, seat, legal[0])?;
+        }
+        Ok(())
+    }
+
+    /// Records a fault and applies the policy: a forfeit ends the game and kills the process.
+    async fn fault(
+        &mut self,
+        game: &mut Game,
+        seat: Seat,
+        fault: Fault,
+        fatal: bool,
+    ) -> io::Result<()> {
+        let player = &mut self.players[self.setup.seating[seat]];
+        player.stats.faulted(fault.kind);
+        self.fault_counts[seat] += 1;
+        let forfeit = fatal
+            || fault.kind.is_fatal()
+            || match self.setup.on_fault {
+                FaultPolicy::Forfeit => true,
+                FaultPolicy::Fallback { max_faults } => self.fault_counts[seat] >= max_faults,
+            };
+        let record = SeatFault {
+            seat,
+            fault,
+            forfeit,
+        };
+        self.log.fault(&record)?;
+        self.faults.push(record);
+        if forfeit {
+            player.stop(Stop::Kill).await;
+            game.forfeit(seat).map_err(io::Error::other)?;
+        }
+        Ok(())
+    }
+
+    /// Logs the engine's new events and tells each player what its seat may see of them.
+    fn tell(&mut self, game: &Game) -> io::Result<()> {
+        let new = &game.events()[self.logged..];
+        self.logged = game.events().len();
+        for event in new {
+            if !matches!(event, Event::GameEnd(_)) {
+                let decision = match event {
+                    Event::Play { .. } => std::mem::take(&mut self.decision),
+                    _ => Decision::default(),
+                };
+                self.log.event(event, decision)?;
+            }
+            self.broadcast(event);
+        }
+        Ok(())
+    }
+
+    fn broadcast(&self, event: &Event) {
+        let listeners: Vec<(Seat, &Player)> = self
+            .setup
+            .seating
+            .iter()
+            .enumerate()
+            .map(|(seat, &p)| (seat, &self.players[p]))
+            .filter(|(_, p)| p.listens())
+            .collect();
+        if listeners.is_empty() {
+            return;
+        }
+        let same_for_all = |msg: ToBot| {
+            let line = encode(&msg);
+            listeners.iter().for_each(|(_, p)| p.send(&line));
+        };
+        match event {
+            Event::HandStart { hand, deal } => {
+                for (seat, p) in &listeners {
+                    p.send(&encode(&ToBot::HandStart {
+                        hand: *hand,
+                        leader: deal.leader,
+                        tiles: deal.hands[*seat].clone(),
+                        hand_sizes: deal.hands.iter().map(Vec::len).collect(),
+                        boneyard: deal.boneyard.len(),
+                    }));
+                }
+            }
+            Event::Draw { .. } => {
+                for (seat, p) in &listeners {
+                    if let Some(seen) = Seen::of(event, *seat) {
+                        p.send(&encode(&ToBot::Event { event: seen }));
+                    }
+                }
+            }
+            Event::Play { .. } | Event::Pass { .. } => {
+                if let Some(seen) = Seen::of(event, usize::MAX) {
+                    same_for_all(ToBot::Event { event: seen });
+                }
+            }
+            Event::HandEnd(summary) => same_for_all(ToBot::HandEnd {
+                summary: summary.clone(),
+            }),
+            Event::GameEnd(result) => same_for_all(ToBot::GameEnd {
+                result: result.clone(),
+            }),
+        }
+    }
+}
+
+fn deal(
+    game: &mut Game,
+    fixed: Option<&Deal>,
+    leader: Option<Seat>,
+    rng: &mut ChaCha8Rng,
+) -> io::Result<()> {
+    let result = match fixed {
+        Some(deal) => {
+            // A deal file's leader stands only where the rules would draw one at random.
+            let mut deal = deal.clone();
+            deal.leader = leader.unwrap_or(deal.leader);
+            game.start_hand(deal)
+        }
+        None => game.deal(rng),
+    };
+    result.map_err(io::Error::other)
+}
+
+fn play(game: &mut Game, seat: Seat, mv: Move) -> io::Result<()> {
+    game.play(seat, mv)
+        .map(|_| ())
+        .map_err(|e| io::Error::other(format!("the engine refused its own legal move: {e}")))
+}
+
+/// The grace a bot gets between each step of a polite shutdown.
+pub const GRACE: Duration = Duration::from_millis(500);
