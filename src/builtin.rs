@@ -7,7 +7,6 @@ use rand::rngs::ChaCha8Rng;
 
 use crate::deal::below;
 use crate::game::Move;
-use crate::layout::Layout;
 use crate::view::View;
 
 /// The names `builtin:NAME` accepts.
@@ -37,7 +36,7 @@ impl Builtin {
         match self {
             Builtin::Random(rng) => {
                 let i = below(rng.as_mut(), view.legal.len() as u32) as usize;
-                view.legal.get(i).copied()
+                view.legal.get(i).map(|c| c.to_move())
             }
             Builtin::Greedy => greedy(view),
         }
@@ -46,14 +45,10 @@ impl Builtin {
 
 /// The legal move that scores most now, preferring to shed the heaviest tile.
 pub fn greedy(view: &View) -> Option<Move> {
-    let layout = Layout::from_placements(view.rules.spinner, &view.layout).ok()?;
     view.legal
         .iter()
         .enumerate()
-        .max_by_key(|(i, mv)| {
-            let points = layout.points_for(mv.tile, mv.end).unwrap_or(0);
-            // Earlier moves win ties: max_by_key keeps the last maximum, so rank by reversed index.
-            (points, mv.tile.pips(), usize::MAX - i)
-        })
-        .map(|(_, mv)| *mv)
+        // Earlier moves win ties: max_by_key keeps the last maximum, so rank by reversed index.
+        .max_by_key(|(i, c)| (c.points, c.tile.pips(), usize::MAX - i))
+        .map(|(_, c)| c.to_move())
 }

@@ -220,10 +220,9 @@ impl Layout {
         Ok(layout)
     }
 
-    /// The points a tile would score on `end`, or the rule it would break.
-    pub fn points_for(&self, tile: Tile, end: Option<EndId>) -> Result<u32, MoveError> {
-        let mut after = self.clone();
-        Ok(points_of(after.place(tile, end)?))
+    /// The sum the open ends would have after `tile` went on `end`, or the rule it would break.
+    pub fn sum_after(&self, tile: Tile, end: Option<EndId>) -> Result<u32, MoveError> {
+        self.clone().place(tile, end)
     }
 
     /// Whether no tile has been played yet.

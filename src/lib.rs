@@ -47,4 +47,4 @@ pub use game::{Event, Game, GameEnding, GameResult, HandEnding, HandSummary, Mov
 pub use layout::{EndId, Layout, OpenEnd, Placement};
 pub use rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};
 pub use tile::{Tile, TileSet};
-pub use view::{Seen, View};
+pub use view::{Choice, Seen, View};

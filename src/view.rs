@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Event, Game, Move, Status};
-use crate::layout::{EndId, OpenEnd, Placement};
+use crate::layout::{EndId, OpenEnd, Placement, points_of};
 use crate::rules::{Rules, Seat};
 use crate::tile::Tile;
 
@@ -42,8 +42,32 @@ pub struct View {
     pub scores: Vec<i32>,
     /// What happened so far this hand, as this seat saw it.
     pub history: Vec<Seen>,
-    /// This seat's legal moves; empty when it is not to play.
-    pub legal: Vec<Move>,
+    /// This seat's legal moves, each with what it would score; empty when it is not to play.
+    pub legal: Vec<Choice>,
+}
+
+/// A legal move and what it would make of the layout: public arithmetic, offered so that a
+/// simple bot need not model the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    /// The tile.
+    pub tile: Tile,
+    /// The end (`null` for a lead).
+    pub end: Option<EndId>,
+    /// The sum of the open ends after the move.
+    pub sum: u32,
+    /// The points the move would score.
+    pub points: u32,
+}
+
+impl Choice {
+    /// The move itself.
+    pub fn to_move(self) -> Move {
+        Move {
+            tile: self.tile,
+            end: self.end,
+        }
+    }
 }
 
 /// An event of the hand as a given seat saw it.
@@ -112,10 +136,24 @@ impl Game {
             Status::ToPlay { seat } => Some(seat),
             _ => None,
         };
-        let mut legal = Vec::new();
+        let mut moves = Vec::new();
         if turn == Some(seat) {
-            self.legal_moves(&mut legal);
+            self.legal_moves(&mut moves);
         }
+        let legal = moves
+            .iter()
+            .map(|mv| {
+                let sum = layout
+                    .sum_after(mv.tile, mv.end)
+                    .expect("a legal move fits the layout");
+                Choice {
+                    tile: mv.tile,
+                    end: mv.end,
+                    sum,
+                    points: points_of(sum),
+                }
+            })
+            .collect();
         View {
             seat,
             rules: *self.rules(),
