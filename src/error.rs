@@ -15,6 +15,14 @@ pub enum MoveError {
     /// The hand has ended and the next one is not dealt yet.
     #[error("no hand is in play: the next hand has not been dealt")]
     NoHand,
+    /// A seat that is not at the table.
+    #[error("there is no seat {seat} in a game of {players} players")]
+    NoSuchSeat {
+        /// The seat named.
+        seat: Seat,
+        /// Players in the game.
+        players: usize,
+    },
     /// Another seat is to play.
     #[error("it is seat {turn}'s turn, not seat {seat}'s")]
     NotYourTurn {
@@ -91,6 +99,7 @@ impl MoveError {
         match self {
             MoveError::GameOver => "game_over",
             MoveError::NoHand => "no_hand",
+            MoveError::NoSuchSeat { .. } => "no_such_seat",
             MoveError::NotYourTurn { .. } => "not_your_turn",
             MoveError::NotInHand { .. } => "not_in_hand",
             MoveError::MustPlayDrawn { .. } => "must_play_drawn",

@@ -379,7 +379,12 @@ impl Game {
         if matches!(self.state, State::Over(_)) {
             return Err(MoveError::GameOver);
         }
-        let seat = seat.min(self.rules.players - 1);
+        if seat >= self.rules.players {
+            return Err(MoveError::NoSuchSeat {
+                seat,
+                players: self.rules.players,
+            });
+        }
         self.finish(GameEnding::Forfeit { seat }, Some(self.rules.side_of(seat)));
         Ok(())
     }

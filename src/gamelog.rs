@@ -1,5 +1,8 @@
-//! Game logs: one JSON object a line, each written through to the file at once, so that a
-//! killed referee leaves a valid prefix; and the reader that replays a log through the engine.
+//! Game logs: one JSON object a line, and the reader that replays a log through the engine.
+//!
+//! Lines are gathered while the referee computes and written to the file, whole, before it
+//! waits on anything (a bot, the end of a game): so a referee killed at any moment leaves a
+//! valid prefix holding everything decided so far, at one write per bot answer.
 //!
 //! The format is documented in `docs/log-format.md`.
 
@@ -98,20 +101,20 @@ enum RefereeLine {
     GameEnd(GameEnd),
 }
 
-/// An engine event with how it was decided.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Logged<E> {
+/// An engine event with how it was decided (read back; written by [`GameLog::event`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+struct Logged {
     #[serde(flatten)]
-    event: E,
+    event: Event,
     #[serde(flatten)]
     decision: Decision,
 }
 
-/// A log being written. Every line goes to the file in one write, flushed.
+/// A log being written: lines gather in memory until [`flush`](GameLog::flush).
 pub struct GameLog {
     file: Option<File>,
     path: Option<PathBuf>,
-    line: Vec<u8>,
+    pending: Vec<u8>,
 }
 
 impl GameLog {
@@ -120,7 +123,7 @@ impl GameLog {
         Ok(GameLog {
             file: Some(File::create(path)?),
             path: Some(path.to_path_buf()),
-            line: Vec::with_capacity(4096),
+            pending: Vec::with_capacity(16 * 1024),
         })
     }
 
@@ -129,7 +132,7 @@ impl GameLog {
         GameLog {
             file: None,
             path: None,
-            line: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -145,7 +148,18 @@ impl GameLog {
 
     /// Writes an engine event; `decision` goes with plays.
     pub fn event(&mut self, event: &Event, decision: Decision) -> io::Result<()> {
-        self.write(&Logged { event, decision })
+        if decision == Decision::default() {
+            return self.write(event);
+        }
+        // Splices the decision's fields into the event's object: serde's flatten is slower.
+        self.write_with(|line| {
+            serde_json::to_writer(&mut *line, event)?;
+            line.pop();
+            line.push(b',');
+            serde_json::to_writer(&mut *line, &decision)?;
+            line.remove(line.iter().rposition(|&b| b == b'{').unwrap_or(0));
+            Ok(())
+        })
     }
 
     /// Writes a fault.
@@ -153,19 +167,41 @@ impl GameLog {
         self.write(&RefereeLine::Fault(fault.clone()))
     }
 
-    /// Writes the last line.
+    /// Writes the last line, and flushes.
     pub fn game_end(&mut self, end: &GameEnd) -> io::Result<()> {
-        self.write(&RefereeLine::GameEnd(end.clone()))
+        self.write(&RefereeLine::GameEnd(end.clone()))?;
+        self.flush()
+    }
+
+    /// Writes the gathered lines to the file in one write.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if let Some(file) = self.file.as_mut()
+            && !self.pending.is_empty()
+        {
+            file.write_all(&self.pending)?;
+        }
+        self.pending.clear();
+        Ok(())
     }
 
     fn write<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
-        let Some(file) = self.file.as_mut() else {
+        self.write_with(|line| serde_json::to_writer(line, value))
+    }
+
+    fn write_with(
+        &mut self,
+        fill: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> io::Result<()> {
+        if self.file.is_none() {
             return Ok(());
-        };
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, value).map_err(io::Error::other)?;
-        self.line.push(b'\n');
-        file.write_all(&self.line)
+        }
+        let start = self.pending.len();
+        if let Err(e) = fill(&mut self.pending) {
+            self.pending.truncate(start);
+            return Err(io::Error::other(e));
+        }
+        self.pending.push(b'\n');
+        Ok(())
     }
 }
 
@@ -245,7 +281,7 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
             apply_referee_line(&mut replay, referee).map_err(fail)?;
             continue;
         }
-        let logged: Logged<Event> =
+        let logged: Logged =
             serde_json::from_str(text).map_err(|e| fail(format!("not a log entry: {e}")))?;
         apply_event(&mut replay, &logged, &mut checked).map_err(fail)?;
     }
@@ -283,11 +319,7 @@ fn apply_referee_line(replay: &mut Replay, line: RefereeLine) -> Result<(), Stri
 
 /// Feeds a logged event to the engine (deals and plays) and checks that the engine produced
 /// exactly the logged events.
-fn apply_event(
-    replay: &mut Replay,
-    logged: &Logged<Event>,
-    checked: &mut usize,
-) -> Result<(), String> {
+fn apply_event(replay: &mut Replay, logged: &Logged, checked: &mut usize) -> Result<(), String> {
     let game = &mut replay.game;
     match &logged.event {
         Event::HandStart { deal, .. } => {

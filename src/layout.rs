@@ -20,7 +20,7 @@ const MAX_ARMS: usize = 16;
 
 /// The points a sum of open ends scores: itself when a positive multiple of five, else nothing.
 pub fn points_of(sum: u32) -> u32 {
-    if sum % 5 == 0 { sum } else { 0 }
+    if sum.is_multiple_of(5) { sum } else { 0 }
 }
 
 /// The name of an arm of the layout, and so of the open end at its tip.
@@ -63,16 +63,22 @@ impl EndId {
     }
 }
 
+/// Every end's name, in slot order (a layout has at most 16 arms).
+const END_NAMES: [&str; MAX_ARMS] = [
+    "left", "right", "up", "down", "up2", "down2", "up3", "down3", "up4", "down4", "up5", "down5",
+    "up6", "down6", "up7", "down7",
+];
+
+impl EndId {
+    /// The end's name: `left`, `right`, `up`, `down`, `up2`, `down2`, ...
+    pub fn name(self) -> &'static str {
+        END_NAMES.get(self.slot()).copied().unwrap_or("?")
+    }
+}
+
 impl fmt::Display for EndId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            EndId::Left => f.write_str("left"),
-            EndId::Right => f.write_str("right"),
-            EndId::Up(0) => f.write_str("up"),
-            EndId::Down(0) => f.write_str("down"),
-            EndId::Up(k) => write!(f, "up{}", k + 1),
-            EndId::Down(k) => write!(f, "down{}", k + 1),
-        }
+        f.write_str(self.name())
     }
 }
 
@@ -85,38 +91,17 @@ impl FromStr for EndId {
     type Err = ParseEndError;
 
     fn from_str(text: &str) -> Result<EndId, ParseEndError> {
-        let bad = || ParseEndError(text.to_string());
-        let short = |rest: &str, make: fn(u8) -> EndId| -> Result<EndId, ParseEndError> {
-            if rest.is_empty() {
-                return Ok(make(0));
-            }
-            let n: u8 = rest.parse().map_err(|_| bad())?;
-            // "up1" is not a name ("up" is); 7 doubles make at most 7 spinners.
-            if (2..=7).contains(&n) && !rest.starts_with('0') {
-                Ok(make(n - 1))
-            } else {
-                Err(bad())
-            }
-        };
-        match text {
-            "left" => Ok(EndId::Left),
-            "right" => Ok(EndId::Right),
-            _ => {
-                if let Some(rest) = text.strip_prefix("up") {
-                    short(rest, EndId::Up)
-                } else if let Some(rest) = text.strip_prefix("down") {
-                    short(rest, EndId::Down)
-                } else {
-                    Err(bad())
-                }
-            }
-        }
+        END_NAMES
+            .iter()
+            .position(|name| *name == text)
+            .map(EndId::from_slot)
+            .ok_or_else(|| ParseEndError(text.to_string()))
     }
 }
 
 impl Serialize for EndId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(self.name())
     }
 }
 

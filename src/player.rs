@@ -141,7 +141,7 @@ pub fn ms(d: Duration) -> f64 {
 
 enum Runner {
     Builtin(Builtin),
-    Process(Option<BotProcess>),
+    Process(Option<Box<BotProcess>>),
 }
 
 /// A bot in a match: its spec, its running process (if any) and its statistics.
@@ -195,15 +195,15 @@ impl Player {
         let mut process = BotProcess::spawn(argv, self.max_line, self.sink.clone())
             .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
         let id = self.take_id();
-        process.send(encode(&ToBot::Hello {
+        let hello = encode(&ToBot::Hello {
             id,
             protocol: PROTOCOL_VERSION,
             referee: format!("allfives {}", env!("CARGO_PKG_VERSION")),
-        }));
-        let answer = await_answer(&mut process, id, clocks.startup, self.max_line).await;
+        });
+        let answer = exchange(&mut process, id, &hello, clocks.startup, self.max_line).await;
         match answer {
             Ok((FromBot::Hello { .. }, _)) => {
-                self.runner = Runner::Process(Some(process));
+                self.runner = Runner::Process(Some(Box::new(process)));
                 Ok(())
             }
             Ok((other, _)) => {
@@ -225,10 +225,17 @@ impl Player {
         matches!(self.runner, Runner::Process(Some(_)))
     }
 
-    /// Sends an already encoded line; never waits.
-    pub fn send(&self, line: &[u8]) {
-        if let Runner::Process(Some(process)) = &self.runner {
-            process.send(line.to_vec());
+    /// Queues an encoded line for the bot; it goes out with the next request or flush.
+    pub fn queue(&mut self, line: &[u8]) {
+        if let Runner::Process(Some(process)) = &mut self.runner {
+            process.queue(line);
+        }
+    }
+
+    /// Writes what is queued, waiting at most `limit` for the bot to take it.
+    pub async fn flush(&mut self, limit: Duration) {
+        if let Runner::Process(Some(process)) = &mut self.runner {
+            process.flush(limit).await;
         }
     }
 
@@ -243,12 +250,12 @@ impl Player {
                 .ok_or_else(|| Fault::new(FaultKind::Illegal, "the builtin found no legal move")),
             Runner::Process(None) => Err(Fault::new(FaultKind::Crash, "is not running")),
             Runner::Process(Some(process)) => {
-                process.send(encode(&ToBot::Turn {
+                let turn = encode(&ToBot::Turn {
                     id,
                     time_left_ms: allowance.as_millis() as u64,
                     view: Box::new(view),
-                }));
-                match await_answer(process, id, allowance, self.max_line).await {
+                });
+                match exchange(process, id, &turn, allowance, self.max_line).await {
                     Ok((answer, _)) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
@@ -280,10 +287,11 @@ impl Player {
         {
             match how {
                 Stop::Politely(grace) => {
-                    process.send(encode(&ToBot::Bye));
+                    let mut process = *process;
+                    process.queue(&encode(&ToBot::Bye));
                     process.shutdown(grace).await;
                 }
-                Stop::Kill => process.kill().await,
+                Stop::Kill => (*process).kill().await,
             }
         }
     }
@@ -302,18 +310,19 @@ pub fn encode(msg: &ToBot) -> Vec<u8> {
     line
 }
 
-/// Reads lines until the answer to request `id` arrives, skipping late answers to earlier
-/// requests, or until something goes wrong.
-async fn await_answer(
+/// Sends request `id` and reads lines until its answer arrives, skipping late answers to
+/// earlier requests, or until something goes wrong.
+async fn exchange(
     process: &mut BotProcess,
     id: u64,
+    request: &[u8],
     allowance: Duration,
     max_line: usize,
 ) -> Result<(FromBot, Duration), Fault> {
     let start = Instant::now();
+    let mut received = process.request(request, allowance).await;
     loop {
-        let left = allowance.saturating_sub(start.elapsed());
-        let text = match process.receive(left).await {
+        let text = match received {
             Received::Line(text) => text,
             Received::TooLong(start) => {
                 return Err(Fault::with_input(
@@ -351,7 +360,11 @@ async fn await_answer(
         })?;
         match answer.id() {
             // A late answer to a request that already timed out (with --on-fault fallback).
-            earlier if earlier < id => continue,
+            earlier if earlier < id => {
+                received = process
+                    .receive(allowance.saturating_sub(start.elapsed()))
+                    .await;
+            }
             same if same == id => return Ok((answer, start.elapsed())),
             other => {
                 return Err(Fault::with_input(

@@ -1,5 +1,6 @@
-//! A bot's operating-system process: spawned in its own process group, fed through a queue that
-//! never blocks the referee, read line by line with a length cap, its stderr drained to a capped
+//! A bot's operating-system process: spawned in its own process group, its input queued and
+//! written only within a deadline (so a bot that stops reading never blocks the referee), its
+//! output read line by line with a length cap, its stderr drained to a capped
 //! file, and killed with its whole group.
 
 use std::io;
@@ -11,11 +12,10 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
-use tokio::time::timeout;
+use tokio::time::{timeout, timeout_at};
 
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
@@ -48,18 +48,16 @@ pub enum Received {
     Timeout,
 }
 
-/// What the reader task passes on.
-enum Incoming {
-    Line(Result<String, Received>),
-    Closed,
-}
-
 /// A running bot process.
 pub struct BotProcess {
     child: Child,
     pgid: Pid,
-    input: Option<mpsc::UnboundedSender<Vec<u8>>>,
-    output: mpsc::UnboundedReceiver<Incoming>,
+    stdin: Option<ChildStdin>,
+    /// Lines queued for the bot; they go out with the next request or flush, in one write.
+    pending: Vec<u8>,
+    /// How much of `pending` is already written (writes can be cut short by a deadline).
+    written: usize,
+    stdout: LineReader,
     exit: Option<ExitStatus>,
     stderr: JoinHandle<()>,
 }
@@ -82,49 +80,90 @@ impl BotProcess {
         let stdin = child.stdin.take().expect("stdin was piped");
         let stdout = child.stdout.take().expect("stdout was piped");
         let err = child.stderr.take().expect("stderr was piped");
-        let (in_tx, in_rx) = mpsc::unbounded_channel();
-        let (out_tx, out_rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_lines(stdin, in_rx));
-        tokio::spawn(read_lines(stdout, max_line, out_tx));
         let stderr = tokio::spawn(drain_stderr(err, stderr));
         crate::shutdown::register(pgid);
         Ok(BotProcess {
             child,
             pgid,
-            input: Some(in_tx),
-            output: out_rx,
+            stdin: Some(stdin),
+            pending: Vec::with_capacity(16 * 1024),
+            written: 0,
+            stdout: LineReader::new(stdout, max_line),
             exit: None,
             stderr,
         })
     }
 
-    /// Queues a line (which must end in a newline) for the bot; never waits.
-    pub fn send(&self, line: Vec<u8>) {
-        if let Some(input) = &self.input {
-            // A closed queue means the bot is gone; the next receive reports it.
-            let _ = input.send(line);
+    /// Queues a line (which must end in a newline); it is written with the next request or flush.
+    pub fn queue(&mut self, line: &[u8]) {
+        if self.stdin.is_some() {
+            self.pending.extend_from_slice(line);
         }
+    }
+
+    /// Writes what is queued, within `limit`; false if the bot did not take it all in time.
+    pub async fn flush(&mut self, limit: Duration) -> bool {
+        timeout(limit, self.write_pending()).await.unwrap_or(false)
+    }
+
+    /// Writes `line` after what is queued and waits, all within `limit`, for the bot's next line.
+    pub async fn request(&mut self, line: &[u8], limit: Duration) -> Received {
+        self.queue(line);
+        let deadline = tokio::time::Instant::now() + limit;
+        if !matches!(timeout_at(deadline, self.write_pending()).await, Ok(true)) {
+            // A bot that stopped reading, or is gone: which one, its exit tells.
+            return match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    self.exit = Some(status);
+                    Received::Exited(describe(status))
+                }
+                _ => Received::Timeout,
+            };
+        }
+        self.receive_by(deadline).await
     }
 
     /// Waits up to `limit` for the bot's next line.
     pub async fn receive(&mut self, limit: Duration) -> Received {
-        let deadline = tokio::time::sleep(limit);
+        self.receive_by(tokio::time::Instant::now() + limit).await
+    }
+
+    async fn receive_by(&mut self, deadline: tokio::time::Instant) -> Received {
         tokio::select! {
             biased;
-            incoming = self.output.recv() => match incoming {
-                Some(Incoming::Line(line)) => into_received(line),
-                Some(Incoming::Closed) | None => self.exited().await,
+            line = self.stdout.next_line() => match line {
+                Some(line) => line,
+                None => self.exited().await,
             },
             status = self.child.wait(), if self.exit.is_none() => {
                 self.exit = status.ok();
                 // A bot may write its last answer and exit at once: read what it left.
-                match timeout(EXIT_GRACE, self.output.recv()).await {
-                    Ok(Some(Incoming::Line(line))) => into_received(line),
+                match timeout(EXIT_GRACE, self.stdout.next_line()).await {
+                    Ok(Some(line)) => line,
                     _ => self.exited().await,
                 }
             }
-            _ = deadline => Received::Timeout,
+            () = tokio::time::sleep_until(deadline) => Received::Timeout,
         }
+    }
+
+    /// Writes the queue; cancel-safe, since progress is kept in `written`.
+    async fn write_pending(&mut self) -> bool {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return false;
+        };
+        while self.written < self.pending.len() {
+            match stdin.write(&self.pending[self.written..]).await {
+                Ok(0) | Err(_) => {
+                    self.stdin = None;
+                    return false;
+                }
+                Ok(n) => self.written += n,
+            }
+        }
+        self.pending.clear();
+        self.written = 0;
+        true
     }
 
     /// How the process ended, waiting a moment for it if it closed its output first.
@@ -141,10 +180,11 @@ impl BotProcess {
         })
     }
 
-    /// Ends the process politely: closes its input, gives it `grace` to exit, then SIGTERM, then
-    /// SIGKILL, always to the whole group.
+    /// Ends the process politely: writes what is queued and closes its input, gives it `grace`
+    /// to exit, then SIGTERM, then SIGKILL, always to the whole group.
     pub async fn shutdown(mut self, grace: Duration) {
-        self.input = None;
+        self.flush(grace).await;
+        self.stdin = None;
         if self.exit.is_none() && timeout(grace, self.child.wait()).await.is_err() {
             let _ = killpg(self.pgid, Signal::SIGTERM);
             if timeout(grace, self.child.wait()).await.is_err() {
@@ -163,7 +203,9 @@ impl BotProcess {
     async fn reap(&mut self) {
         // Grandchildren may outlive the leader while holding its pipes: kill what is left.
         let _ = killpg(self.pgid, Signal::SIGKILL);
-        let _ = self.child.wait().await;
+        if let Ok(status) = self.child.wait().await {
+            self.exit = Some(status);
+        }
         let _ = timeout(EXIT_GRACE, &mut self.stderr).await;
         crate::shutdown::unregister(self.pgid);
     }
@@ -174,6 +216,93 @@ impl Drop for BotProcess {
         // Reached when a match is abandoned (Ctrl-C, an error): no process may outlive it.
         if self.exit.is_none() || !self.stderr.is_finished() {
             let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+    }
+}
+
+/// Reads a bot's output line by line, with a length cap. Cancel-safe: a line cut off by a
+/// deadline is kept and completed by the next call.
+struct LineReader {
+    stdout: ChildStdout,
+    buf: Vec<u8>,
+    /// Bytes of `buf` already searched for a newline.
+    scanned: usize,
+    max_line: usize,
+    /// Inside an over-long line: drop input up to its newline.
+    skipping: bool,
+    eof: bool,
+}
+
+impl LineReader {
+    fn new(stdout: ChildStdout, max_line: usize) -> LineReader {
+        LineReader {
+            stdout,
+            buf: Vec::with_capacity(64 * 1024),
+            scanned: 0,
+            max_line,
+            skipping: false,
+            eof: false,
+        }
+    }
+
+    /// The next line, or `None` at the end of the output.
+    async fn next_line(&mut self) -> Option<Received> {
+        loop {
+            if let Some(line) = self.take_line() {
+                return Some(line);
+            }
+            if self.eof {
+                return self.take_rest();
+            }
+            self.fill().await;
+        }
+    }
+
+    /// A complete line from the buffer, or a too-long report, if there is one.
+    fn take_line(&mut self) -> Option<Received> {
+        let found = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
+        match found {
+            Some(at) => {
+                let end = self.scanned + at;
+                let line: Vec<u8> = self.buf.drain(..=end).take(end).collect();
+                self.scanned = 0;
+                if std::mem::take(&mut self.skipping) {
+                    return None;
+                }
+                Some(decode(line))
+            }
+            None if self.buf.len() > self.max_line => {
+                let start = excerpt(&self.buf);
+                self.buf.clear();
+                self.scanned = 0;
+                // Only the first overflow of a line is reported; the rest of it is dropped.
+                (!std::mem::replace(&mut self.skipping, true)).then_some(Received::TooLong(start))
+            }
+            None => {
+                self.scanned = self.buf.len();
+                None
+            }
+        }
+    }
+
+    /// A last line without a newline, at the end of the output.
+    fn take_rest(&mut self) -> Option<Received> {
+        if self.buf.is_empty() || self.skipping {
+            return None;
+        }
+        self.scanned = 0;
+        Some(decode(std::mem::take(&mut self.buf)))
+    }
+
+    async fn fill(&mut self) {
+        let len = self.buf.len();
+        self.buf.resize(len + 64 * 1024, 0);
+        match self.stdout.read(&mut self.buf[len..]).await {
+            Ok(0) | Err(_) => {
+                self.buf.truncate(len);
+                self.eof = true;
+            }
+            Ok(n) => self.buf.truncate(len + n),
         }
     }
 }
@@ -190,73 +319,20 @@ pub fn describe(status: ExitStatus) -> String {
     }
 }
 
-fn into_received(line: Result<String, Received>) -> Received {
-    match line {
-        Ok(line) => Received::Line(line),
-        Err(fault) => fault,
-    }
-}
-
 /// The start of `bytes`, lossily decoded, cut to [`EXCERPT`] characters.
 pub fn excerpt(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT * 4)]);
     text.chars().take(EXCERPT).collect()
 }
 
-async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<Vec<u8>>) {
-    while let Some(line) = lines.recv().await {
-        if stdin.write_all(&line).await.is_err() {
-            break;
-        }
-    }
-}
-
-async fn read_lines(
-    stdout: impl AsyncRead + Unpin,
-    max_line: usize,
-    out: mpsc::UnboundedSender<Incoming>,
-) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
-    let mut too_long = false;
-    loop {
-        let chunk = match reader.fill_buf().await {
-            Ok([]) | Err(_) => break,
-            Ok(chunk) => chunk,
-        };
-        let (part, newline) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(at) => (&chunk[..at], true),
-            None => (chunk, false),
-        };
-        let used = part.len() + usize::from(newline);
-        if !too_long {
-            let room = (max_line + 1).saturating_sub(line.len());
-            line.extend_from_slice(&part[..part.len().min(room)]);
-            if line.len() > max_line {
-                too_long = true;
-                let _ = out.send(Incoming::Line(Err(Received::TooLong(excerpt(&line)))));
-            }
-        }
-        reader.consume(used);
-        if newline {
-            if !too_long {
-                let _ = out.send(Incoming::Line(decode(std::mem::take(&mut line))));
-            }
-            line.clear();
-            too_long = false;
-        }
-    }
-    if !line.is_empty() && !too_long {
-        let _ = out.send(Incoming::Line(decode(line)));
-    }
-    let _ = out.send(Incoming::Closed);
-}
-
-fn decode(mut line: Vec<u8>) -> Result<String, Received> {
+fn decode(mut line: Vec<u8>) -> Received {
     if line.last() == Some(&b'\r') {
         line.pop();
     }
-    String::from_utf8(line).map_err(|e| Received::NotUtf8(excerpt(e.as_bytes())))
+    match String::from_utf8(line) {
+        Ok(text) => Received::Line(text),
+        Err(e) => Received::NotUtf8(excerpt(e.as_bytes())),
+    }
 }
 
 async fn drain_stderr(mut err: impl AsyncRead + Unpin, sink: StderrSink) {

@@ -87,6 +87,7 @@ pub async fn play_game(
 ) -> io::Result<GameRecord> {
     let mut game = Game::new(setup.rules).map_err(io::Error::other)?;
     log.header(header(setup, players))?;
+    log.flush()?;
     let mut table = Table {
         setup,
         players,
@@ -169,7 +170,7 @@ impl Table<'_> {
             .map(|&p| self.players[p].spec.name.clone())
             .collect();
         for (seat, &p) in self.setup.seating.iter().enumerate() {
-            self.players[p].send(&encode(&ToBot::GameStart {
+            self.players[p].queue(&encode(&ToBot::GameStart {
                 game: self.setup.number,
                 seat,
                 rules: self.setup.rules,
@@ -190,7 +191,10 @@ impl Table<'_> {
         loop {
             self.tell(game)?;
             match game.status() {
-                Status::Over(_) => return Ok(()),
+                Status::Over(_) => {
+                    self.flush_all().await;
+                    return Ok(());
+                }
                 Status::Dealing { leader } => deal(game, fixed.next(), leader, &mut rng)?,
                 Status::ToPlay { seat } => {
                     game.legal_moves(&mut legal);
@@ -215,6 +219,7 @@ impl Table<'_> {
             };
             return play(game, seat, *only);
         }
+        self.log.flush()?;
         let player = &mut self.players[self.setup.seating[seat]];
         let answer = player.ask(game.view(seat), clock).await;
         let fault = match answer {
@@ -268,6 +273,7 @@ impl Table<'_> {
             forfeit,
         };
         self.log.fault(&record)?;
+        self.log.flush()?;
         self.faults.push(record);
         if forfeit {
             player.stop(Stop::Kill).await;
@@ -293,41 +299,17 @@ impl Table<'_> {
         Ok(())
     }
 
-    fn broadcast(&self, event: &Event) {
-        let listeners: Vec<(Seat, &Player)> = self
-            .setup
-            .seating
-            .iter()
-            .enumerate()
-            .map(|(seat, &p)| (seat, &self.players[p]))
-            .filter(|(_, p)| p.listens())
-            .collect();
-        if listeners.is_empty() {
+    /// Queues for each listening player what its seat may see of `event`.
+    fn broadcast(&mut self, event: &Event) {
+        let seating = &self.setup.seating;
+        if !seating.iter().any(|&p| self.players[p].listens()) {
             return;
         }
-        let same_for_all = |msg: ToBot| {
+        let mut same_for_all = |msg: ToBot| {
             let line = encode(&msg);
-            listeners.iter().for_each(|(_, p)| p.send(&line));
+            seating.iter().for_each(|&p| self.players[p].queue(&line));
         };
         match event {
-            Event::HandStart { hand, deal } => {
-                for (seat, p) in &listeners {
-                    p.send(&encode(&ToBot::HandStart {
-                        hand: *hand,
-                        leader: deal.leader,
-                        tiles: deal.hands[*seat].clone(),
-                        hand_sizes: deal.hands.iter().map(Vec::len).collect(),
-                        boneyard: deal.boneyard.len(),
-                    }));
-                }
-            }
-            Event::Draw { .. } => {
-                for (seat, p) in &listeners {
-                    if let Some(seen) = Seen::of(event, *seat) {
-                        p.send(&encode(&ToBot::Event { event: seen }));
-                    }
-                }
-            }
             Event::Play { .. } | Event::Pass { .. } => {
                 if let Some(seen) = Seen::of(event, usize::MAX) {
                     same_for_all(ToBot::Event { event: seen });
@@ -339,7 +321,35 @@ impl Table<'_> {
             Event::GameEnd(result) => same_for_all(ToBot::GameEnd {
                 result: result.clone(),
             }),
+            Event::HandStart { .. } | Event::Draw { .. } => {
+                for (seat, &p) in seating.iter().enumerate() {
+                    if let Some(msg) = private(event, seat) {
+                        self.players[p].queue(&encode(&msg));
+                    }
+                }
+            }
         }
+    }
+
+    /// Delivers what is still queued for every player, at the end of a game.
+    async fn flush_all(&mut self) {
+        for &p in &self.setup.seating {
+            self.players[p].flush(GRACE).await;
+        }
+    }
+}
+
+/// The message telling `seat` of an event that differs from seat to seat.
+fn private(event: &Event, seat: Seat) -> Option<ToBot> {
+    match event {
+        Event::HandStart { hand, deal } => Some(ToBot::HandStart {
+            hand: *hand,
+            leader: deal.leader,
+            tiles: deal.hands[seat].clone(),
+            hand_sizes: deal.hands.iter().map(Vec::len).collect(),
+            boneyard: deal.boneyard.len(),
+        }),
+        _ => Seen::of(event, seat).map(|event| ToBot::Event { event }),
     }
 }
 

@@ -269,7 +269,7 @@ fn blocked_partnerships(hand_end: HandEnd) -> Game {
 }
 
 #[test]
-fn blocked_partnerships() {
+fn blocked_hand_in_partnerships() {
     let game = blocked_partnerships(HandEnd::Bonus);
     let summary = last_hand_end(&game);
     assert_eq!(summary.pips, vec![15, 33, 30, 48]);
@@ -332,10 +332,6 @@ fn the_seat_that_went_out_leads_next() {
 fn after_a_block_any_seat_may_lead() {
     for leader in [0, 1] {
         let mut game = blocked_two_player(HandEnd::Bonus, true);
-        game.start_hand(deal(&[&["[0|1]"; 14], &["[0|2]"; 14]], &[], leader))
-            .expect_err("duplicate tiles");
-        let mut rules = *game.rules();
-        rules.hand_size = 14;
         let mut hands = [Vec::new(), Vec::new()];
         for (i, tile) in allfives::tile::ALL_TILES.iter().enumerate() {
             hands[i % 2].push(*tile);
@@ -347,6 +343,7 @@ fn after_a_block_any_seat_may_lead() {
         })
         .expect("any leader after a block");
         assert_eq!(game.status(), Status::ToPlay { seat: leader });
+        assert_eq!(game.hand_number(), 2);
     }
 }
 
@@ -388,7 +385,6 @@ fn finish_immediate_ends_mid_hand() {
     assert_eq!(game.forfeit(1), Err(MoveError::GameOver));
 
     // The same play under end_of_hand does not end the game.
-    let mut rules = rules;
     rules.finish = Finish::EndOfHand;
     let mut game = Game::new(rules).expect("valid rules");
     game.start_hand(hand).expect("valid deal");
@@ -462,8 +458,6 @@ fn max_hands_ends_the_game() {
     assert_eq!(result.scores, vec![5, 5]);
     assert_eq!(result.ranks, vec![1, 1], "a level top is a draw");
 
-    let mut rules = rules;
-    rules.max_hands = 1;
     rules.hand_size = 1;
     let mut game = Game::new(rules).expect("valid rules");
     game.start_hand(deal(&[&["[0|1]"], &["[1|6]"]], &[], 0))
@@ -505,7 +499,8 @@ fn forfeits_rank_below_everyone() {
     ))
     .expect("valid deal");
     play(&mut game, 0, "[5|5]", None);
-    assert_eq!(game.scores(), &[10, 0]);
+    // Seat 0 went out: team 0 loses [2|2] (5), team 1 loses [1|1] (0) and [3|3] (5).
+    assert_eq!(game.scores(), &[5, -5]);
     assert_eq!(game.status(), Status::Dealing { leader: Some(0) });
     game.forfeit(2).expect("between hands");
     let result = game.result().expect("over");
@@ -565,7 +560,14 @@ fn forced_draws_then_the_drawn_tile_is_the_only_legal_one() {
     let own = game.view(1);
     assert_eq!(own.drawn, ts(&["[1|6]", "[2|3]", "[4|5]"]));
     assert_eq!(own.forced, Some(t("[1|6]")));
-    assert_eq!(own.legal, moves);
+    let offered: Vec<Move> = own.legal.iter().map(|c| c.to_move()).collect();
+    assert_eq!(offered, moves);
+    // Either way the [1|6] shows 1 and the lead [6|6] counts 12 on its bare side: 13.
+    assert!(
+        own.legal.iter().all(|c| c.sum == 13 && c.points == 0),
+        "{:?}",
+        own.legal
+    );
     assert_eq!(
         own.history[1..],
         [
@@ -584,9 +586,9 @@ fn forced_draws_then_the_drawn_tile_is_the_only_legal_one() {
         ]
     );
     let other = game.view(0);
-    assert_eq!(other.drawn, vec![]);
+    assert!(other.drawn.is_empty());
     assert_eq!(other.forced, None);
-    assert_eq!(other.legal, vec![]);
+    assert!(other.legal.is_empty());
     assert_eq!(other.hand_sizes, vec![1, 5]);
     assert_eq!(other.boneyard, 21);
     assert_eq!(

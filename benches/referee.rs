@@ -1,0 +1,304 @@
+//! The referee's own cost per move, against the floor every bot move pays: a pipe round trip.
+//!
+//! `cargo bench --bench referee` (unpinned) and `taskset -c 0 cargo bench --bench referee`
+//! (referee and bots sharing one CPU). The binary doubles as the two helper processes it needs:
+//! `--instant-bot` (a compiled bot that answers at once) and `--echo` (the raw round trip's peer).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use allfives::clock::Clocks;
+use allfives::matchplay::{LogTarget, MatchConfig, run_match};
+use allfives::player::BotSpec;
+use allfives::protocol::{FromBot, ToBot};
+use allfives::referee::FaultPolicy;
+use allfives::rules::Rules;
+use nix::sys::resource::{UsageWho, getrusage};
+use serde::Deserialize;
+
+/// The answer a bot writes: the same size in the raw round trip as in the match.
+const ANSWER: &str = r#"{"type":"move","id":123456,"tile":[4,5],"end":"right"}"#;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--instant-bot") {
+        return instant_bot();
+    }
+    if args.iter().any(|a| a == "--echo") {
+        return echo();
+    }
+    println!(
+        "allfives referee benchmark; CPUs allowed: {}",
+        cpus_allowed()
+    );
+    let exe = std::env::current_exe().expect("the bench knows its own path");
+    let bot = format!("{} --instant-bot", exe.display());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime starts");
+    let logs = tempfile::tempdir().expect("a temporary directory");
+
+    let (turn_bytes, measured) = runtime.block_on(referee_match(&bot, logs.path()));
+    let round_trip = raw_round_trip(&exe, turn_bytes);
+    println!(
+        "raw pipe round trip ({turn_bytes} bytes out, {} back): {:.1} us median, {:.1} us mean",
+        ANSWER.len() + 1,
+        round_trip.0,
+        round_trip.1
+    );
+    println!(
+        "referee match, 2 instant bots: {} games, {} plays, {} asked; {:.0} asked moves/s",
+        measured.games,
+        measured.plays,
+        measured.asked,
+        measured.asked as f64 / measured.wall
+    );
+    let per_move = measured.wall / measured.asked as f64 * 1e6;
+    let cpu = measured.cpu / measured.asked as f64 * 1e6;
+    println!(
+        "  wall per asked move: {per_move:.1} us = {:.2} x the raw round trip (goal <= 2)",
+        per_move / round_trip.0
+    );
+    println!("  referee CPU per asked move: {cpu:.2} us (goal < 5; includes logging every play)");
+
+    let builtin = runtime.block_on(builtin_match(logs.path()));
+    println!(
+        "builtin:greedy vs builtin:random: {} games in {:.2} s = {:.0} games/s ({:.0} plays/s), logs written",
+        builtin.games,
+        builtin.wall,
+        builtin.games as f64 / builtin.wall,
+        builtin.plays as f64 / builtin.wall
+    );
+}
+
+struct Measured {
+    games: u32,
+    plays: u64,
+    asked: u64,
+    wall: f64,
+    cpu: f64,
+}
+
+fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
+    MatchConfig {
+        bots: bots
+            .iter()
+            .map(|b| BotSpec::parse(b).expect("a valid bot"))
+            .collect(),
+        rules: Rules::new(2),
+        games,
+        seed: 1,
+        rotate: true,
+        clocks: Clocks {
+            startup: Duration::from_secs(10),
+            per_move: Duration::from_secs(1),
+            bank: Duration::ZERO,
+        },
+        on_fault: FaultPolicy::Forfeit,
+        fresh: false,
+        deals: Vec::new(),
+        logs: LogTarget::Dir(dir.to_path_buf()),
+        echo_stderr: false,
+        max_line: allfives::protocol::MAX_BOT_LINE,
+        stderr_cap: 1 << 20,
+    }
+}
+
+fn cpu_seconds() -> f64 {
+    let usage = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage works");
+    let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+    t(usage.user_time()) + t(usage.system_time())
+}
+
+/// Plays instant bots through the referee; returns the mean turn line's size and the figures.
+async fn referee_match(bot: &str, dir: &std::path::Path) -> (usize, Measured) {
+    // Warm up: start-up and first games are not what a long match pays per move.
+    let warm = config([bot, bot], 4, dir);
+    run_match(&warm, |_, _| {})
+        .await
+        .expect("the warm-up match runs");
+    let games = 200;
+    let config = config([bot, bot], games, dir);
+    let cpu = cpu_seconds();
+    let start = Instant::now();
+    let report = run_match(&config, |_, _| {}).await.expect("the match runs");
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
+    let asked: u64 = report.totals.iter().map(|t| t.stats.answers).sum();
+    let plays = count_plays(dir, games);
+    (
+        mean_turn_bytes(dir),
+        Measured {
+            games,
+            plays,
+            asked,
+            wall,
+            cpu,
+        },
+    )
+}
+
+async fn builtin_match(dir: &std::path::Path) -> Measured {
+    let games = 2000;
+    let config = config(["builtin:greedy", "builtin:random"], games, dir);
+    let start = Instant::now();
+    let report = run_match(&config, |_, _| {}).await.expect("the match runs");
+    let wall = start.elapsed().as_secs_f64();
+    Measured {
+        games,
+        plays: count_plays(dir, games),
+        asked: report.totals.iter().map(|t| t.stats.answers).sum(),
+        wall,
+        cpu: 0.0,
+    }
+}
+
+fn count_plays(dir: &std::path::Path, games: u32) -> u64 {
+    (1..=games)
+        .map(|g| {
+            let text =
+                std::fs::read_to_string(dir.join(format!("game-{g}.jsonl"))).unwrap_or_default();
+            text.lines()
+                .filter(|l| l.starts_with(r#"{"type":"play""#))
+                .count() as u64
+        })
+        .sum()
+}
+
+/// The mean size of a turn message, rebuilt from a log through the engine.
+fn mean_turn_bytes(dir: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(dir.join("game-1.jsonl")).expect("game 1 was logged");
+    let replay = allfives::gamelog::replay(&text).expect("the log replays");
+    let mut game = allfives::Game::new(replay.header.rules).expect("valid rules");
+    let (mut bytes, mut turns) = (0, 0);
+    for event in replay.game.events() {
+        match event {
+            allfives::Event::HandStart { deal, .. } => game.start_hand(deal.clone()).expect("deal"),
+            allfives::Event::Play {
+                seat, tile, end, ..
+            } => {
+                let view = game.view(*seat);
+                if view.legal.len() > 1 {
+                    let line = serde_json::to_string(&ToBot::Turn {
+                        id: 1,
+                        time_left_ms: 1000,
+                        view: Box::new(view),
+                    })
+                    .expect("serializes");
+                    bytes += line.len() + 1;
+                    turns += 1;
+                }
+                game.play(
+                    *seat,
+                    allfives::Move {
+                        tile: *tile,
+                        end: *end,
+                    },
+                )
+                .expect("logged plays are legal");
+            }
+            _ => {}
+        }
+    }
+    bytes / turns.max(1)
+}
+
+/// Median and mean round trip of `size`-byte lines to an echoing process, in microseconds.
+fn raw_round_trip(exe: &std::path::Path, size: usize) -> (f64, f64) {
+    let mut child = Command::new(exe)
+        .arg("--echo")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the echo child starts");
+    let mut input = child.stdin.take().expect("piped");
+    let mut output = BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = "x".repeat(size - 1);
+    line.push('\n');
+    let mut answer = String::new();
+    let mut times = Vec::new();
+    for i in 0..25_000 {
+        let start = Instant::now();
+        input.write_all(line.as_bytes()).expect("write");
+        answer.clear();
+        output.read_line(&mut answer).expect("read");
+        if i >= 5_000 {
+            times.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    drop(input);
+    let _ = child.wait();
+    times.sort_by(f64::total_cmp);
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    (times[times.len() / 2], mean)
+}
+
+fn echo() {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        if line.is_err() {
+            break;
+        }
+        let _ = writeln!(out, "{ANSWER}");
+        let _ = out.flush();
+    }
+}
+
+/// Only what the instant bot reads of a message: serde skips the rest.
+#[derive(Deserialize)]
+struct Incoming {
+    #[serde(rename = "type")]
+    kind: String,
+    id: Option<u64>,
+    view: Option<Legal>,
+}
+
+#[derive(Deserialize)]
+struct Legal {
+    legal: Vec<allfives::Choice>,
+}
+
+fn instant_bot() {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(msg) = serde_json::from_str::<Incoming>(&line) else {
+            continue;
+        };
+        let answer = match (msg.kind.as_str(), msg.id, msg.view) {
+            ("hello", Some(id), _) => FromBot::Hello {
+                id,
+                name: Some("instant".into()),
+                protocol: Some(1),
+            },
+            ("turn", Some(id), Some(view)) => {
+                let first = view.legal[0];
+                FromBot::Move {
+                    id,
+                    tile: first.tile,
+                    end: first.end,
+                }
+            }
+            ("bye", _, _) => break,
+            _ => continue,
+        };
+        let _ = serde_json::to_writer(&mut out, &answer);
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    }
+}
+
+fn cpus_allowed() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Cpus_allowed_list"))
+                .map(|l| l.split_whitespace().last().unwrap_or("?").to_string())
+        })
+        .unwrap_or_else(|| "?".into())
+}
