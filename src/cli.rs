@@ -30,6 +30,23 @@ pub enum Command {
     Match(MatchArgs),
     /// Replay a game log through the rules engine, check every score, and print the game.
     Replay(ReplayArgs),
+    /// Check that a bot speaks the protocol: a scripted conversation, PASS or FAIL per step.
+    Check(CheckArgs),
+    /// Print the JSON Schema of every protocol message, both ways.
+    Schema,
+}
+
+/// `allfives check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The bot: a path to an executable, a quoted command line, or `builtin:NAME`.
+    pub bot: String,
+    /// Milliseconds the bot has for each move.
+    #[arg(long, value_name = "MS", default_value_t = 2_000)]
+    pub move_ms: u64,
+    /// Milliseconds the bot has to start and answer the handshake.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub startup_ms: u64,
 }
 
 /// `allfives replay`.
