@@ -10,6 +10,9 @@
 //!
 //! Run it as `taskset -c 0 cargo bench --bench engine` to pin everything, the engine included,
 //! to one CPU. Results are described in `docs/benchmarks.md`.
+//!
+//! Without the `--bench` argument that `cargo bench` passes (e.g. under `cargo test --benches`),
+//! or with `--smoke`, it does a smoke run of well under a second whose figures mean nothing.
 
 use std::hint::black_box;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -26,14 +29,51 @@ const ECHO_CHILD: &str = "--echo-child";
 /// Argument that makes this binary measure the round trip only and print it as one line.
 const PIPE_ONLY: &str = "--pipe-only";
 
-/// Time spent playing games for each engine configuration.
-const ENGINE_BUDGET: Duration = Duration::from_secs(2);
-/// Untimed play before each configuration's timing.
-const ENGINE_WARM_UP: Duration = Duration::from_millis(200);
-/// Untimed round trips before the timed ones.
-const PIPE_WARM_UP: usize = 2_000;
-/// Timed round trips.
-const PIPE_ROUNDS: usize = 20_000;
+/// The argument `cargo bench` passes; without it (`cargo test --benches`) the run is a short smoke test.
+const BENCH: &str = "--bench";
+/// Argument that makes a run (and the pinned copy it starts) a short smoke test.
+const SMOKE: &str = "--smoke";
+
+/// How long to measure.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// Time spent playing games for each engine configuration.
+    engine_budget: Duration,
+    /// Untimed play before each configuration's timing.
+    engine_warm_up: Duration,
+    /// Untimed round trips before the timed ones.
+    pipe_warm_up: usize,
+    /// Timed round trips.
+    pipe_rounds: usize,
+    smoke: bool,
+}
+
+impl Plan {
+    const FULL: Plan = Plan {
+        engine_budget: Duration::from_secs(2),
+        engine_warm_up: Duration::from_millis(200),
+        pipe_warm_up: 2_000,
+        pipe_rounds: 20_000,
+        smoke: false,
+    };
+    const SMOKE: Plan = Plan {
+        engine_budget: Duration::from_millis(50),
+        engine_warm_up: Duration::from_millis(5),
+        pipe_warm_up: 20,
+        pipe_rounds: 200,
+        smoke: true,
+    };
+
+    fn from_args(args: &[String]) -> Plan {
+        let bench = args.iter().any(|a| a == BENCH);
+        let smoke = args.iter().any(|a| a == SMOKE);
+        if bench && !smoke {
+            Plan::FULL
+        } else {
+            Plan::SMOKE
+        }
+    }
+}
 /// The bot's answer: 39 bytes and a newline.
 const ANSWER: &[u8; 40] = b"{\"id\":123456,\"tile\":[6,4],\"end\":\"left\"}\n";
 /// The request's length, newline included.
@@ -49,8 +89,9 @@ fn main() {
         return;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let plan = Plan::from_args(&args);
     if args.iter().any(|a| a == PIPE_ONLY) {
-        match pipe_round_trip() {
+        match pipe_round_trip(plan) {
             Ok(rt) => println!("{}", rt.to_line()),
             Err(e) => {
                 eprintln!("pipe round trip: {e}");
@@ -63,6 +104,9 @@ fn main() {
     let started = Instant::now();
     let cpus = cpus_allowed();
     println!("allfives engine bench");
+    if plan.smoke {
+        println!("  SMOKE RUN (no --bench argument): figures are not meaningful; use cargo bench");
+    }
     println!(
         "  CPUs online: {}; this process may run on CPUs {} ({})",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -71,8 +115,8 @@ fn main() {
     );
     println!();
 
-    let engine = engine_section();
-    let pipes = pipe_section(&cpus);
+    let engine = engine_section(plan);
+    let pipes = pipe_section(plan, &cpus);
     ratio_section(&engine, &pipes);
     println!();
     println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
@@ -102,7 +146,7 @@ impl EngineRun {
     }
 }
 
-fn engine_section() -> Vec<EngineRun> {
+fn engine_section(plan: Plan) -> Vec<EngineRun> {
     let mut three_all = Rules::new(3);
     three_all.spinner = SpinnerRule::All;
     let configs: [(&'static str, Rules); 3] = [
@@ -111,8 +155,8 @@ fn engine_section() -> Vec<EngineRun> {
         ("3 players, spinner=all", three_all),
     ];
     println!(
-        "Engine: random legal games in-process, {:.0} s per configuration (seeded ChaCha8)",
-        ENGINE_BUDGET.as_secs_f64()
+        "Engine: random legal games in-process, {:?} per configuration (seeded ChaCha8)",
+        plan.engine_budget
     );
     println!(
         "  {:<26} {:>12} {:>9} {:>10} {:>9} {:>11} {:>11}",
@@ -121,8 +165,8 @@ fn engine_section() -> Vec<EngineRun> {
     let mut runs = Vec::new();
     for (i, (name, rules)) in configs.into_iter().enumerate() {
         let seed = 1000 + i as u64;
-        play_for(name, rules, seed, ENGINE_WARM_UP);
-        let run = play_for(name, rules, seed + 100, ENGINE_BUDGET);
+        play_for(name, rules, seed, plan.engine_warm_up);
+        let run = play_for(name, rules, seed + 100, plan.engine_budget);
         println!(
             "  {:<26} {:>12} {:>9.1} {:>10} {:>9} {:>11.1} {:>11.2}",
             run.name,
@@ -237,17 +281,19 @@ struct Pipes {
     pinned: Option<RoundTrip>,
 }
 
-fn pipe_section(cpus: &str) -> Pipes {
+fn pipe_section(plan: Plan, cpus: &str) -> Pipes {
     println!(
         "Pipe round trip: {REQUEST_LEN}-byte line to a child process, {}-byte line back; \
-         {PIPE_WARM_UP} warm-up, {PIPE_ROUNDS} timed",
-        ANSWER.len()
+         {} warm-up, {} timed",
+        ANSWER.len(),
+        plan.pipe_warm_up,
+        plan.pipe_rounds
     );
     println!(
         "  {:<34} {:>10} {:>10} {:>10} {:>10}   CPUs parent / child",
         "placement", "mean us", "median us", "p99 us", "min us"
     );
-    let free = match pipe_round_trip() {
+    let free = match pipe_round_trip(plan) {
         Ok(rt) => Some(rt),
         Err(e) => {
             println!("  as started: failed: {e}");
@@ -262,7 +308,7 @@ fn pipe_section(cpus: &str) -> Pipes {
     if let Some(rt) = &free {
         print_round_trip(label, rt);
     }
-    let pinned = match pinned_round_trip() {
+    let pinned = match pinned_round_trip(plan) {
         Ok(rt) => {
             print_round_trip("both pinned: taskset -c 0", &rt);
             Some(rt)
@@ -294,13 +340,14 @@ fn print_round_trip(label: &str, rt: &RoundTrip) {
 }
 
 /// Re-runs this binary under `taskset -c 0` to measure with both processes on CPU 0.
-fn pinned_round_trip() -> io::Result<RoundTrip> {
+fn pinned_round_trip(plan: Plan) -> io::Result<RoundTrip> {
     let exe = std::env::current_exe()?;
     let output = Command::new("taskset")
         .arg("-c")
         .arg("0")
         .arg(&exe)
         .arg(PIPE_ONLY)
+        .arg(if plan.smoke { SMOKE } else { BENCH })
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()?;
@@ -310,8 +357,9 @@ fn pinned_round_trip() -> io::Result<RoundTrip> {
     })
 }
 
-/// Spawns the echo child and times `PIPE_ROUNDS` round trips after `PIPE_WARM_UP` untimed ones.
-fn pipe_round_trip() -> io::Result<RoundTrip> {
+/// Spawns the echo child and times `plan.pipe_rounds` round trips after `plan.pipe_warm_up`
+/// untimed ones.
+fn pipe_round_trip(plan: Plan) -> io::Result<RoundTrip> {
     let exe = std::env::current_exe()?;
     let mut child = Command::new(exe)
         .arg(ECHO_CHILD)
@@ -328,8 +376,8 @@ fn pipe_round_trip() -> io::Result<RoundTrip> {
     let child_cpus = String::from_utf8_lossy(&line).trim().to_string();
 
     let request = request_line();
-    let mut times = Vec::with_capacity(PIPE_ROUNDS);
-    for round in 0..PIPE_WARM_UP + PIPE_ROUNDS {
+    let mut times = Vec::with_capacity(plan.pipe_rounds);
+    for round in 0..plan.pipe_warm_up + plan.pipe_rounds {
         line.clear();
         let t0 = Instant::now();
         to_child.write_all(&request)?;
@@ -342,7 +390,7 @@ fn pipe_round_trip() -> io::Result<RoundTrip> {
                 ANSWER.len()
             )));
         }
-        if round >= PIPE_WARM_UP {
+        if round >= plan.pipe_warm_up {
             times.push(elapsed.as_nanos() as f64);
         }
     }

@@ -175,7 +175,9 @@ fn mean_turn_bytes(dir: &std::path::Path) -> usize {
     let (mut bytes, mut turns) = (0, 0);
     for event in replay.game.events() {
         match event {
-            allfives::Event::HandStart { deal, .. } => game.start_hand(deal.clone()).expect("deal"),
+            allfives::Event::HandStart { deal, .. } => {
+                game.start_hand((**deal).clone()).expect("deal")
+            }
             allfives::Event::Play {
                 seat, tile, end, ..
             } => {

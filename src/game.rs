@@ -110,8 +110,8 @@ pub enum Event {
     HandStart {
         /// The hand's number, from 1.
         hand: u32,
-        /// The deal.
-        deal: Deal,
+        /// The deal (boxed, like the other large events, to keep every event small).
+        deal: Box<Deal>,
     },
     /// A tile was placed.
     Play {
@@ -139,9 +139,9 @@ pub enum Event {
         seat: Seat,
     },
     /// A hand ended and was scored.
-    HandEnd(HandSummary),
+    HandEnd(Box<HandSummary>),
     /// The game ended.
-    GameEnd(GameResult),
+    GameEnd(Box<GameResult>),
 }
 
 #[derive(Debug, Clone)]
@@ -298,7 +298,7 @@ impl Game {
         };
         self.events.push(Event::HandStart {
             hand: self.hand_no,
-            deal,
+            deal: Box::new(deal),
         });
         self.hand_events = self.events.len();
         Ok(())
@@ -352,7 +352,7 @@ impl Game {
     /// the end of the hand or the end of the game. Returns the points the move scored.
     pub fn play(&mut self, seat: Seat, mv: Move) -> Result<u32, MoveError> {
         self.check(seat, mv)?;
-        let sum = self.table.layout.place(mv.tile, mv.end)?;
+        let sum = self.table.layout.place_checked(mv.tile, mv.end);
         self.table.hands[seat].remove(mv.tile);
         let points = points_of(sum);
         self.events.push(Event::Play {
@@ -433,7 +433,7 @@ impl Game {
             HandEnding::WentOut { seat } => Some(seat),
             HandEnding::Blocked => None,
         };
-        self.events.push(Event::HandEnd(HandSummary {
+        self.events.push(Event::HandEnd(Box::new(HandSummary {
             hand: self.hand_no,
             ending,
             hands: hands.iter().map(|h| h.iter().collect()).collect(),
@@ -441,7 +441,7 @@ impl Game {
             points,
             scores: self.scores().to_vec(),
             next_leader,
-        }));
+        })));
         if let Some(side) = self.winner_after_hand() {
             self.finish(GameEnding::Target { side }, None);
         } else if self.hand_no >= self.rules.max_hands {
@@ -506,7 +506,7 @@ impl Game {
             scores,
             ranks,
         };
-        self.events.push(Event::GameEnd(result.clone()));
+        self.events.push(Event::GameEnd(Box::new(result.clone())));
         self.state = State::Over(result);
     }
 }

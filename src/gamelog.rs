@@ -323,7 +323,8 @@ fn apply_event(replay: &mut Replay, logged: &Logged, checked: &mut usize) -> Res
     let game = &mut replay.game;
     match &logged.event {
         Event::HandStart { deal, .. } => {
-            game.start_hand(deal.clone()).map_err(|e| e.to_string())?;
+            game.start_hand((**deal).clone())
+                .map_err(|e| e.to_string())?;
         }
         Event::Play {
             seat, tile, end, ..

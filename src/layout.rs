@@ -23,6 +23,15 @@ pub fn points_of(sum: u32) -> u32 {
     if sum.is_multiple_of(5) { sum } else { 0 }
 }
 
+/// The slots whose bits are set in `mask`, in order.
+fn slots(mut mask: u16) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let slot = mask.trailing_zeros() as usize;
+        mask &= mask.wrapping_sub(1);
+        (slot < MAX_ARMS).then_some(slot)
+    })
+}
+
 /// The name of an arm of the layout, and so of the open end at its tip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EndId {
@@ -162,6 +171,14 @@ pub struct Layout {
     arms: [Arm; MAX_ARMS],
     spinners: u8,
     on_table: TileSet,
+    // Derived after each placement, so that queries (asked many times a move) cost nothing.
+    open: u16,
+    numbers: [u8; MAX_ARMS],
+    counts: [u8; MAX_ARMS],
+    sum: u32,
+    playable: TileSet,
+    /// For each number, the open arms showing it.
+    arms_with: [u16; 7],
 }
 
 impl fmt::Debug for Layout {
@@ -190,6 +207,12 @@ impl Layout {
             arms: [Arm::default(); MAX_ARMS],
             spinners: 0,
             on_table: TileSet::EMPTY,
+            open: 0,
+            numbers: [0; MAX_ARMS],
+            counts: [0; MAX_ARMS],
+            sum: 0,
+            playable: TileSet::FULL,
+            arms_with: [0; 7],
         }
     }
 
@@ -230,30 +253,25 @@ impl Layout {
 
     /// The open ends, in the order left, right, then each spinner's up and down.
     pub fn open_ends(&self) -> impl Iterator<Item = OpenEnd> + '_ {
-        (0..MAX_ARMS)
-            .filter(|&slot| self.arms[slot].open)
-            .map(|slot| OpenEnd {
-                end: EndId::from_slot(slot),
-                number: self.number_at(slot),
-                counts: self.counts_at(slot),
-            })
+        self.open_slots().map(|slot| OpenEnd {
+            end: EndId::from_slot(slot),
+            number: self.numbers[slot],
+            counts: u32::from(self.counts[slot]),
+        })
     }
 
+    /// The slots of the open arms, in order.
+    fn open_slots(&self) -> impl Iterator<Item = usize> + use<> {
+        slots(self.open)
+    }
     /// The sum of the open ends: what scores when it is a positive multiple of five.
     pub fn sum(&self) -> u32 {
-        self.open_ends().map(|e| e.counts).sum()
+        self.sum
     }
 
     /// The tiles (of all 28) that match some open end; every tile when the layout is empty.
     pub fn playable(&self) -> TileSet {
-        if self.is_empty() {
-            return TileSet::FULL;
-        }
-        (0..MAX_ARMS)
-            .filter(|&s| self.arms[s].open)
-            .fold(TileSet::EMPTY, |acc, s| {
-                acc.union(TileSet::with_number(self.number_at(s)))
-            })
+        self.playable
     }
 
     /// Calls `f` with each end `tile` may be played on (`None` once, for a lead).
@@ -261,10 +279,10 @@ impl Layout {
         if self.is_empty() {
             return f(None);
         }
-        for slot in 0..MAX_ARMS {
-            if self.arms[slot].open && tile.has(self.number_at(slot)) {
-                f(Some(EndId::from_slot(slot)));
-            }
+        let (a, b) = tile.numbers();
+        let fits = self.arms_with[a as usize] | self.arms_with[b as usize];
+        for slot in slots(fits) {
+            f(Some(EndId::from_slot(slot)));
         }
     }
 
@@ -293,7 +311,7 @@ impl Layout {
         if !arm.open {
             return Err(MoveError::ShortEndClosed { end });
         }
-        if tile.has(self.number_at(slot)) {
+        if tile.has(self.numbers[slot]) {
             return Ok(());
         }
         let ends: Vec<OpenEnd> = self.open_ends().collect();
@@ -307,11 +325,37 @@ impl Layout {
     /// Places `tile` on `end` (`None` leads), and returns the new sum.
     pub fn place(&mut self, tile: Tile, end: Option<EndId>) -> Result<u32, MoveError> {
         self.check(tile, end)?;
+        Ok(self.place_checked(tile, end))
+    }
+
+    /// [`place`](Layout::place) for a move already checked.
+    pub(crate) fn place_checked(&mut self, tile: Tile, end: Option<EndId>) -> u32 {
         match end {
             None => self.lead(tile),
             Some(end) => self.extend(tile, end.slot()),
         }
-        Ok(self.sum())
+        self.refresh();
+        self.sum
+    }
+
+    /// Derives the open ends, their numbers and counts, the sum and the playable tiles.
+    fn refresh(&mut self) {
+        self.open = 0;
+        self.sum = 0;
+        self.playable = TileSet::EMPTY;
+        self.arms_with = [0; 7];
+        let arms = 2 + 2 * self.spinners as usize;
+        for slot in 0..arms {
+            if self.arms[slot].open {
+                let (number, counts) = (self.number_at(slot), self.counts_at(slot));
+                self.open |= 1 << slot;
+                self.numbers[slot] = number;
+                self.counts[slot] = counts as u8;
+                self.sum += counts;
+                self.arms_with[number as usize] |= 1 << slot;
+                self.playable = self.playable.union(TileSet::with_number(number));
+            }
+        }
     }
 
     fn lead(&mut self, tile: Tile) {
@@ -327,7 +371,7 @@ impl Layout {
     }
 
     fn extend(&mut self, tile: Tile, slot: usize) {
-        let number = self.number_at(slot);
+        let number = self.numbers[slot];
         let outer = tile
             .other(number)
             .expect("check() made sure the tile matches");

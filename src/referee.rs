@@ -316,10 +316,10 @@ impl Table<'_> {
                 }
             }
             Event::HandEnd(summary) => same_for_all(ToBot::HandEnd {
-                summary: summary.clone(),
+                summary: (**summary).clone(),
             }),
             Event::GameEnd(result) => same_for_all(ToBot::GameEnd {
-                result: result.clone(),
+                result: (**result).clone(),
             }),
             Event::HandStart { .. } | Event::Draw { .. } => {
                 for (seat, &p) in seating.iter().enumerate() {

@@ -33,7 +33,7 @@ fn last_hand_end(game: &Game) -> HandSummary {
         .iter()
         .rev()
         .find_map(|e| match e {
-            Event::HandEnd(summary) => Some(summary.clone()),
+            Event::HandEnd(summary) => Some((**summary).clone()),
             _ => None,
         })
         .expect("a hand has ended")
@@ -370,7 +370,10 @@ fn finish_immediate_ends_mid_hand() {
         !game.events().iter().any(|e| matches!(e, Event::HandEnd(_))),
         "the unfinished hand is not scored"
     );
-    assert_eq!(game.events().last(), Some(&Event::GameEnd(result)));
+    assert_eq!(
+        game.events().last(),
+        Some(&Event::GameEnd(Box::new(result)))
+    );
     assert_eq!(
         game.play(
             1,

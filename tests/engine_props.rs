@@ -150,7 +150,7 @@ fn check_events(game: &Game, tracker: &mut Tracker) {
                 }
             }
             Event::GameEnd(result) => {
-                assert_eq!(Some(result), game.result());
+                assert_eq!(Some(&**result), game.result());
                 assert_eq!(result.scores, tracker.scores);
                 assert_eq!(result.ranks.len(), rules.players);
                 assert!(result.ranks.contains(&1));
