@@ -5,6 +5,7 @@
 //! rules, not choices, so the engine performs them itself and records them as [`Event`]s.
 
 use rand::Rng;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::deal::Deal;
@@ -14,7 +15,7 @@ use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat};
 use crate::tile::{Tile, TileSet};
 
 /// A move: a tile and the end it goes on (`None` for the lead).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Move {
     /// The tile played.
     pub tile: Tile,
@@ -40,7 +41,7 @@ pub enum Status<'a> {
 }
 
 /// How a hand ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HandEnding {
     /// The seat played its last tile.
@@ -53,7 +54,7 @@ pub enum HandEnding {
 }
 
 /// The scoring of a finished hand.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HandSummary {
     /// The hand's number, from 1.
     pub hand: u32,
@@ -72,7 +73,7 @@ pub struct HandSummary {
 }
 
 /// Why a game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GameEnding {
     /// A side reached the target (mid-hand with `finish = immediate`, else after a hand).
@@ -90,7 +91,7 @@ pub enum GameEnding {
 }
 
 /// The final result of a game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GameResult {
     /// Why the game ended.
     pub ending: GameEnding,

@@ -9,6 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::MoveError;
@@ -108,6 +109,20 @@ impl FromStr for EndId {
     }
 }
 
+impl JsonSchema for EndId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EndId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An open end: left and right along the line, up and down off the first spinner, upN/downN off the N-th spinner.",
+            "type": "string",
+            "enum": END_NAMES,
+        })
+    }
+}
+
 impl Serialize for EndId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.name())
@@ -122,7 +137,7 @@ impl<'de> Deserialize<'de> for EndId {
 }
 
 /// An open end: where a tile may go, the number it must match, and what it adds to the sum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct OpenEnd {
     /// The end's name.
     pub end: EndId,
@@ -133,7 +148,7 @@ pub struct OpenEnd {
 }
 
 /// A tile on the table, as played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Placement {
     /// The tile.
     pub tile: Tile,

@@ -124,7 +124,13 @@ fn check_command(args: &CheckArgs) -> u8 {
 }
 
 fn schema_command() -> u8 {
-    fail(FAILED, "schema is not built yet")
+    match serde_json::to_string_pretty(&allfives::protocol::schema()) {
+        Ok(text) => {
+            println!("{text}");
+            0
+        }
+        Err(e) => fail(FAILED, e),
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

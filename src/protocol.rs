@@ -2,6 +2,7 @@
 //!
 //! `protocol.md` is the contract for bot authors; these types are its source of truth.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{GameResult, HandSummary, Move};
@@ -17,7 +18,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const MAX_BOT_LINE: usize = 64 * 1024;
 
 /// The time controls, as a bot is told them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ClockInfo {
     /// Time allowed for the handshake, in milliseconds.
     pub startup_ms: u64,
@@ -28,7 +29,7 @@ pub struct ClockInfo {
 }
 
 /// A message from the referee to a bot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBot {
     /// The handshake: answer with [`FromBot::Hello`] echoing `id`.
@@ -95,7 +96,7 @@ pub enum ToBot {
 }
 
 /// A message from a bot to the referee.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FromBot {
     /// The answer to the handshake.
@@ -136,4 +137,23 @@ impl FromBot {
             FromBot::Hello { .. } => None,
         }
     }
+}
+
+/// The JSON Schema (draft 2020-12) of every message, both ways: `$defs.ToBot` for what the referee
+/// sends, `$defs.FromBot` for what a bot answers; the root accepts either.
+pub fn schema() -> serde_json::Value {
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let to_bot = generator.subschema_for::<ToBot>();
+    let from_bot = generator.subschema_for::<FromBot>();
+    let mut defs = generator.take_definitions(true);
+    defs.entry("ToBot").or_insert_with(|| to_bot.to_value());
+    defs.entry("FromBot").or_insert_with(|| from_bot.to_value());
+    serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": format!("allfives-protocol-{PROTOCOL_VERSION}"),
+        "title": format!("allfives protocol {PROTOCOL_VERSION}"),
+        "description": "One JSON object a line. ToBot: referee to bot. FromBot: bot to referee.",
+        "oneOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
+        "$defs": defs,
+    })
 }

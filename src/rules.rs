@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::tile::SET_SIZE;
@@ -10,7 +11,7 @@ use crate::tile::SET_SIZE;
 pub type Seat = usize;
 
 /// Which doubles are spinners (rule option `spinner`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SpinnerRule {
     /// Only the first double of a hand (the lead included) spins. The default.
@@ -22,7 +23,7 @@ pub enum SpinnerRule {
 }
 
 /// How a hand's remaining tiles are scored (rule option `hand_end`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HandEnd {
     /// Each player's own remaining pips, rounded, come off that player's (team's) score. The default.
@@ -32,7 +33,7 @@ pub enum HandEnd {
 }
 
 /// When reaching the target ends the game (rule option `finish`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Finish {
     /// The moment a score reaches the target, even mid-hand. The default.
@@ -42,7 +43,7 @@ pub enum Finish {
 }
 
 /// Every rule option of a game. Build one with [`Rules::new`] and change what differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rules {
     /// Number of players, 2 to 4.

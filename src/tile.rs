@@ -150,6 +150,22 @@ impl FromStr for Tile {
     }
 }
 
+impl schemars::JsonSchema for Tile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Tile".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A tile [a, b], each number 0 to 6 (sent smaller first; either order accepted).",
+            "type": "array",
+            "items": { "type": "integer", "minimum": 0, "maximum": 6 },
+            "minItems": 2,
+            "maxItems": 2,
+        })
+    }
+}
+
 impl Serialize for Tile {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         [self.low, self.high].serialize(serializer)

@@ -1,5 +1,6 @@
 //! A seat's view: exactly what one seat may know, and nothing it may not.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Event, Game, Move, Status};
@@ -10,7 +11,7 @@ use crate::tile::Tile;
 /// What one seat may know of the game at this moment.
 ///
 /// It never holds another seat's tile, the boneyard's order or the seed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct View {
     /// The seat this view is for.
     pub seat: Seat,
@@ -48,7 +49,7 @@ pub struct View {
 
 /// A legal move and what it would make of the layout: public arithmetic, offered so that a
 /// simple bot need not model the layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Choice {
     /// The tile.
     pub tile: Tile,
@@ -71,7 +72,7 @@ impl Choice {
 }
 
 /// An event of the hand as a given seat saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Seen {
     /// A tile was placed.
