@@ -19,6 +19,9 @@ pub enum Builtin {
     Random(Box<ChaCha8Rng>),
     /// Plays the move that scores most now; on a tie, the heaviest tile; then the first listed.
     Greedy,
+    /// Plays the first tile of its script that is legal, on the first end it fits; else the
+    /// first legal move. For fixed positions (`allfives check`); not offered as `builtin:`.
+    Script(Vec<crate::tile::Tile>),
 }
 
 impl Builtin {
@@ -39,6 +42,11 @@ impl Builtin {
                 view.legal.get(i).map(|c| c.to_move())
             }
             Builtin::Greedy => greedy(view),
+            Builtin::Script(tiles) => tiles
+                .iter()
+                .find_map(|t| view.legal.iter().find(|c| c.tile == *t))
+                .or(view.legal.first())
+                .map(|c| c.to_move()),
         }
     }
 }

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod builtin;
+pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod deal;

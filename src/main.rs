@@ -1,19 +1,28 @@
 //! The `allfives` command. Exit codes: 0 done (a bot losing by a fault is a result, not an
 //! error); 1 the referee itself failed (e.g. a log could not be written); 2 bad arguments or an
-//! unreadable input file; 3 a replayed log does not check out; 130 interrupted.
+//! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
+//! 130 interrupted.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
+use std::time::Duration;
+
+use allfives::check;
 use allfives::cli::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
+use allfives::clock::Clocks;
 use allfives::gamelog;
 use allfives::matchplay::run_match;
 use allfives::output;
+use allfives::player::{BotSpec, Player};
+use allfives::process::StderrSink;
+use allfives::protocol::MAX_BOT_LINE;
 
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;
 const BAD_LOG: u8 = 3;
+const CHECK_FAILED: u8 = 4;
 const INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
@@ -41,12 +50,9 @@ fn match_command(args: &MatchArgs) -> u8 {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(runtime) => runtime,
-        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
+        Err(code) => return code,
     };
     if !args.json {
         println!("{}", output::match_banner(&config));
@@ -119,8 +125,61 @@ fn replay_command(args: &ReplayArgs) -> u8 {
 }
 
 fn check_command(args: &CheckArgs) -> u8 {
-    let _ = args;
-    fail(FAILED, "check is not built yet")
+    let spec = match BotSpec::parse(&args.bot) {
+        Ok(spec) => spec,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let dir = check::log_dir();
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
+    }
+    let stderr = dir.join("bot.stderr");
+    let sink = StderrSink {
+        file: Some(stderr.clone()),
+        cap: 1024 * 1024,
+        echo_prefix: None,
+    };
+    let clocks = Clocks {
+        startup: Duration::from_millis(args.startup_ms),
+        per_move: Duration::from_millis(args.move_ms),
+        bank: Duration::ZERO,
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    let steps = match runtime.block_on(check::check(bot, clocks, &dir)) {
+        Ok(steps) => steps,
+        Err(e) => return fail(FAILED, format!("the check stopped: {e}")),
+    };
+    for step in &steps {
+        println!("{step}");
+    }
+    let failed = steps.iter().filter(|s| !s.passed).count();
+    if failed == 0 {
+        println!("all {} steps passed", steps.len());
+        return 0;
+    }
+    println!(
+        "{failed} of {} steps failed; logs in {}",
+        steps.len(),
+        dir.display()
+    );
+    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+    let tail: Vec<&str> = text.lines().rev().take(40).collect();
+    if !tail.is_empty() {
+        println!("--- the bot's stderr (last {} lines) ---", tail.len());
+        tail.iter().rev().for_each(|line| println!("{line}"));
+    }
+    CHECK_FAILED
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, u8> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| fail(FAILED, format!("cannot start the async runtime: {e}")))
 }
 
 fn schema_command() -> u8 {

@@ -12,7 +12,7 @@ use crate::builtin::{self, Builtin};
 use crate::clock::{Clock, Clocks};
 use crate::fault::{Fault, FaultKind};
 use crate::game::Move;
-use crate::process::{BotProcess, Received, StderrSink};
+use crate::process::{BotProcess, Ending, Received, StderrSink};
 use crate::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 use crate::view::View;
 
@@ -184,6 +184,27 @@ impl Player {
         }
     }
 
+    /// A player driven by a given builtin (fixed positions in `allfives check`).
+    pub fn with_builtin(name: &str, bot: Builtin) -> Player {
+        let spec = BotSpec {
+            name: name.to_string(),
+            command: format!("builtin:{name}"),
+            kind: BotKind::Builtin(name.to_string()),
+        };
+        Player {
+            spec,
+            stats: BotStats::default(),
+            runner: Runner::Builtin(bot),
+            next_id: 1,
+            sink: StderrSink {
+                file: None,
+                cap: 0,
+                echo_prefix: None,
+            },
+            max_line: 0,
+        }
+    }
+
     /// Starts the bot's process and shakes hands, unless it is already running.
     pub async fn start(&mut self, clocks: &Clocks) -> Result<(), Fault> {
         let BotKind::Command(argv) = &self.spec.kind else {
@@ -280,20 +301,24 @@ impl Player {
         chosen.map(|mv| (mv, took))
     }
 
-    /// Stops the bot's process, if it has one; the next [`start`](Player::start) starts anew.
-    pub async fn stop(&mut self, how: Stop) {
-        if let Runner::Process(slot) = &mut self.runner
-            && let Some(process) = slot.take()
-        {
-            match how {
-                Stop::Politely(grace) => {
-                    let mut process = *process;
-                    process.queue(&encode(&ToBot::Bye));
-                    process.shutdown(grace).await;
-                }
-                Stop::Kill => (*process).kill().await,
+    /// Stops the bot's process, if it has one, and says how it ended (`None` without one);
+    /// the next [`start`](Player::start) starts anew.
+    pub async fn stop(&mut self, how: Stop) -> Option<Ending> {
+        let Runner::Process(slot) = &mut self.runner else {
+            return None;
+        };
+        let process = *slot.take()?;
+        Some(match how {
+            Stop::Politely(grace) => {
+                let mut process = process;
+                process.queue(&encode(&ToBot::Bye));
+                process.shutdown(grace).await
             }
-        }
+            Stop::Kill => {
+                process.kill().await;
+                Ending::Killed
+            }
+        })
     }
 
     fn take_id(&mut self) -> u64 {

@@ -33,6 +33,17 @@ pub struct StderrSink {
     pub echo_prefix: Option<String>,
 }
 
+/// How a bot process came to its end when it was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited by itself once its input closed.
+    Exited,
+    /// It needed SIGTERM.
+    Terminated,
+    /// It needed SIGKILL.
+    Killed,
+}
+
 /// What a bot wrote, or what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Received {
@@ -182,16 +193,20 @@ impl BotProcess {
 
     /// Ends the process politely: writes what is queued and closes its input, gives it `grace`
     /// to exit, then SIGTERM, then SIGKILL, always to the whole group.
-    pub async fn shutdown(mut self, grace: Duration) {
+    pub async fn shutdown(mut self, grace: Duration) -> Ending {
         self.flush(grace).await;
         self.stdin = None;
+        let mut ending = Ending::Exited;
         if self.exit.is_none() && timeout(grace, self.child.wait()).await.is_err() {
             let _ = killpg(self.pgid, Signal::SIGTERM);
+            ending = Ending::Terminated;
             if timeout(grace, self.child.wait()).await.is_err() {
                 let _ = killpg(self.pgid, Signal::SIGKILL);
+                ending = Ending::Killed;
             }
         }
         self.reap().await;
+        ending
     }
 
     /// Kills the whole group at once (after a fault).
