@@ -72,7 +72,7 @@ pub enum OnFault {
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// The bots, 2 to 4: `builtin:random`, `builtin:greedy`, a path to an executable, or a
-    /// quoted command line such as "python3 sample_bots/python/greedy.py".
+    /// quoted command line such as "python3 sample_bots/python/greedy_bot.py".
     #[arg(required = true, num_args = 2..=4, value_name = "BOT")]
     pub bots: Vec<String>,
     /// How many games; the seats rotate from game to game.

@@ -65,8 +65,10 @@ fn match_command(args: &MatchArgs) -> u8 {
             }
         });
         tokio::select! {
-            report = played => Some(report),
+            // Polled first, so that the signal handlers are in place before any bot starts.
+            biased;
             () = interrupted() => None,
+            report = played => Some(report),
         }
     });
     match outcome {

@@ -53,6 +53,7 @@ impl BotSpec {
             .filter(|a| !a.is_empty())
             .ok_or_else(|| format!("bot '{text}' is not a command line (check its quotes)"))?;
         find_program(&argv[0]).map_err(|why| format!("bot '{text}': {why}"))?;
+        find_script(&argv[1..]).map_err(|why| format!("bot '{text}': {why}"))?;
         Ok(BotSpec {
             name: name_of(&argv),
             command: text.to_string(),
@@ -84,6 +85,25 @@ fn find_program(program: &str) -> Result<(), String> {
     match std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
         true => Ok(()),
         false => Err(format!("{program} is not found on PATH")),
+    }
+}
+
+/// Checks the script an interpreter is given (`python3 bot.py`), when the first argument names
+/// one by its extension: a typo there would otherwise show only as a crash at the first game.
+fn find_script(args: &[String]) -> Result<(), String> {
+    const SCRIPTS: [&str; 10] = [
+        "py", "js", "mjs", "cjs", "rb", "pl", "lua", "sh", "php", "jar",
+    ];
+    let Some(first) = args.iter().find(|a| !a.starts_with('-')) else {
+        return Ok(());
+    };
+    let path = Path::new(first);
+    let is_script = path
+        .extension()
+        .is_some_and(|e| SCRIPTS.contains(&e.to_string_lossy().as_ref()));
+    match is_script && !path.is_file() {
+        true => Err(format!("{first} is not a file")),
+        false => Ok(()),
     }
 }
 
@@ -223,6 +243,19 @@ impl Player {
         });
         let answer = exchange(&mut process, id, &hello, clocks.startup, self.max_line).await;
         match answer {
+            Ok((
+                FromBot::Hello {
+                    protocol: Some(version),
+                    ..
+                },
+                _,
+            )) if version != PROTOCOL_VERSION => {
+                process.kill().await;
+                Err(Fault::new(
+                    FaultKind::Malformed,
+                    format!("speaks protocol {version}; this referee speaks {PROTOCOL_VERSION}"),
+                ))
+            }
             Ok((FromBot::Hello { .. }, _)) => {
                 self.runner = Runner::Process(Some(Box::new(process)));
                 Ok(())

@@ -277,6 +277,12 @@ impl LineReader {
     fn take_line(&mut self) -> Option<Received> {
         let found = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
         match found {
+            Some(at) if !self.skipping && self.scanned + at > self.max_line => {
+                let start = excerpt(&self.buf[..self.scanned + at]);
+                self.buf.drain(..=self.scanned + at);
+                self.scanned = 0;
+                Some(Received::TooLong(start))
+            }
             Some(at) => {
                 let end = self.scanned + at;
                 let line: Vec<u8> = self.buf.drain(..=end).take(end).collect();
@@ -310,14 +316,11 @@ impl LineReader {
     }
 
     async fn fill(&mut self) {
-        let len = self.buf.len();
-        self.buf.resize(len + 64 * 1024, 0);
-        match self.stdout.read(&mut self.buf[len..]).await {
-            Ok(0) | Err(_) => {
-                self.buf.truncate(len);
-                self.eof = true;
-            }
-            Ok(n) => self.buf.truncate(len + n),
+        // read_buf only ever appends what was read, so a read cut off by a deadline leaves the
+        // buffer as it was.
+        self.buf.reserve(64 * 1024);
+        if let Ok(0) | Err(_) = self.stdout.read_buf(&mut self.buf).await {
+            self.eof = true;
         }
     }
 }

@@ -156,11 +156,11 @@ impl Table<'_> {
     /// Starts every seat's player and tells it the game begins; a player that cannot start
     /// forfeits.
     async fn start(&mut self, game: &mut Game) -> io::Result<()> {
+        let mut failed = Vec::new();
         for seat in 0..self.setup.rules.players {
             let player = self.setup.seating[seat];
             if let Err(fault) = self.players[player].start(&self.setup.clocks).await {
-                self.fault(game, seat, fault, true).await?;
-                return Ok(());
+                failed.push((seat, fault));
             }
         }
         let names: Vec<String> = self
@@ -177,6 +177,10 @@ impl Table<'_> {
                 players: names.clone(),
                 clock: self.setup.clocks.info(),
             }));
+        }
+        // Every bot that runs hears of the game before it hears of its end.
+        for (seat, fault) in failed {
+            self.fault(game, seat, fault, true).await?;
         }
         Ok(())
     }
@@ -277,7 +281,10 @@ impl Table<'_> {
         self.faults.push(record);
         if forfeit {
             player.stop(Stop::Kill).await;
-            game.forfeit(seat).map_err(io::Error::other)?;
+            // Only the first forfeit ends the game (several bots may fail to start).
+            if game.result().is_none() {
+                game.forfeit(seat).map_err(io::Error::other)?;
+            }
         }
         Ok(())
     }

@@ -1,0 +1,281 @@
+//! What the end-to-end tests share: a sandbox a test (a temporary directory whose name marks
+//! every bot process the test starts), running the real `allfives` binary with a bound on its
+//! time, and finding processes that outlived it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+use tempfile::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_allfives");
+/// No run of the referee in these tests may take longer (it would be hung).
+pub const HUNG: Duration = Duration::from_secs(60);
+
+// ---------------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------------
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A shell word (the referee splits bot commands like a POSIX shell).
+pub fn quote(word: &str) -> String {
+    if word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A test's private directory; its name marks every bot process the test starts.
+pub struct Sandbox {
+    dir: TempDir,
+    token: String,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = tempfile::Builder::new()
+            .prefix("allfives-referee-")
+            .tempdir()
+            .expect("a temporary directory");
+        let token = dir
+            .path()
+            .file_name()
+            .expect("a named directory")
+            .to_string_lossy()
+            .into_owned();
+        Sandbox { dir, token }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn logs(&self) -> PathBuf {
+        self.path("logs")
+    }
+
+    pub fn log(&self, game: usize) -> PathBuf {
+        self.logs().join(format!("game-{game}.jsonl"))
+    }
+
+    /// The command line of a Python script with its arguments, marked with the token.
+    /// The token that marks this test's processes.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    pub fn python(&self, script: &Path, args: &[&str]) -> String {
+        let mut words = vec!["python3".to_string(), quote(&script.display().to_string())];
+        words.extend(args.iter().map(|a| quote(a)));
+        words.push(self.token.clone());
+        words.join(" ")
+    }
+
+    pub fn fixture(&self, name: &str, args: &[&str]) -> String {
+        let script = root().join(format!("tests/fixtures/bots/{name}.py"));
+        self.python(&script, args)
+    }
+
+    pub fn sample(&self, name: &str, args: &[&str]) -> String {
+        let script = root().join(format!("sample_bots/python/{name}.py"));
+        self.python(&script, args)
+    }
+
+    /// Fails if a process started by this test is still alive. A process sent SIGKILL may take
+    /// a moment to vanish, so survivors are looked for up to 3 s; one that lives on is a leak.
+    pub fn assert_no_bot_left(&self) {
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let alive = processes_holding(&self.token);
+            if alive.is_empty() {
+                return;
+            }
+            if Instant::now() > deadline {
+                for (pid, _) in &alive {
+                    let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+                }
+                panic!("bot processes outlived the referee: {alive:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Live (not zombie) processes whose command line contains `token`, other than this one.
+pub fn processes_holding(token: &str) -> Vec<(i32, String)> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !cmdline.contains(token) {
+            continue;
+        }
+        let zombie = fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|stat| {
+                let after = stat.rfind(')')?;
+                stat[after + 1..]
+                    .split_whitespace()
+                    .next()
+                    .map(|s| s == "Z")
+            })
+            .unwrap_or(true);
+        if !zombie {
+            found.push((pid, cmdline));
+        }
+    }
+    found
+}
+
+/// What a run of the referee came to.
+#[derive(Debug)]
+pub struct Ran {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub took: Duration,
+}
+
+impl Ran {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+pub fn spawn(args: &[String]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the allfives binary starts")
+}
+
+/// Runs the referee to its end (killing it and failing if it hangs).
+pub fn allfives<S: AsRef<str>>(args: &[S]) -> Ran {
+    let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
+    let start = Instant::now();
+    let child = spawn(&args);
+    let pid = child.id() as i32;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let output = match rx.recv_timeout(HUNG) {
+        Ok(output) => output.expect("waiting for allfives"),
+        Err(_) => {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            panic!("allfives {args:?} ran for over {HUNG:?}");
+        }
+    };
+    Ran {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        took: start.elapsed(),
+    }
+}
+
+/// Plays a match with `--json` into the sandbox's log directory; it must end with exit code 0.
+pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value) {
+    let mut args = vec!["match".to_string()];
+    args.extend(bots.iter().cloned());
+    args.extend(["--json", "--log-dir"].map(String::from));
+    args.push(sandbox.logs().display().to_string());
+    args.extend(options.iter().map(|o| o.to_string()));
+    let ran = allfives(&args);
+    assert_eq!(
+        ran.code,
+        Some(0),
+        "allfives {args:?} failed:\n{}",
+        ran.stderr
+    );
+    let report = ran.json();
+    (ran, report)
+}
+
+/// `allfives replay --quiet LOG` must accept the log; returns its stdout.
+pub fn assert_replays(log: &Path) -> String {
+    let ran = allfives(&[
+        "replay".to_string(),
+        "--quiet".into(),
+        log.display().to_string(),
+    ]);
+    assert_eq!(
+        ran.code,
+        Some(0),
+        "replay of {} failed: {}{}",
+        log.display(),
+        ran.stdout,
+        ran.stderr
+    );
+    assert!(ran.stdout.contains("checks out"), "{}", ran.stdout);
+    ran.stdout
+}
+
+pub fn log_lines(log: &Path) -> Vec<Value> {
+    let text = fs::read_to_string(log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+pub fn kind(v: &Value) -> &str {
+    v["type"].as_str().unwrap_or("")
+}
+
+pub fn uint(v: &Value) -> usize {
+    v.as_u64().unwrap_or_else(|| panic!("{v} is not a count")) as usize
+}
+
+/// The strong Rust sample bot, built with the workspace (`cargo test` builds every member).
+pub fn strong_bot() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary knows its path");
+    // target/<profile>/deps/main-<hash> -> target/<profile>/strong_bot
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in target/<profile>/deps");
+    let bot = profile.join("strong_bot");
+    assert!(
+        bot.is_file(),
+        "{} is not built: run `cargo build -p allfives-strong`",
+        bot.display()
+    );
+    bot
+}

@@ -1,0 +1,1382 @@
+//! The referee end to end: the real `allfives` binary, real bot processes (the Python sample bots
+//! and the misbehaving fixtures in `tests/fixtures/bots/`), real logs replayed by `allfives replay`.
+//!
+//! Every test runs in its own temporary directory whose name doubles as a marker: each bot is
+//! given it as an extra argument, so that after the referee exits no process whose command line
+//! holds it may remain. Needs `python3` on PATH.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use allfives::{Deal, Tile};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::harness::*;
+
+/// The bound on a match that a misbehaving bot cuts short.
+const QUICK: Duration = Duration::from_secs(20);
+const SEED: &str = "7";
+
+// ---------------------------------------------------------------------------------------------
+// Matches by the rules
+// ---------------------------------------------------------------------------------------------
+
+/// Checks a report's shape and that each game's log replays. Returns the logs.
+fn check_report(report: &Value, players: usize, teams: bool, games: usize) -> Vec<PathBuf> {
+    let sides = if teams { 2 } else { players };
+    assert_eq!(report["rules"]["players"], players);
+    assert_eq!(report["rules"]["teams"], teams);
+    assert_eq!(report["bots"].as_array().map(Vec::len), Some(players));
+    let records = report["games"].as_array().expect("games");
+    assert_eq!(records.len(), games, "{report:#}");
+    let mut logs = Vec::new();
+    for (i, game) in records.iter().enumerate() {
+        assert_eq!(game["game"], i + 1);
+        let scores: Vec<i64> = game["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .map(|s| s.as_i64().expect("a score"))
+            .collect();
+        let ranks: Vec<usize> = game["ranks"]
+            .as_array()
+            .expect("ranks")
+            .iter()
+            .map(uint)
+            .collect();
+        assert_eq!(scores.len(), sides, "{game:#}");
+        assert_eq!(ranks.len(), players, "{game:#}");
+        let seating: BTreeSet<usize> = game["seating"]
+            .as_array()
+            .expect("seating")
+            .iter()
+            .map(uint)
+            .collect();
+        assert_eq!(seating, (0..players).collect(), "{game:#}");
+        assert_eq!(game["faults"], Value::Array(vec![]), "{game:#}");
+        assert!(
+            ["target", "max_hands"].contains(&game["ending"]["kind"].as_str().unwrap_or("")),
+            "{game:#}"
+        );
+        assert!(uint(&game["hands"]) >= 1);
+        for (seat, &rank) in ranks.iter().enumerate() {
+            let side = if teams { seat % 2 } else { seat };
+            let better = scores.iter().filter(|&&s| s > scores[side]).count();
+            assert_eq!(rank, 1 + better, "seat {seat} in {game:#}");
+        }
+        let log = PathBuf::from(game["log"].as_str().expect("a log path"));
+        assert_replays(&log);
+        let lines = log_lines(&log);
+        assert_eq!(kind(&lines[0]), "header");
+        let end = lines.last().expect("a last line");
+        assert_eq!(kind(end), "game_end");
+        assert_eq!(end["scores"], game["scores"]);
+        assert_eq!(end["ranks"], game["ranks"]);
+        assert_eq!(end["forfeits"], Value::Array(vec![]));
+        logs.push(log);
+    }
+    let totals = report["totals"].as_array().expect("totals");
+    assert_eq!(totals.len(), players);
+    let played: usize = totals.iter().map(|t| uint(&t["games"])).sum();
+    assert_eq!(played, games * players);
+    for t in totals {
+        assert_eq!(t["forfeits"], 0);
+        assert_eq!(t["faults"], serde_json::json!({}));
+        assert_eq!(
+            uint(&t["wins"]) + uint(&t["draws"]) + uint(&t["losses"]),
+            uint(&t["games"])
+        );
+    }
+    logs
+}
+
+#[test]
+fn two_python_bots_with_every_rule_option_changed() {
+    let sb = Sandbox::new();
+    let bots = [
+        sb.sample("greedy_bot", &[]),
+        sb.sample("random_bot", &["3"]),
+    ];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "11",
+            "--hand-size",
+            "7",
+            "--spinner",
+            "all",
+            "--hand-end",
+            "bonus",
+            "--target",
+            "100",
+            "--finish",
+            "end-of-hand",
+        ],
+    );
+    let rules = &report["rules"];
+    assert_eq!(rules["hand_size"], 7);
+    assert_eq!(rules["spinner"], "all");
+    assert_eq!(rules["hand_end"], "bonus");
+    assert_eq!(rules["target"], 100);
+    assert_eq!(rules["finish"], "end_of_hand");
+    for log in check_report(&report, 2, false, 2) {
+        let lines = log_lines(&log);
+        let deal = &lines[1]["deal"];
+        assert_eq!(deal["hands"][0].as_array().map(Vec::len), Some(7));
+        // end_of_hand: the game ends after a hand, never in the middle of one.
+        assert_eq!(kind(&lines[lines.len() - 2]), "hand_end");
+    }
+    // Every game is replayed with the bots in swapped seats.
+    assert_eq!(report["games"][1]["seating"], serde_json::json!([1, 0]));
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn three_players_without_spinners_and_a_hand_limit() {
+    let sb = Sandbox::new();
+    let bots = [
+        "builtin:random".to_string(),
+        "builtin:greedy".to_string(),
+        sb.sample("greedy_bot", &[]),
+    ];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &[
+            "--games",
+            "3",
+            "--seed",
+            "12",
+            "--spinner",
+            "none",
+            "--max-hands",
+            "2",
+        ],
+    );
+    assert_eq!(report["rules"]["spinner"], "none");
+    assert_eq!(report["rules"]["hand_size"], 7);
+    for (game, log) in check_report(&report, 3, false, 3).iter().enumerate() {
+        let record = &report["games"][game];
+        assert!(uint(&record["hands"]) <= 2);
+        if record["ending"]["kind"] == "max_hands" {
+            assert_eq!(record["hands"], 2);
+        }
+        let text = fs::read_to_string(log).expect("log");
+        assert!(
+            !text.contains("\"up\""),
+            "no spinner, no short end: {log:?}"
+        );
+    }
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn four_players_in_partnerships() {
+    let sb = Sandbox::new();
+    let bots = [
+        sb.sample("random_bot", &["5"]),
+        "builtin:greedy".to_string(),
+        sb.sample("greedy_bot", &[]),
+        "builtin:random".to_string(),
+    ];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &["--games", "2", "--seed", "13", "--target", "100"],
+    );
+    assert_eq!(report["rules"]["hand_size"], 5);
+    check_report(&report, 4, true, 2);
+    for game in report["games"].as_array().expect("games") {
+        // Partners share a rank.
+        assert_eq!(game["ranks"][0], game["ranks"][2]);
+        assert_eq!(game["ranks"][1], game["ranks"][3]);
+    }
+    sb.assert_no_bot_left();
+}
+
+/// A deal of all 28 tiles in a scrambled order (`step` must be prime to 28).
+fn scrambled_deal(players: usize, hand_size: usize, step: usize, leader: usize) -> Deal {
+    let tiles: Vec<Tile> = (0..28)
+        .map(|i| Tile::from_index((i * step + 5) % 28).expect("a tile index"))
+        .collect();
+    let hands = (0..players)
+        .map(|s| tiles[s * hand_size..(s + 1) * hand_size].to_vec())
+        .collect();
+    Deal {
+        hands,
+        boneyard: tiles[players * hand_size..].to_vec(),
+        leader,
+    }
+}
+
+#[test]
+fn four_players_cut_throat_from_a_deal_file() {
+    let sb = Sandbox::new();
+    let deals = [scrambled_deal(4, 6, 3, 2), scrambled_deal(4, 6, 11, 1)];
+    let file = sb.path("deals.json");
+    fs::write(&file, serde_json::to_string(&deals).expect("deals")).expect("deal file");
+    let bots = [
+        "builtin:greedy".to_string(),
+        sb.sample("random_bot", &["9"]),
+        "builtin:random".to_string(),
+        sb.sample("greedy_bot", &[]),
+    ];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &[
+            "--no-teams",
+            "--games",
+            "2",
+            "--seed",
+            "14",
+            "--hand-size",
+            "6",
+            "--deal",
+            &file.display().to_string(),
+            "--spinner",
+            "first",
+            "--hand-end",
+            "penalty",
+            "--finish",
+            "immediate",
+            "--target",
+            "150",
+            "--max-hands",
+            "3",
+        ],
+    );
+    assert_eq!(report["rules"]["teams"], false);
+    for log in check_report(&report, 4, false, 2) {
+        let starts: Vec<Value> = log_lines(&log)
+            .into_iter()
+            .filter(|l| kind(l) == "hand_start")
+            .collect();
+        // The file deals the first hands of every game, whatever the seating.
+        for (start, deal) in starts.iter().zip(&deals) {
+            let logged: Deal = serde_json::from_value(start["deal"].clone()).expect("a deal");
+            assert_eq!(logged.hands, deal.hands);
+            assert_eq!(logged.boneyard, deal.boneyard);
+        }
+        let first: Deal = serde_json::from_value(starts[0]["deal"].clone()).expect("a deal");
+        assert_eq!(first.leader, 2, "the file's leader leads the first hand");
+    }
+    sb.assert_no_bot_left();
+}
+
+/// The logs of a match with the `time_us` fields taken out, and the bots' command lines (which
+/// hold each test's marker).
+fn timeless_logs(sb: &Sandbox, games: usize) -> Vec<Vec<Value>> {
+    (1..=games)
+        .map(|g| {
+            log_lines(&sb.log(g))
+                .into_iter()
+                .map(|mut line| {
+                    if let Some(obj) = line.as_object_mut() {
+                        obj.remove("time_us");
+                        if let Some(seats) = obj.get_mut("seats").and_then(Value::as_array_mut) {
+                            for seat in seats {
+                                seat.as_object_mut().map(|s| s.remove("command"));
+                            }
+                        }
+                    }
+                    line
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_seed_replays_the_same_match() {
+    let run = || {
+        let sb = Sandbox::new();
+        let bots = [
+            sb.sample("random_bot", &["21"]),
+            "builtin:random".to_string(),
+            sb.sample("greedy_bot", &[]),
+        ];
+        let (_, report) = play(
+            &sb,
+            &bots,
+            &["--games", "3", "--seed", "4242", "--target", "100"],
+        );
+        check_report(&report, 3, false, 3);
+        sb.assert_no_bot_left();
+        (timeless_logs(&sb, 3), report)
+    };
+    let (logs_a, report_a) = run();
+    let (logs_b, report_b) = run();
+    assert_eq!(logs_a, logs_b);
+    for (a, b) in report_a["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .zip(report_b["games"].as_array().expect("games"))
+    {
+        for field in ["seed", "seating", "ending", "hands", "scores", "ranks"] {
+            assert_eq!(a[field], b[field]);
+        }
+    }
+}
+
+#[test]
+fn the_python_greedy_bot_plays_like_the_builtin() {
+    let play_with = |greedy: &dyn Fn(&Sandbox) -> String| {
+        let sb = Sandbox::new();
+        let bots = [greedy(&sb), "builtin:random".to_string()];
+        play(
+            &sb,
+            &bots,
+            &["--games", "2", "--seed", "9", "--target", "150"],
+        );
+        let logs = timeless_logs(&sb, 2);
+        sb.assert_no_bot_left();
+        // The headers differ in the bots' names; the games must not.
+        logs.into_iter()
+            .map(|log| log.into_iter().skip(1).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    let python = play_with(&|sb| sb.sample("greedy_bot", &[]));
+    let builtin = play_with(&|_| "builtin:greedy".to_string());
+    assert_eq!(python, builtin);
+}
+
+#[test]
+fn the_minimal_bot_of_protocol_md_plays_a_match() {
+    let doc = fs::read_to_string(root().join("protocol.md")).expect("protocol.md");
+    let start = doc
+        .find("<!-- minimal-bot -->")
+        .expect("protocol.md marks its minimal bot with <!-- minimal-bot -->");
+    let rest = &doc[start..];
+    let code_start = rest.find("```python\n").expect("a python block") + "```python\n".len();
+    let code = &rest[code_start..];
+    let code = &code[..code.find("```").expect("the block ends")];
+    assert!(code.lines().count() <= 25, "the minimal bot stays minimal");
+    let sb = Sandbox::new();
+    let script = sb.path("minimal_bot.py");
+    fs::write(&script, code).expect("write the bot");
+    let bots = [sb.python(&script, &[]), "builtin:random".to_string()];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &["--games", "2", "--seed", "15", "--target", "100"],
+    );
+    check_report(&report, 2, false, 2);
+    assert!(uint(&report["totals"][0]["answers"]) > 0);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_loosely_written_bot_is_understood() {
+    // Tiles larger number first, no `end` key on a lead, a name and protocol in its hello,
+    // CRLF line endings: all allowed.
+    let sb = Sandbox::new();
+    let bots = [
+        sb.fixture("reversed_tile", &[]),
+        "builtin:greedy".to_string(),
+    ];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &["--games", "2", "--seed", SEED, "--target", "100"],
+    );
+    check_report(&report, 2, false, 2);
+    assert!(uint(&report["totals"][0]["answers"]) > 0);
+    sb.assert_no_bot_left();
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a bot is told
+// ---------------------------------------------------------------------------------------------
+
+type T2 = (u64, u64);
+
+fn tile_of(v: &Value) -> T2 {
+    let pair = v.as_array().unwrap_or_else(|| panic!("{v} is not a tile"));
+    assert_eq!(pair.len(), 2, "{v} is not a tile");
+    let (a, b) = (
+        pair[0].as_u64().expect("a number"),
+        pair[1].as_u64().expect("a number"),
+    );
+    assert!(a <= 6 && b <= 6, "{v} is not a tile");
+    (a.min(b), a.max(b))
+}
+
+fn tiles_of(v: &Value) -> BTreeSet<T2> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("{v} is not a list of tiles"))
+        .iter()
+        .map(tile_of)
+        .collect()
+}
+
+/// Calls `f` with every key and value in `v`, at any depth.
+fn walk(v: &Value, f: &mut impl FnMut(&str, &Value)) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                f(k, x);
+                walk(x, f);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| walk(x, f)),
+        _ => {}
+    }
+}
+
+/// One hand of a log: its deal, its events, its end.
+struct LoggedHand {
+    deal: Value,
+    events: Vec<Value>,
+    end: Option<Value>,
+}
+
+fn logged_hands(lines: &[Value]) -> Vec<LoggedHand> {
+    let mut hands: Vec<LoggedHand> = Vec::new();
+    for line in lines {
+        match kind(line) {
+            "hand_start" => hands.push(LoggedHand {
+                deal: line["deal"].clone(),
+                events: Vec::new(),
+                end: None,
+            }),
+            "play" | "draw" | "pass" => hands.last_mut().expect("a hand").events.push(line.clone()),
+            "hand_end" => hands.last_mut().expect("a hand").end = Some(line.clone()),
+            _ => {}
+        }
+    }
+    hands
+}
+
+/// What `seat` may see of a logged event, as the protocol shows it.
+fn seen(event: &Value, seat: usize) -> Value {
+    let mut seen = serde_json::Map::new();
+    seen.insert("type".into(), event["type"].clone());
+    seen.insert("seat".into(), event["seat"].clone());
+    match kind(event) {
+        "play" => {
+            for k in ["tile", "end", "sum", "points"] {
+                seen.insert(k.into(), event[k].clone());
+            }
+        }
+        "draw" if uint(&event["seat"]) == seat => {
+            seen.insert("tile".into(), event["tile"].clone());
+        }
+        "draw" => {
+            seen.insert("tile".into(), Value::Null);
+        }
+        _ => {}
+    }
+    Value::Object(seen)
+}
+
+/// The state of one hand as the recorder lived it.
+struct HandSeen<'a> {
+    number: usize,
+    logged: &'a LoggedHand,
+    own: BTreeSet<T2>,
+    /// Events told so far (as the bot received them).
+    told: Vec<Value>,
+}
+
+impl HandSeen<'_> {
+    /// The tiles the seat may know of now: its deal, its draws, the tiles played.
+    fn known(&self, seat: usize) -> BTreeSet<T2> {
+        let mut known = self.own.clone();
+        for e in &self.logged.events[..self.told.len()] {
+            match kind(e) {
+                "play" => {
+                    known.insert(tile_of(&e["tile"]));
+                }
+                "draw" if uint(&e["seat"]) == seat => {
+                    known.insert(tile_of(&e["tile"]));
+                }
+                _ => {}
+            }
+        }
+        known
+    }
+}
+
+/// Checks one game of the recorder's conversation against the game's log.
+fn check_game_seen(messages: &[Value], log: &[Value], seed: u64) {
+    let seat = uint(&messages[0]["seat"]);
+    let header = &log[0];
+    assert_eq!(messages[0]["rules"], header["rules"]);
+    assert_eq!(messages[0]["clock"], header["clock"]);
+    assert_eq!(header["seed"], seed);
+    let players = uint(&header["rules"]["players"]);
+    let names: Vec<Value> = header["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["bot"].clone())
+        .collect();
+    assert_eq!(messages[0]["players"], Value::Array(names));
+    let hands = logged_hands(log);
+    let mut hand: Option<HandSeen> = None;
+    let mut ended_hands = 0;
+    for msg in &messages[1..messages.len() - 1] {
+        match kind(msg) {
+            "hand_start" => {
+                assert!(hand.is_none(), "a hand_start inside a hand: {msg}");
+                let n = uint(&msg["hand"]);
+                let logged = &hands[n - 1];
+                let own = tiles_of(&logged.deal["hands"][seat]);
+                assert_eq!(tiles_of(&msg["tiles"]), own);
+                assert_eq!(msg["leader"], logged.deal["leader"]);
+                let sizes: Vec<usize> = (0..players)
+                    .map(|s| logged.deal["hands"][s].as_array().map_or(0, Vec::len))
+                    .collect();
+                assert_eq!(msg["hand_sizes"], serde_json::json!(sizes));
+                assert_eq!(
+                    uint(&msg["boneyard"]),
+                    logged.deal["boneyard"].as_array().map_or(0, Vec::len)
+                );
+                hand = Some(HandSeen {
+                    number: n,
+                    logged,
+                    own,
+                    told: Vec::new(),
+                });
+            }
+            "event" => {
+                let h = hand.as_mut().expect("an event outside a hand");
+                let logged = &h.logged.events[h.told.len()];
+                // Exactly the logged event, another seat's drawn tile hidden.
+                assert_eq!(msg["event"], seen(logged, seat), "event {}", h.told.len());
+                h.told.push(msg["event"].clone());
+            }
+            "turn" => {
+                let h = hand.as_ref().expect("a turn outside a hand");
+                let view = &msg["view"];
+                if header["clock"]["bank_ms"] == 0 {
+                    assert_eq!(msg["time_left_ms"], header["clock"]["move_ms"]);
+                }
+                assert_eq!(view["rules"], header["rules"]);
+                assert_eq!(uint(&view["seat"]), seat);
+                assert_eq!(view["turn"], seat);
+                assert_eq!(uint(&view["hand_number"]), h.number);
+                assert_eq!(view["history"], Value::Array(h.told.clone()));
+                let legal = view["legal"].as_array().expect("legal");
+                assert!(legal.len() >= 2, "asked without a choice: {view}");
+                let known = h.known(seat);
+                let mut shown: Vec<T2> = Vec::new();
+                shown.extend(tiles_of(&view["hand"]));
+                shown.extend(tiles_of(&view["drawn"]));
+                if !view["forced"].is_null() {
+                    shown.push(tile_of(&view["forced"]));
+                }
+                for list in ["layout", "legal", "history"] {
+                    for item in view[list].as_array().expect("a list") {
+                        if let Some(t) = item.get("tile").filter(|t| !t.is_null()) {
+                            shown.push(tile_of(t));
+                        }
+                    }
+                }
+                for tile in shown {
+                    assert!(
+                        known.contains(&tile),
+                        "seat {seat} was shown {tile:?}: {msg}"
+                    );
+                }
+                // Its hand is exactly its deal and draws, less what it played.
+                let mut hand_now = known.clone();
+                let mut draws = vec![0usize; players];
+                let mut plays = vec![0usize; players];
+                for e in &h.logged.events[..h.told.len()] {
+                    let by = uint(&e["seat"]);
+                    match kind(e) {
+                        "play" => {
+                            plays[by] += 1;
+                            hand_now.remove(&tile_of(&e["tile"]));
+                        }
+                        "draw" => draws[by] += 1,
+                        _ => {}
+                    }
+                }
+                assert_eq!(tiles_of(&view["hand"]), hand_now);
+                let dealt = h.logged.deal["hands"][0].as_array().map_or(0, Vec::len);
+                let sizes: Vec<usize> = (0..players).map(|s| dealt + draws[s] - plays[s]).collect();
+                assert_eq!(view["hand_sizes"], serde_json::json!(sizes));
+                let boneyard = h.logged.deal["boneyard"].as_array().map_or(0, Vec::len);
+                assert_eq!(
+                    uint(&view["boneyard"]),
+                    boneyard - draws.iter().sum::<usize>()
+                );
+            }
+            "hand_end" => {
+                let h = hand.take().expect("a hand_end outside a hand");
+                assert_eq!(
+                    h.told.len(),
+                    h.logged.events.len(),
+                    "every event told first"
+                );
+                let mut logged = h.logged.end.clone().expect("the log ends the hand");
+                logged.as_object_mut().expect("an object").remove("type");
+                assert_eq!(msg["summary"], logged);
+                ended_hands += 1;
+            }
+            other => panic!("unexpected message {other} inside a game: {msg}"),
+        }
+    }
+    assert!(ended_hands + 1 >= hands.len());
+    let end = &messages[messages.len() - 1];
+    assert_eq!(kind(end), "game_end");
+    let logged_end = log.last().expect("a log");
+    for field in ["ending", "hands", "scores", "ranks"] {
+        assert_eq!(end["result"][field], logged_end[field]);
+    }
+}
+
+/// Runs the recorder (seat 0 of the first game) with the other bots `others` gives in a match,
+/// and checks every line it received.
+fn check_recorder(
+    others: impl Fn(&Sandbox) -> Vec<String>,
+    options: &[&str],
+    seed: u64,
+    games: usize,
+) {
+    let sb = Sandbox::new();
+    let received = sb.path("received.jsonl");
+    let mut bots = vec![sb.fixture("recorder", &[&received.display().to_string()])];
+    bots.extend(others(&sb));
+    let seed_text = seed.to_string();
+    let mut args = vec!["--seed", &seed_text];
+    args.extend(options);
+    let (_, report) = play(&sb, &bots, &args);
+    check_report(&report, bots.len(), report["rules"]["teams"] == true, games);
+    let text = fs::read_to_string(&received).expect("the recorder's file");
+    let messages: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    for line in text.lines() {
+        assert!(!line.contains(&seed_text), "the seed leaked: {line}");
+    }
+    for msg in &messages {
+        walk(msg, &mut |key, value| {
+            assert_ne!(key, "seed", "{msg}");
+            if key == "boneyard" {
+                assert!(value.is_u64(), "the boneyard is only a count: {msg}");
+            }
+        });
+    }
+    // hello, then game after game, then bye.
+    assert_eq!(kind(&messages[0]), "hello");
+    assert_eq!(kind(messages.last().expect("messages")), "bye");
+    let mut at = 1;
+    let mut game = 0;
+    let mut last_id = uint(&messages[0]["id"]);
+    while at < messages.len() - 1 {
+        assert_eq!(kind(&messages[at]), "game_start", "{}", messages[at]);
+        let end = at
+            + messages[at..]
+                .iter()
+                .position(|m| kind(m) == "game_end")
+                .expect("a game_end");
+        game += 1;
+        assert_eq!(messages[at]["game"], game);
+        let log = log_lines(&sb.log(game));
+        check_game_seen(&messages[at..=end], &log, seed);
+        for m in &messages[at..=end] {
+            if kind(m) == "turn" {
+                assert!(uint(&m["id"]) > last_id, "ids grow: {m}");
+                last_id = uint(&m["id"]);
+            }
+        }
+        at = end + 1;
+    }
+    assert_eq!(game, games);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_bot_sees_nothing_hidden_in_partnerships() {
+    check_recorder(
+        |sb| {
+            vec![
+                "builtin:greedy".into(),
+                sb.sample("random_bot", &["3"]),
+                "builtin:random".into(),
+            ]
+        },
+        &["--games", "4", "--target", "100"],
+        987_654_321,
+        4,
+    );
+}
+
+#[test]
+fn a_bot_sees_nothing_hidden_with_many_draws() {
+    // Small hands, a big boneyard: many draws, many forced plays, some passes.
+    check_recorder(
+        |_| vec!["builtin:greedy".into()],
+        &[
+            "--games",
+            "2",
+            "--hand-size",
+            "4",
+            "--spinner",
+            "all",
+            "--target",
+            "100",
+        ],
+        123_456_789,
+        2,
+    );
+}
+
+#[test]
+fn a_bot_sees_nothing_hidden_with_three_players() {
+    check_recorder(
+        |_| vec!["builtin:random".into(), "builtin:greedy".into()],
+        &["--games", "3", "--max-hands", "2"],
+        555_444_333,
+        3,
+    );
+}
+
+/// The types of the messages the recorder received, in order.
+fn conversation(received: &Path) -> Vec<String> {
+    fs::read_to_string(received)
+        .expect("the recorder's file")
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("JSON");
+            kind(&v).to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn one_process_serves_the_whole_match_unless_fresh() {
+    for fresh in [false, true] {
+        let sb = Sandbox::new();
+        let received = sb.path("received.jsonl");
+        let bots = [
+            sb.fixture("recorder", &[&received.display().to_string()]),
+            "builtin:greedy".to_string(),
+        ];
+        let mut options = vec!["--games", "3", "--seed", SEED, "--target", "60"];
+        if fresh {
+            options.push("--fresh");
+        }
+        let (_, report) = play(&sb, &bots, &options);
+        check_report(&report, 2, false, 3);
+        let types = conversation(&received);
+        let count = |t: &str| types.iter().filter(|x| *x == t).count();
+        let processes = if fresh { 3 } else { 1 };
+        assert_eq!(count("hello"), processes, "{types:?}");
+        assert_eq!(count("bye"), processes, "{types:?}");
+        assert_eq!(count("game_start"), 3);
+        assert_eq!(count("game_end"), 3);
+        assert_eq!(types.first().map(String::as_str), Some("hello"));
+        assert_eq!(types.last().map(String::as_str), Some("bye"));
+        sb.assert_no_bot_left();
+    }
+}
+
+#[test]
+fn every_game_end_follows_its_game_start() {
+    let sb = Sandbox::new();
+    let received = sb.path("received.jsonl");
+    let bots = [
+        sb.fixture("recorder", &[&received.display().to_string()]),
+        sb.fixture("exits_at_once", &[]),
+    ];
+    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", SEED]);
+    for game in report["games"].as_array().expect("games") {
+        assert_eq!(game["faults"][0]["kind"], "crash");
+    }
+    let types = conversation(&received);
+    let mut open = false;
+    for t in &types {
+        match t.as_str() {
+            "game_start" => {
+                assert!(!open, "{types:?}");
+                open = true;
+            }
+            "game_end" => {
+                assert!(open, "a game_end without its game_start: {types:?}");
+                open = false;
+            }
+            _ => {}
+        }
+    }
+    sb.assert_no_bot_left();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Misbehaving bots
+// ---------------------------------------------------------------------------------------------
+
+/// Plays `fixture` (seat 0) against builtin:greedy and checks that it forfeits by a fault of
+/// `fault_kind`, quickly and cleanly. Returns the fault record.
+fn forfeits(fixture: &str, args: &[&str], move_ms: &str, fault_kind: &str) -> Value {
+    let sb = Sandbox::new();
+    let bots = [sb.fixture(fixture, args), "builtin:greedy".to_string()];
+    let (ran, report) = play(
+        &sb,
+        &bots,
+        &["--seed", SEED, "--startup-ms", "2000", "--move-ms", move_ms],
+    );
+    assert!(
+        ran.took < QUICK,
+        "{fixture}: the referee took {:?}",
+        ran.took
+    );
+    let game = &report["games"][0];
+    let fault = &game["faults"][0];
+    assert_eq!(fault["kind"], fault_kind, "{fixture}: {game:#}");
+    assert_eq!(fault["seat"], 0);
+    assert_eq!(fault["forfeit"], true);
+    assert_eq!(game["faults"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        game["ending"],
+        serde_json::json!({"kind": "forfeit", "seat": 0})
+    );
+    assert!(
+        uint(&game["ranks"][0]) > uint(&game["ranks"][1]),
+        "the faulting bot ranks last: {game:#}"
+    );
+    assert_eq!(report["totals"][0]["forfeits"], 1);
+    assert_eq!(report["totals"][0]["faults"][fault_kind], 1);
+    let log = sb.log(1);
+    assert_replays(&log);
+    let lines = log_lines(&log);
+    let end = lines.last().expect("a log");
+    assert_eq!(kind(end), "game_end", "{fixture}: the log is complete");
+    assert_eq!(end["forfeits"][0]["kind"], fault_kind);
+    assert!(lines.iter().any(|l| kind(l) == "fault"));
+    sb.assert_no_bot_left();
+    fault.clone()
+}
+
+#[test]
+fn a_bot_that_never_answers_times_out() {
+    let fault = forfeits("never_answers", &[], "300", "timeout");
+    assert!(fault["detail"].as_str().unwrap_or("").contains("300 ms"));
+}
+
+#[test]
+fn a_slow_bot_times_out() {
+    forfeits("slow", &[], "300", "timeout");
+}
+
+#[test]
+fn a_bot_that_never_reads_times_out_and_is_killed() {
+    forfeits("never_reads", &[], "300", "timeout");
+}
+
+#[test]
+fn a_bot_that_crashes_midgame_forfeits() {
+    let fault = forfeits("crash_midgame", &[], "2000", "crash");
+    assert!(
+        fault["detail"].as_str().unwrap_or("").contains("code 1"),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_bot_that_exits_at_once_forfeits() {
+    let fault = forfeits("exits_at_once", &[], "2000", "crash");
+    assert!(
+        fault["detail"].as_str().unwrap_or("").contains("code 3"),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_bot_whose_child_holds_its_output_forfeits_and_both_die() {
+    forfeits("forks_child", &[], "2000", "crash");
+}
+
+#[test]
+fn a_bot_that_writes_garbage_forfeits() {
+    let fault = forfeits("garbage", &[], "2000", "malformed");
+    assert_eq!(fault["input"], "not json");
+}
+
+#[test]
+fn a_bot_with_an_unknown_field_forfeits() {
+    let fault = forfeits("extra_field", &[], "2000", "malformed");
+    assert!(
+        fault["detail"].as_str().unwrap_or("").contains("comment"),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_bot_that_plays_a_tile_it_does_not_hold_forfeits() {
+    let fault = forfeits("illegal", &[], "2000", "illegal");
+    assert!(
+        fault["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not in your hand"),
+        "{fault}"
+    );
+    assert!(fault["input"].as_str().unwrap_or("").contains("tile"));
+}
+
+#[test]
+fn a_bot_that_plays_on_a_wrong_end_forfeits() {
+    let fault = forfeits("illegal", &["wrong-end"], "2000", "illegal");
+    assert!(
+        fault["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("does not match"),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_bot_that_echoes_a_wrong_id_forfeits() {
+    let fault = forfeits("wrong_id", &[], "2000", "wrong_id");
+    assert!(
+        fault["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("answered id 10")
+    );
+}
+
+#[test]
+fn a_bot_that_writes_a_huge_line_forfeits() {
+    let fault = forfeits("huge_line", &[], "2000", "too_long");
+    assert!(fault["input"].as_str().unwrap_or("").len() <= 800);
+}
+
+#[test]
+fn a_bot_that_writes_a_line_just_over_the_limit_forfeits() {
+    forfeits("long_line", &[], "2000", "too_long");
+}
+
+#[test]
+fn a_bot_that_ignores_sigterm_is_still_stopped() {
+    let sb = Sandbox::new();
+    let bots = [
+        sb.fixture("ignores_sigterm", &[]),
+        "builtin:greedy".to_string(),
+    ];
+    let (ran, report) = play(
+        &sb,
+        &bots,
+        &["--seed", SEED, "--games", "2", "--target", "60"],
+    );
+    assert!(ran.took < QUICK, "the referee took {:?}", ran.took);
+    check_report(&report, 2, false, 2);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_bot_flooding_stderr_is_capped_and_plays_on() {
+    let sb = Sandbox::new();
+    let bots = [
+        sb.fixture("floods_stderr", &[]),
+        "builtin:greedy".to_string(),
+    ];
+    let (ran, report) = play(&sb, &bots, &["--seed", SEED, "--target", "60"]);
+    assert!(ran.took < QUICK, "the referee took {:?}", ran.took);
+    check_report(&report, 2, false, 1);
+    assert!(uint(&report["totals"][0]["answers"]) >= 1, "it got a turn");
+    let stderr = fs::read(sb.logs().join("floods_stderr.stderr")).expect("the stderr file");
+    assert!(
+        stderr.len() <= (1 << 20) + 100,
+        "{} bytes of stderr kept",
+        stderr.len()
+    );
+    assert!(stderr.len() >= 1 << 20, "the first MiB is kept");
+    let tail = String::from_utf8_lossy(&stderr[stderr.len().saturating_sub(100)..]).into_owned();
+    assert!(tail.contains("[allfives: stderr cut"), "{tail}");
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_bot_is_restarted_for_the_next_game_after_a_fault() {
+    let sb = Sandbox::new();
+    let bots = [sb.fixture("garbage", &[]), "builtin:greedy".to_string()];
+    let (_, report) = play(&sb, &bots, &["--seed", SEED, "--games", "2"]);
+    for (game, seat) in [(0, 0), (1, 1)] {
+        let record = &report["games"][game];
+        // A fresh process answered the handshake and its first turn, then wrote garbage again.
+        assert_eq!(record["faults"][0]["kind"], "malformed", "{record:#}");
+        assert_eq!(record["faults"][0]["seat"], seat);
+        assert_replays(&sb.log(game + 1));
+    }
+    sb.assert_no_bot_left();
+}
+
+// ---------------------------------------------------------------------------------------------
+// --on-fault fallback
+// ---------------------------------------------------------------------------------------------
+
+fn fallback(fixture: &str, move_ms: &str) -> (Sandbox, Value) {
+    let sb = Sandbox::new();
+    let bots = [sb.fixture(fixture, &[]), "builtin:greedy".to_string()];
+    let (ran, report) = play(
+        &sb,
+        &bots,
+        &[
+            "--seed",
+            SEED,
+            "--move-ms",
+            move_ms,
+            "--on-fault",
+            "fallback",
+            "--max-faults",
+            "2",
+        ],
+    );
+    assert!(ran.took < QUICK, "the referee took {:?}", ran.took);
+    assert_replays(&sb.log(1));
+    let lines = log_lines(&sb.log(1));
+    assert_eq!(kind(lines.last().expect("a log")), "game_end");
+    assert!(
+        lines
+            .iter()
+            .any(|l| kind(l) == "play" && l["fallback"] == true),
+        "the referee played for the bot"
+    );
+    sb.assert_no_bot_left();
+    (sb, report["games"][0].clone())
+}
+
+#[test]
+fn fallback_forfeits_at_the_last_allowed_fault() {
+    let (_, game) = fallback("garbage", "2000");
+    let faults = game["faults"].as_array().expect("faults");
+    assert_eq!(faults.len(), 2, "{game:#}");
+    assert_eq!(faults[0]["forfeit"], false);
+    assert_eq!(faults[1]["forfeit"], true);
+    assert_eq!(
+        game["ending"],
+        serde_json::json!({"kind": "forfeit", "seat": 0})
+    );
+    assert!(uint(&game["ranks"][0]) > uint(&game["ranks"][1]));
+}
+
+#[test]
+fn fallback_plays_on_after_a_single_fault() {
+    let (_, game) = fallback("misbehaves_once", "2000");
+    let faults = game["faults"].as_array().expect("faults");
+    assert_eq!(faults.len(), 1, "{game:#}");
+    assert_eq!(faults[0]["kind"], "malformed");
+    assert_eq!(faults[0]["forfeit"], false);
+    assert_ne!(game["ending"]["kind"], "forfeit");
+}
+
+#[test]
+fn fallback_ignores_a_late_answer() {
+    let (_, game) = fallback("slow_once", "500");
+    let faults = game["faults"].as_array().expect("faults");
+    assert_eq!(faults.len(), 1, "{game:#}");
+    assert_eq!(faults[0]["kind"], "timeout");
+    assert_eq!(faults[0]["forfeit"], false);
+    assert_ne!(game["ending"]["kind"], "forfeit");
+}
+
+#[test]
+fn fallback_still_forfeits_a_crash_at_once() {
+    let sb = Sandbox::new();
+    let bots = [
+        sb.fixture("crash_midgame", &[]),
+        "builtin:greedy".to_string(),
+    ];
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &[
+            "--seed",
+            SEED,
+            "--on-fault",
+            "fallback",
+            "--max-faults",
+            "5",
+        ],
+    );
+    let game = &report["games"][0];
+    assert_eq!(game["faults"].as_array().map(Vec::len), Some(1));
+    assert_eq!(game["faults"][0]["kind"], "crash");
+    assert_eq!(game["faults"][0]["forfeit"], true);
+    assert_replays(&sb.log(1));
+    sb.assert_no_bot_left();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input
+// ---------------------------------------------------------------------------------------------
+
+/// The referee must refuse `args` with exit code 2 and a clear message, without a panic.
+/// Returns the message's first line.
+fn refused(args: &[&str]) -> String {
+    refused_with(args).0
+}
+
+fn refused_with(args: &[&str]) -> (String, Ran) {
+    let ran = allfives(args);
+    assert_eq!(ran.code, Some(2), "{args:?}: {ran:?}");
+    assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+    assert!(!ran.stderr.contains("RUST_BACKTRACE"), "{}", ran.stderr);
+    assert!(ran.stdout.is_empty(), "{args:?} printed {}", ran.stdout);
+    let first = ran.stderr.lines().next().unwrap_or("").to_string();
+    assert!(first.len() > 20, "a clear message: {:?}", ran.stderr);
+    (first, ran)
+}
+
+/// As [`refused`], for the referee's own checks: exactly one line.
+fn refused_in_one_line(args: &[&str]) -> String {
+    let (line, ran) = refused_with(args);
+    assert_eq!(ran.stderr.lines().count(), 1, "{:?}", ran.stderr);
+    assert!(line.starts_with("allfives: "), "{line}");
+    line
+}
+
+#[test]
+fn bad_command_lines_are_refused() {
+    let line = refused_in_one_line(&["match", "builtin:greedy", "builtin:nope"]);
+    assert!(line.contains("nope") && line.contains("greedy"), "{line}");
+
+    let line = refused_in_one_line(&["match", "builtin:greedy", "/no/such/bot.py"]);
+    assert!(line.contains("/no/such/bot.py"), "{line}");
+
+    let line = refused_in_one_line(&["match", "builtin:greedy", "no-such-program-xyz --flag"]);
+    assert!(line.contains("no-such-program-xyz"), "{line}");
+
+    // clap's own message, followed by its usage lines.
+    let line = refused(&["match", "builtin:greedy"]);
+    assert!(
+        line.contains("error") && line.contains("2 values"),
+        "{line}"
+    );
+
+    let line = refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--hand-size",
+        "20",
+    ]);
+    assert!(line.contains("hand size of 20"), "{line}");
+
+    let line = refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:random",
+        "--teams",
+    ]);
+    assert!(line.contains("--teams"), "{line}");
+
+    let sb = Sandbox::new();
+    let log = sb.path("one.jsonl").display().to_string();
+    let line = refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--log",
+        &log,
+        "--games",
+        "3",
+    ]);
+    assert!(line.contains("--log"), "{line}");
+}
+
+#[test]
+fn bad_deal_files_are_refused() {
+    let sb = Sandbox::new();
+    let missing = sb.path("missing.json").display().to_string();
+    let line = refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--deal",
+        &missing,
+    ]);
+    assert!(line.contains("missing.json"), "{line}");
+
+    let directory = sb.path("").display().to_string();
+    refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--deal",
+        &directory,
+    ]);
+
+    let not_json = sb.path("not.json");
+    fs::write(&not_json, "hands: none").expect("write");
+    let line = refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--deal",
+        &not_json.display().to_string(),
+    ]);
+    assert!(line.contains("not JSON"), "{line}");
+
+    let mut twice = scrambled_deal(2, 9, 3, 0);
+    let doubled = twice.hands[0][0];
+    twice.boneyard[0] = doubled;
+    let file = sb.path("twice.json");
+    fs::write(&file, serde_json::to_string(&twice).expect("deal")).expect("write");
+    let line = refused_in_one_line(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--deal",
+        &file.display().to_string(),
+    ]);
+    assert!(line.contains(&doubled.to_string()), "{line}");
+    assert!(line.contains("twice"), "{line}");
+}
+
+/// A finished game's log, played in the sandbox.
+fn a_log(sb: &Sandbox) -> PathBuf {
+    play(
+        sb,
+        &["builtin:greedy".into(), "builtin:random".into()],
+        &["--seed", SEED, "--target", "100"],
+    );
+    sb.log(1)
+}
+
+#[test]
+fn replay_names_the_line_that_does_not_check_out() {
+    let sb = Sandbox::new();
+    let log = a_log(&sb);
+    let mut lines: Vec<String> = fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(String::from)
+        .collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"hand_end\""))
+        .expect("a hand ends");
+    let mut end: Value = serde_json::from_str(&lines[at]).expect("JSON");
+    let score = end["scores"][0].as_i64().expect("a score");
+    end["scores"][0] = Value::from(score + 5);
+    lines[at] = end.to_string();
+    let bad = sb.path("bad.jsonl");
+    fs::write(&bad, lines.join("\n") + "\n").expect("write");
+    let ran = allfives(&["replay", "--quiet", &bad.display().to_string()]);
+    assert_eq!(ran.code, Some(3), "{ran:?}");
+    assert!(
+        ran.stderr.contains(&format!("line {}", at + 1)),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("panicked"));
+
+    // A play with a changed sum is caught at its line too.
+    let mut lines: Vec<String> = fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(String::from)
+        .collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"play\""))
+        .expect("a play");
+    let mut play_line: Value = serde_json::from_str(&lines[at]).expect("JSON");
+    play_line["points"] = Value::from(play_line["points"].as_u64().unwrap_or(0) + 5);
+    lines[at] = play_line.to_string();
+    fs::write(&bad, lines.join("\n") + "\n").expect("write");
+    let ran = allfives(&["replay", "--quiet", &bad.display().to_string()]);
+    assert_eq!(ran.code, Some(3), "{ran:?}");
+    assert!(
+        ran.stderr.contains(&format!("line {}", at + 1)),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn replay_accepts_a_log_cut_short() {
+    let sb = Sandbox::new();
+    let log = a_log(&sb);
+    let text = fs::read_to_string(&log).expect("log");
+    let cut: Vec<&str> = text.lines().take(6).collect();
+    let short = sb.path("short.jsonl");
+    fs::write(&short, cut.join("\n") + "\n").expect("write");
+    let out = assert_replays(&short);
+    assert!(out.contains("as far as it goes"), "{out}");
+    let ran = allfives(&["replay", &sb.path("none.jsonl").display().to_string()]);
+    assert_eq!(ran.code, Some(2), "an unreadable log is bad input: {ran:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn ctrl_c_stops_the_match_and_every_bot() {
+    let sb = Sandbox::new();
+    let args: Vec<String> = vec![
+        "match".into(),
+        sb.sample("greedy_bot", &[]),
+        sb.sample("random_bot", &["4"]),
+        "--games".into(),
+        "50".into(),
+        "--seed".into(),
+        SEED.into(),
+        "--log-dir".into(),
+        sb.logs().display().to_string(),
+    ];
+    let mut child = spawn(&args);
+    // Wait, within a bound, until the first game is under way (its log has moves).
+    let first = sb.log(1);
+    let deadline = Instant::now() + QUICK;
+    loop {
+        let lines = fs::read_to_string(&first).map_or(0, |t| t.lines().count());
+        if lines >= 4 {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the match ended before it was interrupted: {status}");
+        }
+        assert!(Instant::now() < deadline, "no game started");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    let stopped = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if stopped.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the referee ignored SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(130));
+    let mut stderr = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        use std::io::Read;
+        let _ = err.read_to_string(&mut stderr);
+    }
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let mut logs = 0;
+    for entry in fs::read_dir(sb.logs()).expect("the log dir").flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            assert_replays(&path);
+            logs += 1;
+        }
+    }
+    assert!((1..50).contains(&logs), "{logs} logs");
+    sb.assert_no_bot_left();
+}

@@ -1,0 +1,217 @@
+//! `allfives schema`: every message the referee sends, every example in protocol.md and every
+//! answer of every sample bot validates against it.
+
+use serde_json::Value;
+
+use crate::harness::{Sandbox, allfives, play, quote, root};
+
+/// The schema as the binary prints it.
+fn schema() -> Value {
+    let ran = allfives(&["schema"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    ran.json()
+}
+
+/// A validator for one of the schema's definitions (`ToBot`, `FromBot`), or the root.
+fn validator(schema: &Value, def: Option<&str>) -> jsonschema::Validator {
+    let mut schema = schema.clone();
+    if let Some(def) = def {
+        schema["oneOf"] = Value::Array(vec![
+            serde_json::json!({ "$ref": format!("#/$defs/{def}") }),
+        ]);
+    }
+    jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, message: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(message)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what} does not validate: {errors:?}\n{message}"
+    );
+}
+
+fn json_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn the_schema_rejects_what_the_referee_rejects() {
+    let schema = schema();
+    let from_bot = validator(&schema, Some("FromBot"));
+    let good = serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "left"});
+    assert!(from_bot.is_valid(&good));
+    for bad in [
+        serde_json::json!({"type": "move", "id": 3, "tile": [5, 7], "end": "left"}),
+        serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "middle"}),
+        serde_json::json!({"type": "move", "tile": [5, 0]}),
+        serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "ends": "left"}),
+        serde_json::json!({"type": "pass", "id": 3}),
+    ] {
+        assert!(!from_bot.is_valid(&bad), "accepted {bad}");
+    }
+}
+
+#[test]
+fn every_message_the_referee_sends_validates() {
+    let schema = schema();
+    let to_bot = validator(&schema, Some("ToBot"));
+    let sb = Sandbox::new();
+    let received = sb.path("received.jsonl");
+    let recorder = sb.fixture("recorder", &[&received.display().to_string()]);
+    for options in [
+        vec!["--games", "2", "--target", "60"],
+        vec![
+            "--spinner",
+            "all",
+            "--hand-end",
+            "bonus",
+            "--finish",
+            "end-of-hand",
+            "--target",
+            "60",
+        ],
+    ] {
+        play(
+            &sb,
+            &[recorder.clone(), "builtin:greedy".to_string()],
+            &options,
+        );
+    }
+    play(
+        &sb,
+        &[
+            recorder.clone(),
+            "builtin:random".into(),
+            "builtin:greedy".into(),
+            "builtin:random".into(),
+        ],
+        &["--target", "60"],
+    );
+    let messages = json_lines(&received);
+    let kinds: std::collections::BTreeSet<&str> =
+        messages.iter().filter_map(|m| m["type"].as_str()).collect();
+    for kind in [
+        "hello",
+        "game_start",
+        "hand_start",
+        "event",
+        "turn",
+        "hand_end",
+        "game_end",
+        "bye",
+    ] {
+        assert!(
+            kinds.contains(kind),
+            "the recorder never received a {kind}: {kinds:?}"
+        );
+    }
+    for message in &messages {
+        assert_valid(&to_bot, message, "a referee message");
+    }
+}
+
+/// The messages in protocol.md's ```json blocks (a block is one value, or one per line), up to
+/// the section on game logs, whose lines are not messages.
+fn protocol_examples() -> Vec<Value> {
+    let text = std::fs::read_to_string(root().join("protocol.md")).expect("protocol.md exists");
+    let messages = text.split("\n## Game logs").next().unwrap_or_default();
+    let mut examples = Vec::new();
+    let mut block: Option<String> = None;
+    for line in messages.lines() {
+        match (&mut block, line.trim_start()) {
+            (None, l) if l.starts_with("```json") => block = Some(String::new()),
+            (Some(b), l) if l.starts_with("```") => {
+                match serde_json::from_str::<Value>(b) {
+                    Ok(v) => examples.push(v),
+                    Err(_) => {
+                        examples.extend(b.lines().filter_map(|l| serde_json::from_str(l).ok()))
+                    }
+                }
+                block = None;
+            }
+            (Some(b), _) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    examples
+        .into_iter()
+        .filter(|v| v.get("type").is_some())
+        .collect()
+}
+
+#[test]
+fn every_example_in_protocol_md_validates() {
+    let schema = schema();
+    let any = validator(&schema, None);
+    let examples = protocol_examples();
+    assert!(
+        examples.len() >= 8,
+        "protocol.md has only {} JSON examples",
+        examples.len()
+    );
+    for example in &examples {
+        assert_valid(&any, example, "an example of protocol.md");
+    }
+}
+
+#[test]
+fn every_sample_bot_answer_validates() {
+    let schema = schema();
+    let from_bot = validator(&schema, Some("FromBot"));
+    let sb = Sandbox::new();
+    // Every command ends with the sandbox's token, which marks the processes it starts.
+    let bots = [
+        sb.sample("greedy_bot", &[]),
+        sb.sample("random_bot", &["1"]),
+        format!(
+            "node {} {}",
+            quote(
+                &root()
+                    .join("sample_bots/js/greedy_bot.js")
+                    .display()
+                    .to_string()
+            ),
+            sb.token()
+        ),
+        format!(
+            "{} {}",
+            quote(&crate::harness::strong_bot().display().to_string()),
+            sb.token()
+        ),
+    ];
+    let tee = root().join("tests/fixtures/bots/tee.py");
+    for (i, bot) in bots.iter().enumerate() {
+        let answers = sb.path(&format!("answers-{i}.jsonl"));
+        let wrapped = format!(
+            "python3 {} {} {bot}",
+            quote(&tee.display().to_string()),
+            quote(&answers.display().to_string())
+        );
+        play(
+            &sb,
+            &[wrapped, "builtin:greedy".to_string()],
+            &["--target", "100"],
+        );
+        let lines = json_lines(&answers);
+        assert!(
+            lines.len() > 3,
+            "bot {bot} answered only {} lines",
+            lines.len()
+        );
+        for answer in &lines {
+            assert_valid(&from_bot, answer, &format!("an answer of {bot}"));
+        }
+    }
+    sb.assert_no_bot_left();
+}
