@@ -2,6 +2,7 @@
 //! every bot process the test starts), running the real `allfives` binary with a bound on its
 //! time, and finding processes that outlived it.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -261,6 +262,75 @@ pub fn kind(v: &Value) -> &str {
 
 pub fn uint(v: &Value) -> usize {
     v.as_u64().unwrap_or_else(|| panic!("{v} is not a count")) as usize
+}
+
+/// Checks a report's shape and that each game's log replays. Returns the logs.
+pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -> Vec<PathBuf> {
+    let sides = if teams { 2 } else { players };
+    assert_eq!(report["rules"]["players"], players);
+    assert_eq!(report["rules"]["teams"], teams);
+    assert_eq!(report["bots"].as_array().map(Vec::len), Some(players));
+    let records = report["games"].as_array().expect("games");
+    assert_eq!(records.len(), games, "{report:#}");
+    let mut logs = Vec::new();
+    for (i, game) in records.iter().enumerate() {
+        assert_eq!(game["game"], i + 1);
+        let scores: Vec<i64> = game["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .map(|s| s.as_i64().expect("a score"))
+            .collect();
+        let ranks: Vec<usize> = game["ranks"]
+            .as_array()
+            .expect("ranks")
+            .iter()
+            .map(uint)
+            .collect();
+        assert_eq!(scores.len(), sides, "{game:#}");
+        assert_eq!(ranks.len(), players, "{game:#}");
+        let seating: BTreeSet<usize> = game["seating"]
+            .as_array()
+            .expect("seating")
+            .iter()
+            .map(uint)
+            .collect();
+        assert_eq!(seating, (0..players).collect(), "{game:#}");
+        assert_eq!(game["faults"], Value::Array(vec![]), "{game:#}");
+        assert!(
+            ["target", "max_hands"].contains(&game["ending"]["kind"].as_str().unwrap_or("")),
+            "{game:#}"
+        );
+        assert!(uint(&game["hands"]) >= 1);
+        for (seat, &rank) in ranks.iter().enumerate() {
+            let side = if teams { seat % 2 } else { seat };
+            let better = scores.iter().filter(|&&s| s > scores[side]).count();
+            assert_eq!(rank, 1 + better, "seat {seat} in {game:#}");
+        }
+        let log = PathBuf::from(game["log"].as_str().expect("a log path"));
+        assert_replays(&log);
+        let lines = log_lines(&log);
+        assert_eq!(kind(&lines[0]), "header");
+        let end = lines.last().expect("a last line");
+        assert_eq!(kind(end), "game_end");
+        assert_eq!(end["scores"], game["scores"]);
+        assert_eq!(end["ranks"], game["ranks"]);
+        assert_eq!(end["forfeits"], Value::Array(vec![]));
+        logs.push(log);
+    }
+    let totals = report["totals"].as_array().expect("totals");
+    assert_eq!(totals.len(), players);
+    let played: usize = totals.iter().map(|t| uint(&t["games"])).sum();
+    assert_eq!(played, games * players);
+    for t in totals {
+        assert_eq!(t["forfeits"], 0);
+        assert_eq!(t["faults"], serde_json::json!({}));
+        assert_eq!(
+            uint(&t["wins"]) + uint(&t["draws"]) + uint(&t["losses"]),
+            uint(&t["games"])
+        );
+    }
+    logs
 }
 
 /// The strong Rust sample bot, built with the workspace (`cargo test` builds every member).

@@ -8,4 +8,5 @@ mod engine_hands;
 mod engine_props;
 mod engine_scoring;
 mod referee_tests;
+mod sample_bot_tests;
 mod schema_tests;
