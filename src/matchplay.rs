@@ -222,9 +222,9 @@ fn totals(config: &MatchConfig, players: &[Player], records: &[GameRecord]) -> V
                 let side = config.rules.side_of(seat);
                 t.points += i64::from(record.result.scores[side]);
                 let lost_by_fault = record
-                    .faults
-                    .iter()
-                    .any(|f| f.forfeit && config.rules.side_of(f.seat) == side);
+                    .forfeit
+                    .as_ref()
+                    .is_some_and(|f| config.rules.side_of(f.seat) == side);
                 t.forfeits += u32::from(lost_by_fault);
             }
             t.mean_rank = rank_sum as f64 / f64::from(t.games.max(1));

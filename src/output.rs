@@ -44,9 +44,8 @@ pub fn game_line(config: &MatchConfig, record: &GameRecord) -> String {
         GameEnding::MaxHands => "hand limit".to_string(),
         GameEnding::Forfeit { seat } => {
             let why = record
-                .faults
-                .iter()
-                .find(|f| f.forfeit)
+                .forfeit
+                .as_ref()
                 .map(|f| f.fault.to_string())
                 .unwrap_or_default();
             format!("{} forfeits: {why}", config.bots[record.seating[seat]].name)

@@ -73,6 +73,8 @@ pub struct GameRecord {
     /// The engine's result.
     #[serde(flatten)]
     pub result: GameResult,
+    /// The fault that cost the game, if one did (also listed in `faults`).
+    pub forfeit: Option<SeatFault>,
     /// Every fault, with its seat.
     pub faults: Vec<SeatFault>,
     /// The log file, if any.
@@ -103,16 +105,17 @@ pub async fn play_game(
         .result()
         .expect("run() returns only when the game is over")
         .clone();
-    let forfeits = table.faults.iter().filter(|f| f.forfeit).cloned().collect();
+    let forfeits: Vec<SeatFault> = table.faults.iter().filter(|f| f.forfeit).cloned().collect();
     table.log.game_end(&GameEnd {
         result: result.clone(),
-        forfeits,
+        forfeits: forfeits.clone(),
     })?;
     Ok(GameRecord {
         game: setup.number,
         seed: setup.seed,
         seating: setup.seating.clone(),
         result,
+        forfeit: forfeits.into_iter().next(),
         faults: table.faults,
         log: table.log.path().map(|p| p.display().to_string()),
     })
