@@ -211,32 +211,38 @@ fn blocked_two_player(hand_end: HandEnd, unequal: bool) -> Game {
     game
 }
 
-#[test]
-fn blocked_hand_with_a_tie_for_lowest() {
-    let game = blocked_two_player(HandEnd::Bonus, false);
-    let summary = last_hand_end(&game);
-    assert_eq!(summary.pips, vec![63, 63]);
-    assert_eq!(summary.points, vec![0, 0], "nobody scores on a tie");
-    assert_eq!(game.scores(), &[0, 5]);
-
-    let game = blocked_two_player(HandEnd::Penalty, false);
-    let summary = last_hand_end(&game);
-    assert_eq!(summary.points, vec![-65, -65]);
-    assert_eq!(game.scores(), &[-65, -60]);
+/// Checks the blocked hand that `blocked` deals and plays (`what` says which): the leftover
+/// `pips`, and with a bonus and with a penalty the points the hand scores and the game's scores
+/// after it (the blocking line itself scores 5 for the seat that plays [0|5]).
+fn check_blocked<const SIDES: usize>(
+    what: &str,
+    blocked: impl Fn(HandEnd) -> Game,
+    pips: &[u32],
+    bonus: ([i32; SIDES], [i32; SIDES]),
+    penalty: ([i32; SIDES], [i32; SIDES]),
+) {
+    for (hand_end, (points, scores)) in [(HandEnd::Bonus, bonus), (HandEnd::Penalty, penalty)] {
+        let game = blocked(hand_end);
+        let summary = last_hand_end(&game);
+        assert_eq!(summary.pips, pips, "{what}, {hand_end:?}: pips");
+        assert_eq!(summary.points, points, "{what}, {hand_end:?}: points");
+        assert_eq!(game.scores(), scores, "{what}, {hand_end:?}: scores");
+    }
 }
 
 #[test]
-fn blocked_hand_with_a_unique_lowest() {
-    let game = blocked_two_player(HandEnd::Bonus, true);
-    let summary = last_hand_end(&game);
-    assert_eq!(summary.pips, vec![69, 57]);
-    assert_eq!(summary.points, vec![0, 70], "seat 1 holds fewest: 69 -> 70");
-    assert_eq!(game.scores(), &[0, 75]);
-
-    let game = blocked_two_player(HandEnd::Penalty, true);
-    let summary = last_hand_end(&game);
-    assert_eq!(summary.points, vec![-70, -55]);
-    assert_eq!(game.scores(), &[-70, -50]);
+fn blocked_hand_with_a_tie_or_a_unique_lowest() {
+    // Whether seat 1's leftovers are unequal, the pips, then (points, scores) with a bonus and
+    // with a penalty. On a tie nobody scores a bonus; with a unique lowest seat 1 holds fewest
+    // and scores the other hand's 69 -> 70.
+    for (unequal, pips, bonus, penalty) in [
+        (false, [63, 63], ([0, 0], [0, 5]), ([-65, -65], [-65, -60])),
+        (true, [69, 57], ([0, 70], [0, 75]), ([-70, -55], [-70, -50])),
+    ] {
+        let what = format!("two players, unequal = {unequal}");
+        let blocked = |hand_end| blocked_two_player(hand_end, unequal);
+        check_blocked(&what, blocked, &pips, bonus, penalty);
+    }
 }
 
 /// Four players in partnerships, 7 tiles each (no boneyard), the blocking line played round the
@@ -270,18 +276,15 @@ fn blocked_partnerships(hand_end: HandEnd) -> Game {
 
 #[test]
 fn blocked_hand_in_partnerships() {
-    let game = blocked_partnerships(HandEnd::Bonus);
-    let summary = last_hand_end(&game);
-    assert_eq!(summary.pips, vec![15, 33, 30, 48]);
-    // Team 0 holds 45, team 1 holds 81: team 0 scores 81 rounded once, 80 (not 35 + 50).
-    assert_eq!(summary.points, vec![80, 0]);
-    assert_eq!(game.scores(), &[80, 5]);
-
-    let game = blocked_partnerships(HandEnd::Penalty);
-    let summary = last_hand_end(&game);
-    // Each hand rounded on its own: 15 + 30 and 35 + 50 (not 81 -> 80).
-    assert_eq!(summary.points, vec![-45, -85]);
-    assert_eq!(game.scores(), &[-45, -80]);
+    check_blocked(
+        "partnerships",
+        blocked_partnerships,
+        &[15, 33, 30, 48],
+        // Team 0 holds 45, team 1 holds 81: team 0 scores 81 rounded once, 80 (not 35 + 50).
+        ([80, 0], [80, 5]),
+        // Each hand rounded on its own: 15 + 30 and 35 + 50 (not 81 -> 80).
+        ([-45, -85], [-45, -80]),
+    );
 }
 
 #[test]

@@ -578,32 +578,37 @@ fn the_lead_has_no_end() {
 
 #[test]
 fn no_such_end_without_a_spinner() {
-    let layout = layout_of(SpinnerRule::First, &[("[3|5]", LEAD)]);
-    let err = layout.check(t("[5|6]"), U).expect_err("no spinner yet");
-    assert!(matches!(
-        err,
-        MoveError::NoSuchEnd {
-            end: EndId::Up(0),
-            ..
-        }
-    ));
-    assert_eq!(
-        err.to_string(),
-        "the layout has no end up; its open ends: left 3, right 5"
-    );
-    let none = layout_of(SpinnerRule::None, &[("[5|5]", LEAD)]);
-    let err = none.check(t("[5|6]"), U).expect_err("spinner = none");
-    assert!(matches!(
-        err,
-        MoveError::NoSuchEnd {
-            end: EndId::Up(0),
-            ..
-        }
-    ));
-    assert_eq!(
-        err.to_string(),
-        "the layout has no end up; its open ends: left 5, right 5"
-    );
+    for (spinner, lead, why, ends) in [
+        (
+            SpinnerRule::First,
+            "[3|5]",
+            "no spinner yet",
+            "left 3, right 5",
+        ),
+        (
+            SpinnerRule::None,
+            "[5|5]",
+            "spinner = none",
+            "left 5, right 5",
+        ),
+    ] {
+        let layout = layout_of(spinner, &[(lead, LEAD)]);
+        let err = layout.check(t("[5|6]"), U).expect_err(why);
+        assert!(
+            matches!(
+                err,
+                MoveError::NoSuchEnd {
+                    end: EndId::Up(0),
+                    ..
+                }
+            ),
+            "{why}: {err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("the layout has no end up; its open ends: {ends}")
+        );
+    }
 }
 
 #[test]
