@@ -41,7 +41,7 @@ fn the_javascript_sample_bot_passes() {
 fn the_strong_rust_bot_passes() {
     let sb = Sandbox::new();
     let bot = crate::harness::strong_bot();
-    assert_passes(&sb, &format!("{} {}", bot.display(), sb.token()));
+    assert_passes(&sb, &format!("{} --name {}", bot.display(), sb.token()));
 }
 
 #[test]

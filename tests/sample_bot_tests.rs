@@ -18,14 +18,21 @@ fn bots(sb: &Sandbox) -> Bots {
         greedy: sb.sample("greedy_bot", &[]),
         random: sb.sample("random_bot", &["5"]),
         js: format!("node {} {}", quote(&js.display().to_string()), sb.token()),
-        strong: format!("{} {}", quote(&strong_bot().display().to_string()), sb.token()),
+        strong: format!(
+            "{} --name {}",
+            quote(&strong_bot().display().to_string()),
+            sb.token()
+        ),
     }
 }
 
 fn match_of(bots: &[&String], options: &[&str], teams: bool, games: usize) {
     let sb = Sandbox::new();
     let commands: Vec<String> = bots.iter().map(|b| (*b).clone()).collect();
-    let (_, report) = play(&sb, &commands, options);
+    // A generous clock: the strong bot searches, and tests build it without optimisation.
+    let mut options = options.to_vec();
+    options.extend(["--move-ms", "10000"]);
+    let (_, report) = play(&sb, &commands, &options);
     check_report(&report, bots.len(), teams, games);
     sb.assert_no_bot_left();
 }
@@ -34,16 +41,40 @@ fn match_of(bots: &[&String], options: &[&str], teams: bool, games: usize) {
 fn two_players_python_against_javascript_and_rust_against_python() {
     let sb = Sandbox::new();
     let b = bots(&sb);
-    match_of(&[&b.greedy, &b.js], &["--games", "2", "--seed", "11", "--target", "100"], false, 2);
+    match_of(
+        &[&b.greedy, &b.js],
+        &["--games", "2", "--seed", "11", "--target", "100"],
+        false,
+        2,
+    );
     match_of(
         &[&b.strong, &b.random],
-        &["--seed", "12", "--spinner", "all", "--hand-end", "bonus", "--target", "150"],
+        &[
+            "--seed",
+            "12",
+            "--spinner",
+            "all",
+            "--hand-end",
+            "bonus",
+            "--target",
+            "150",
+        ],
         false,
         1,
     );
     match_of(
         &[&b.js, &b.strong],
-        &["--seed", "13", "--hand-size", "7", "--finish", "end-of-hand", "--target", "80", "--fresh"],
+        &[
+            "--seed",
+            "13",
+            "--hand-size",
+            "7",
+            "--finish",
+            "end-of-hand",
+            "--target",
+            "80",
+            "--fresh",
+        ],
         false,
         1,
     );
@@ -55,13 +86,33 @@ fn three_players_of_three_languages() {
     let b = bots(&sb);
     match_of(
         &[&b.js, &b.strong, &b.random],
-        &["--games", "3", "--seed", "21", "--spinner", "none", "--max-hands", "3"],
+        &[
+            "--games",
+            "3",
+            "--seed",
+            "21",
+            "--spinner",
+            "none",
+            "--max-hands",
+            "3",
+        ],
         false,
         3,
     );
     match_of(
         &[&b.greedy, &b.js, &b.strong],
-        &["--seed", "22", "--hand-size", "5", "--hand-end", "bonus", "--finish", "end-of-hand", "--target", "100"],
+        &[
+            "--seed",
+            "22",
+            "--hand-size",
+            "5",
+            "--hand-end",
+            "bonus",
+            "--finish",
+            "end-of-hand",
+            "--target",
+            "100",
+        ],
         false,
         1,
     );
@@ -79,7 +130,17 @@ fn four_players_in_partnerships_and_cut_throat() {
     );
     match_of(
         &[&b.strong, &b.js, &b.greedy, &b.random],
-        &["--no-teams", "--seed", "32", "--spinner", "all", "--hand-end", "bonus", "--max-hands", "4"],
+        &[
+            "--no-teams",
+            "--seed",
+            "32",
+            "--spinner",
+            "all",
+            "--hand-end",
+            "bonus",
+            "--max-hands",
+            "4",
+        ],
         false,
         1,
     );

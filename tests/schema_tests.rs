@@ -185,7 +185,7 @@ fn every_sample_bot_answer_validates() {
             sb.token()
         ),
         format!(
-            "{} {}",
+            "{} --name {}",
             quote(&crate::harness::strong_bot().display().to_string()),
             sb.token()
         ),
