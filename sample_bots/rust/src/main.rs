@@ -23,37 +23,51 @@
 //!    max-n with three or four), scoring exactly as the rules do: points on the table, the
 //!    end-of-hand penalty or bonus, and a large bonus for reaching the target. Where it stops,
 //!    each pip still held costs 0.2 of a point. A move that would visit more than 400,000
-//!    positions (about 70 ms) looks less deep.
+//!    positions (about 70 ms) looks less deep, and past a third of the time left for the move
+//!    (`time_left_ms`) it stops sampling and decides on the deals done.
 //! 4. [`strategy`]: it plays the move with the best mean over the deals.
 //!
 //! Those settings were tuned in matches against `builtin:greedy` (about 95% of two-player games
 //! won) and against other settings; try others with
 //! `strong_bot --samples 40 --depth 5 --budget 400000 --pips 0.2 --tiles 0`, and add `--stats`
-//! to log each move's depth, positions and time on stderr. It takes a few milliseconds a move.
+//! to log each move's depth, positions and time on stderr; `--name NAME` sets the name it gives
+//! in `hello`. It takes a few milliseconds a move.
 
 mod belief;
 mod search;
 mod strategy;
 
 use std::io::{self, BufRead, Write};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use allfives::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 
 use strategy::Params;
 
-/// Reads the command line: the settings over the defaults, whether to report each move's search
-/// on stderr (`--stats`), and the name to give in the handshake (`--name`).
-fn parse_args() -> Result<(Params, bool, String), String> {
+/// What the command line asks for.
+struct Options {
+    /// The search's settings.
+    params: Params,
+    /// The name to give the referee (`--name`; default `strong_bot`).
+    name: String,
+    /// Report each move's search on stderr (`--stats`).
+    stats: bool,
+}
+
+/// Reads the command line over the defaults.
+fn parse_args() -> Result<Options, String> {
     fn parse<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
         let value = value.ok_or_else(|| format!("{flag} needs a value"))?;
         value
             .parse()
             .map_err(|_| format!("bad value for {flag}: {value}"))
     }
-    let mut params = Params::default();
-    let mut stats = false;
-    let mut name = "strong_bot".to_string();
+    let mut options = Options {
+        params: Params::default(),
+        name: "strong_bot".to_string(),
+        stats: false,
+    };
+    let params = &mut options.params;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         match flag.as_str() {
@@ -62,17 +76,21 @@ fn parse_args() -> Result<(Params, bool, String), String> {
             "--budget" => params.budget = parse(&flag, args.next())?,
             "--pips" => params.weights.pips = parse(&flag, args.next())?,
             "--tiles" => params.weights.tiles = parse(&flag, args.next())?,
-            "--stats" => stats = true,
-            "--name" => name = parse(&flag, args.next())?,
+            "--name" => options.name = parse(&flag, args.next())?,
+            "--stats" => options.stats = true,
             _ => return Err(format!("unknown option {flag}")),
         }
     }
-    Ok((params, stats, name))
+    Ok(options)
 }
 
 fn main() -> io::Result<()> {
-    let (params, stats, name) = match parse_args() {
-        Ok(parsed) => parsed,
+    let Options {
+        params,
+        name,
+        stats,
+    } = match parse_args() {
+        Ok(options) => options,
         Err(e) => {
             eprintln!("strong_bot: {e}");
             std::process::exit(2);
@@ -101,9 +119,15 @@ fn main() -> io::Result<()> {
                 game = number;
                 continue;
             }
-            ToBot::Turn { id, view, .. } => {
+            ToBot::Turn {
+                id,
+                view,
+                time_left_ms,
+            } => {
+                // Keep two thirds of the time left as a margin (see `strategy::choose`).
                 let start = Instant::now();
-                let Some(decision) = strategy::choose(&view, game, &params) else {
+                let deadline = start + Duration::from_millis(time_left_ms / 3);
+                let Some(decision) = strategy::choose(&view, game, &params, Some(deadline)) else {
                     eprintln!("strong_bot: turn {id} offers no legal move");
                     continue;
                 };

@@ -1,5 +1,7 @@
 //! Choosing a move: every legal move is tried on many sampled deals and the best on average wins.
 
+use std::time::Instant;
+
 use allfives::layout::Layout;
 use allfives::view::{Choice, View};
 use rand::SeedableRng;
@@ -63,7 +65,16 @@ pub fn greedy(view: &View) -> Option<Choice> {
 
 /// The move to play in `view` (`None` only if the view offers none). `game` (the game's number)
 /// seeds the sampling with the seat and the position, so that a match can be replayed exactly.
-pub fn choose(view: &View, game: u32, params: &Params) -> Option<Decision> {
+///
+/// Past `deadline` it stops trying more determinizations and decides on those done: a safety
+/// net for slow machines and unoptimised builds, which a release build does not reach with the
+/// default settings and clock (so that its play stays reproducible).
+pub fn choose(
+    view: &View,
+    game: u32,
+    params: &Params,
+    deadline: Option<Instant>,
+) -> Option<Decision> {
     let unsearched = |choice| Decision {
         choice,
         depth: 0,
@@ -95,6 +106,9 @@ pub fn choose(view: &View, game: u32, params: &Params) -> Option<Decision> {
         (totals, nodes) = evaluate(view, &layout, &samples[0], depth, params);
     }
     for sample in &samples[1..] {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         let (utilities, n) = evaluate(view, &layout, sample, depth, params);
         for (total, u) in totals.iter_mut().zip(utilities) {
             *total += u;
@@ -179,8 +193,8 @@ mod tests {
                 let view = game.view(seat);
                 let choice = if seat % 2 == 0 {
                     assert!(Belief::from_view(&view).is_some(), "unreadable: {view:?}");
-                    let decision = choose(&view, g as u32, &params).expect("a move");
-                    let again = choose(&view, g as u32, &params).expect("a move");
+                    let decision = choose(&view, g as u32, &params, None).expect("a move");
+                    let again = choose(&view, g as u32, &params, None).expect("a move");
                     assert_eq!(decision, again, "the same view gives the same move");
                     assert!(view.legal.contains(&decision.choice));
                     decision.choice
