@@ -4,10 +4,9 @@
 //! 130 interrupted.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
-
-use std::time::Duration;
 
 use allfives::check;
 use allfives::cli::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};

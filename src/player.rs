@@ -235,6 +235,7 @@ impl Player {
         }
         let mut process = BotProcess::spawn(argv, self.max_line, self.sink.clone())
             .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
+        tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         let id = self.take_id();
         let hello = encode(&ToBot::Hello {
             id,

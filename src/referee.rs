@@ -274,6 +274,7 @@ impl Table<'_> {
                 FaultPolicy::Forfeit => true,
                 FaultPolicy::Fallback { max_faults } => self.fault_counts[seat] >= max_faults,
             };
+        tracing::debug!(seat, %fault, forfeit, "bot fault");
         let record = SeatFault {
             seat,
             fault,
