@@ -426,7 +426,7 @@ impl Game {
         let players = self.rules.players;
         let hands = &self.table.hands[..players];
         let pips: Vec<u32> = hands.iter().map(|h| h.pips()).collect();
-        let points = self.hand_points(ending, &pips);
+        let points = hand_points(&self.rules, ending, &pips);
         for (side, p) in points.iter().enumerate() {
             self.scores[side] += p;
         }
@@ -443,7 +443,7 @@ impl Game {
             scores: self.scores().to_vec(),
             next_leader,
         })));
-        if let Some(side) = self.winner_after_hand() {
+        if let Some(side) = winner_after_hand(&self.rules, self.scores()) {
             self.finish(GameEnding::Target { side }, None);
         } else if self.hand_no >= self.rules.max_hands {
             self.finish(GameEnding::MaxHands, None);
@@ -452,47 +452,6 @@ impl Game {
                 leader: next_leader,
             };
         }
-    }
-
-    /// End-of-hand points for each side, by the `hand_end` rule.
-    fn hand_points(&self, ending: HandEnding, pips: &[u32]) -> Vec<i32> {
-        let rules = &self.rules;
-        let mut points = vec![0; rules.sides()];
-        match rules.hand_end {
-            HandEnd::Penalty => {
-                for (seat, &p) in pips.iter().enumerate() {
-                    points[rules.side_of(seat)] -= round_to_five(p) as i32;
-                }
-            }
-            HandEnd::Bonus => {
-                let mut side_pips = vec![0u32; rules.sides()];
-                for (seat, &p) in pips.iter().enumerate() {
-                    side_pips[rules.side_of(seat)] += p;
-                }
-                let winner = match ending {
-                    HandEnding::WentOut { seat } => Some(rules.side_of(seat)),
-                    HandEnding::Blocked => unique_min(&side_pips),
-                };
-                if let Some(w) = winner {
-                    let others: u32 = side_pips.iter().sum::<u32>() - side_pips[w];
-                    points[w] = round_to_five(others) as i32;
-                }
-            }
-        }
-        points
-    }
-
-    /// The side that has won once a hand is scored, if any.
-    fn winner_after_hand(&self) -> Option<usize> {
-        let scores = self.scores();
-        let target = self.rules.target;
-        let top = *scores.iter().max()?;
-        let leaders = scores.iter().filter(|&&s| s == top).count();
-        let won = match self.rules.finish {
-            Finish::Immediate => top >= target,
-            Finish::EndOfHand => top >= target && leaders == 1,
-        };
-        won.then(|| scores.iter().position(|&s| s == top))?
     }
 
     fn finish(&mut self, ending: GameEnding, forfeited: Option<usize>) {
@@ -510,6 +469,47 @@ impl Game {
         self.events.push(Event::GameEnd(Box::new(result.clone())));
         self.state = State::Over(result);
     }
+}
+
+/// End-of-hand points for each side (team or player), by the `hand_end` rule, from the pips
+/// left in each seat's hand.
+pub fn hand_points(rules: &Rules, ending: HandEnding, pips: &[u32]) -> Vec<i32> {
+    let mut points = vec![0; rules.sides()];
+    match rules.hand_end {
+        HandEnd::Penalty => {
+            for (seat, &p) in pips.iter().enumerate() {
+                points[rules.side_of(seat)] -= round_to_five(p) as i32;
+            }
+        }
+        HandEnd::Bonus => {
+            let mut side_pips = vec![0u32; rules.sides()];
+            for (seat, &p) in pips.iter().enumerate() {
+                side_pips[rules.side_of(seat)] += p;
+            }
+            let winner = match ending {
+                HandEnding::WentOut { seat } => Some(rules.side_of(seat)),
+                HandEnding::Blocked => unique_min(&side_pips),
+            };
+            if let Some(w) = winner {
+                let others: u32 = side_pips.iter().sum::<u32>() - side_pips[w];
+                points[w] = round_to_five(others) as i32;
+            }
+        }
+    }
+    points
+}
+
+/// The side that has won once a hand is scored, given each side's score, if any: with
+/// `finish = immediate` the top score at or over the target; with `end_of_hand`, the same if
+/// nobody is level with it.
+pub fn winner_after_hand(rules: &Rules, scores: &[i32]) -> Option<usize> {
+    let top = *scores.iter().max()?;
+    let leaders = scores.iter().filter(|&&s| s == top).count();
+    let won = match rules.finish {
+        Finish::Immediate => top >= rules.target,
+        Finish::EndOfHand => top >= rules.target && leaders == 1,
+    };
+    won.then(|| scores.iter().position(|&s| s == top))?
 }
 
 /// Rounds pips to the nearest multiple of five (1 and 2 round down, 3 and 4 up).

@@ -10,9 +10,9 @@
 //! With two sides (two players, or two partnerships) the game is zero-sum and the search is
 //! alpha-beta, trying the moves that score most first; with three or four sides it is max-n.
 
-use allfives::game::round_to_five;
+use allfives::game::{HandEnding, hand_points, winner_after_hand};
 use allfives::layout::{EndId, Layout, points_of};
-use allfives::rules::{Finish, HandEnd, Rules, Seat};
+use allfives::rules::{Finish, Rules, Seat};
 use allfives::tile::{Tile, TileSet};
 
 use crate::belief::Sample;
@@ -293,50 +293,25 @@ impl<'a> Search<'a> {
     fn hand_over(&self, state: &State, out: Option<Seat>) -> Values {
         let rules = self.rules;
         let sides = rules.sides();
-        let mut points = [0i32; SIDES];
-        let mut side_pips = [0u32; SIDES];
-        for seat in 0..rules.players {
-            let pips = state.hands[seat].pips();
-            side_pips[rules.side_of(seat)] += pips;
-            if rules.hand_end == HandEnd::Penalty {
-                points[rules.side_of(seat)] -= round_to_five(pips) as i32;
-            }
-        }
-        if rules.hand_end == HandEnd::Bonus {
-            let winner = match out {
-                Some(seat) => Some(rules.side_of(seat)),
-                None => unique_min(&side_pips[..sides]),
-            };
-            if let Some(w) = winner {
-                let others: u32 = side_pips[..sides].iter().sum::<u32>() - side_pips[w];
-                points[w] += round_to_five(others) as i32;
-            }
-        }
+        let pips: Vec<u32> = (0..rules.players).map(|s| state.hands[s].pips()).collect();
+        let ending = match out {
+            Some(seat) => HandEnding::WentOut { seat },
+            None => HandEnding::Blocked,
+        };
+        // The engine's own end-of-hand scoring, so that the bot's arithmetic cannot drift.
+        let points = hand_points(rules, ending, &pips);
         let mut values = self.totals(state);
         for side in 0..sides {
             values[side] += points[side] as f32;
         }
-        // Did a side reach the target at the end of the hand?
         let finals: Vec<i32> = (0..sides)
             .map(|s| self.scores[s] + state.gains[s] + points[s])
             .collect();
-        let top = finals.iter().copied().max().unwrap_or(0);
-        let leaders = finals.iter().filter(|&&f| f == top).count();
-        let unique = rules.finish == Finish::Immediate || leaders == 1;
-        let winner = finals.iter().position(|&f| f == top);
-        if let Some(w) = winner.filter(|_| top >= rules.target && unique) {
+        if let Some(w) = winner_after_hand(rules, &finals) {
             values[w] += WIN;
         }
         values
     }
-}
-
-/// The index of the single smallest value, if there is one (a tie for lowest: none).
-fn unique_min(values: &[u32]) -> Option<usize> {
-    let low = *values.iter().min()?;
-    let mut lowest = (0..values.len()).filter(|&i| values[i] == low);
-    let first = lowest.next()?;
-    lowest.next().is_none().then_some(first)
 }
 
 #[cfg(test)]
