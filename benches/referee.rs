@@ -178,9 +178,9 @@ fn mean_turn_bytes(dir: &std::path::Path) -> usize {
             allfives::Event::HandStart { deal, .. } => {
                 game.start_hand((**deal).clone()).expect("deal")
             }
-            allfives::Event::Play {
+            allfives::Event::Play(allfives::Play {
                 seat, tile, end, ..
-            } => {
+            }) => {
                 let view = game.view(*seat);
                 if view.legal.len() > 1 {
                     let line = serde_json::to_string(&ToBot::Turn {

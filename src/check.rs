@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::builtin::Builtin;
 use crate::clock::Clocks;
 use crate::deal::Deal;
-use crate::game::Event;
+use crate::game::{Event, Play};
 use crate::gamelog::{self, GameLog, Replay};
 use crate::layout::EndId;
 use crate::player::{Player, Stop, ms};
@@ -290,7 +290,7 @@ fn verify_drawn_tile(replay: &Replay) -> Result<String, String> {
         .game
         .events()
         .iter()
-        .take_while(|e| !matches!(e, Event::Play { seat: BOT, .. }))
+        .take_while(|e| !matches!(e, Event::Play(Play { seat: BOT, .. })))
         .filter_map(|e| match e {
             Event::Draw { seat: BOT, tile } => Some(*tile),
             _ => None,
@@ -316,7 +316,7 @@ fn verify_pass(replay: &Replay) -> Result<String, String> {
     let later_play = passed.and_then(|at| {
         events[at..]
             .iter()
-            .any(|e| matches!(e, Event::Play { seat: BOT, .. }))
+            .any(|e| matches!(e, Event::Play(Play { seat: BOT, .. })))
             .then_some(())
     });
     match (passed, later_play) {

@@ -103,6 +103,21 @@ pub struct GameResult {
     pub ranks: Vec<u32>,
 }
 
+/// A tile placed: every seat sees it alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Play {
+    /// The seat that played.
+    pub seat: Seat,
+    /// The tile.
+    pub tile: Tile,
+    /// Where it went (`null` for the lead).
+    pub end: Option<EndId>,
+    /// The sum of the open ends after it.
+    pub sum: u32,
+    /// Points scored by it.
+    pub points: u32,
+}
+
 /// Something that happened, in full (the omniscient record; views filter it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -115,18 +130,7 @@ pub enum Event {
         deal: Box<Deal>,
     },
     /// A tile was placed.
-    Play {
-        /// The seat that played.
-        seat: Seat,
-        /// The tile.
-        tile: Tile,
-        /// Where it went (`None` for the lead).
-        end: Option<EndId>,
-        /// The sum of the open ends after it.
-        sum: u32,
-        /// Points scored by it.
-        points: u32,
-    },
+    Play(Play),
     /// A seat drew a tile from the boneyard (it could not play).
     Draw {
         /// The seat.
@@ -356,13 +360,13 @@ impl Game {
         let sum = self.table.layout.place_checked(mv.tile, mv.end);
         self.table.hands[seat].remove(mv.tile);
         let points = points_of(sum);
-        self.events.push(Event::Play {
+        self.events.push(Event::Play(Play {
             seat,
             tile: mv.tile,
             end: mv.end,
             sum,
             points,
-        });
+        }));
         let side = self.rules.side_of(seat);
         self.scores[side] += points as i32;
         if self.rules.finish == Finish::Immediate && self.scores[side] >= self.rules.target {

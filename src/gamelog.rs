@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::fault::Fault;
-use crate::game::{Event, Game, GameResult, Move};
+use crate::game::{Event, Game, GameResult, Move, Play};
 use crate::protocol::ClockInfo;
 use crate::rules::{Rules, Seat};
 
@@ -326,9 +326,9 @@ fn apply_event(replay: &mut Replay, logged: &Logged, checked: &mut usize) -> Res
             game.start_hand((**deal).clone())
                 .map_err(|e| e.to_string())?;
         }
-        Event::Play {
+        Event::Play(Play {
             seat, tile, end, ..
-        } => {
+        }) => {
             let mv = Move {
                 tile: *tile,
                 end: *end,

@@ -44,7 +44,7 @@ pub mod view;
 
 pub use deal::Deal;
 pub use error::{DealError, MoveError};
-pub use game::{Event, Game, GameEnding, GameResult, HandEnding, HandSummary, Move, Status};
+pub use game::{Event, Game, GameEnding, GameResult, HandEnding, HandSummary, Move, Play, Status};
 pub use layout::{EndId, Layout, OpenEnd, Placement};
 pub use rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};
 pub use tile::{Tile, TileSet};

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::game::{Event, GameEnding, HandEnding};
+use crate::game::{Event, GameEnding, HandEnding, Play};
 use crate::gamelog::Replay;
 use crate::matchplay::{MatchConfig, MatchReport, fault_summary};
 use crate::referee::GameRecord;
@@ -140,13 +140,13 @@ pub fn replay_text(replay: &Replay) -> String {
                 }
                 writeln!(text, "  boneyard {:?}", deal.boneyard)
             }
-            Event::Play {
+            Event::Play(Play {
                 seat,
                 tile,
                 end,
                 sum,
                 points,
-            } => {
+            }) => {
                 let how = match decisions.next() {
                     Some((_, _, d)) if d.forced => " (only move)".to_string(),
                     Some((_, _, d)) if d.fallback => " (fallback after a fault)".to_string(),

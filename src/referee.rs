@@ -300,7 +300,7 @@ impl Table<'_> {
         for event in new {
             if !matches!(event, Event::GameEnd(_)) {
                 let decision = match event {
-                    Event::Play { .. } => std::mem::take(&mut self.decision),
+                    Event::Play(_) => std::mem::take(&mut self.decision),
                     _ => Decision::default(),
                 };
                 self.log.event(event, decision)?;
@@ -321,7 +321,7 @@ impl Table<'_> {
             seating.iter().for_each(|&p| self.players[p].queue(&line));
         };
         match event {
-            Event::Play { .. } | Event::Pass { .. } => {
+            Event::Play(_) | Event::Pass { .. } => {
                 if let Some(seen) = Seen::of(event, usize::MAX) {
                     same_for_all(ToBot::Event { event: seen });
                 }

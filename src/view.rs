@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Event, Game, Move, Status};
+use crate::game::{Event, Game, Move, Play, Status};
 use crate::layout::{EndId, OpenEnd, Placement, points_of};
 use crate::rules::{Rules, Seat};
 use crate::tile::Tile;
@@ -76,18 +76,7 @@ impl Choice {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Seen {
     /// A tile was placed.
-    Play {
-        /// The seat that played.
-        seat: Seat,
-        /// The tile.
-        tile: Tile,
-        /// The end it went on (`null` for the lead).
-        end: Option<EndId>,
-        /// The sum after it.
-        sum: u32,
-        /// The points it scored.
-        points: u32,
-    },
+    Play(Play),
     /// A seat drew a tile.
     Draw {
         /// The seat.
@@ -106,19 +95,7 @@ impl Seen {
     /// `event` as `seat` sees it; `None` for events outside a hand's play.
     pub fn of(event: &Event, seat: Seat) -> Option<Seen> {
         match *event {
-            Event::Play {
-                seat: by,
-                tile,
-                end,
-                sum,
-                points,
-            } => Some(Seen::Play {
-                seat: by,
-                tile,
-                end,
-                sum,
-                points,
-            }),
+            Event::Play(play) => Some(Seen::Play(play)),
             Event::Draw { seat: by, tile } => Some(Seen::Draw {
                 seat: by,
                 tile: (by == seat).then_some(tile),

@@ -3,7 +3,7 @@
 
 use allfives::deal::below;
 use allfives::{
-    EndId, Event, Finish, Game, GameEnding, GameResult, HandEnd, HandEnding, Move, MoveError,
+    EndId, Event, Finish, Game, GameEnding, GameResult, HandEnd, HandEnding, Move, MoveError, Play,
     Rules, Seen, SpinnerRule, Status, Tile, TileSet, View,
 };
 use proptest::prelude::*;
@@ -108,9 +108,9 @@ fn check_events(game: &Game, tracker: &mut Tracker) {
                     assert_eq!(deal.leader, leader, "the seat that went out leads");
                 }
             }
-            Event::Play {
+            Event::Play(Play {
                 seat, sum, points, ..
-            } => {
+            }) => {
                 let expected = if *sum > 0 && sum.is_multiple_of(5) {
                     *sum
                 } else {
@@ -385,13 +385,13 @@ fn play_game(rules: Rules, seed: u64, forfeit: Option<(usize, usize)>) {
                 let points = game.play(seat, mv).expect("a legal move is accepted");
                 assert!(points.is_multiple_of(5));
                 let last_play = game.events().iter().rev().find_map(|e| match e {
-                    Event::Play {
+                    Event::Play(Play {
                         seat,
                         tile,
                         end,
                         points,
                         ..
-                    } => Some((
+                    }) => Some((
                         *seat,
                         Move {
                             tile: *tile,

@@ -5,7 +5,7 @@
 
 use allfives::tile::ALL_TILES;
 use allfives::{
-    Deal, EndId, Event, Game, Layout, Move, MoveError, Rules, SpinnerRule, Status, TileSet,
+    Deal, EndId, Event, Game, Layout, Move, MoveError, Play, Rules, SpinnerRule, Status, TileSet,
 };
 
 use crate::support::{deal, t};
@@ -488,16 +488,16 @@ fn scoring_table_through_a_game() {
                 .events()
                 .iter()
                 .rev()
-                .find(|e| matches!(e, Event::Play { .. }));
+                .find(|e| matches!(e, Event::Play(_)));
             assert_eq!(
                 last_play,
-                Some(&Event::Play {
+                Some(&Event::Play(Play {
                     seat,
                     tile,
                     end,
                     sum,
                     points
-                }),
+                })),
                 "{at}: Play event"
             );
             expected[seat] += points as i32;

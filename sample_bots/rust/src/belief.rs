@@ -12,6 +12,7 @@
 //! [`Belief::sample`] deals the hidden tiles at random into hands and boneyard, respecting the
 //! groups where it can: one *determinization* of the game for the search to play out.
 
+use allfives::game::Play;
 use allfives::layout::Layout;
 use allfives::rules::Seat;
 use allfives::tile::{ALL_TILES, Tile, TileSet};
@@ -85,9 +86,9 @@ impl Belief {
         let mut i = 0;
         while i < history.len() {
             match history[i] {
-                Seen::Play {
+                Seen::Play(Play {
                     seat, tile, end, ..
-                } => {
+                }) => {
                     if seat != me {
                         take_from(&mut groups, seat, tile);
                     }
@@ -108,9 +109,9 @@ impl Belief {
                     // The last tile drawn is the one played if the run ends in a play, and
                     // may still be waiting to be played if the history stops here.
                     let last = match history.get(i) {
-                        Some(&Seen::Play {
+                        Some(&Seen::Play(Play {
                             seat: s, tile, end, ..
-                        }) if s == seat => {
+                        })) if s == seat => {
                             layout.place(tile, end).ok()?;
                             i += 1;
                             None
