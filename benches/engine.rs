@@ -15,7 +15,7 @@
 //! or with `--smoke`, it does a smoke run of well under a second whose figures mean nothing.
 
 use std::hint::black_box;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -79,10 +79,15 @@ const ANSWER: &[u8; 40] = b"{\"id\":123456,\"tile\":[6,4],\"end\":\"left\"}\n";
 /// The request's length, newline included.
 const REQUEST_LEN: usize = 400;
 
+#[path = "common/pipe.rs"]
+mod pipe;
+
+use pipe::RoundTrip;
+
 fn main() {
     // The echo child must not do anything else: check for it first.
     if std::env::args().nth(1).as_deref() == Some(ECHO_CHILD) {
-        if let Err(e) = echo_child() {
+        if let Err(e) = pipe::echo(ANSWER) {
             eprintln!("echo child: {e}");
             std::process::exit(1);
         }
@@ -92,7 +97,7 @@ fn main() {
     let plan = Plan::from_args(&args);
     if args.iter().any(|a| a == PIPE_ONLY) {
         match pipe_round_trip(plan) {
-            Ok(rt) => println!("{}", rt.to_line()),
+            Ok(rt) => println!("{}", to_line(&rt)),
             Err(e) => {
                 eprintln!("pipe round trip: {e}");
                 std::process::exit(1);
@@ -102,7 +107,7 @@ fn main() {
     }
 
     let started = Instant::now();
-    let cpus = cpus_allowed();
+    let cpus = pipe::cpus_allowed();
     println!("allfives engine bench");
     if plan.smoke {
         println!("  SMOKE RUN (no --bench argument): figures are not meaningful; use cargo bench");
@@ -231,48 +236,29 @@ fn play_for(name: &'static str, rules: Rules, seed: u64, budget: Duration) -> En
 // ---------------------------------------------------------------------------------------------
 // The pipe.
 
-/// The figures of one round-trip measurement.
-struct RoundTrip {
-    mean_ns: f64,
-    median_ns: f64,
-    p99_ns: f64,
-    min_ns: f64,
-    rounds: usize,
-    parent_cpus: String,
-    child_cpus: String,
+/// One measurement as a line, for the pinned copy of this bench to hand its result back.
+fn to_line(rt: &RoundTrip) -> String {
+    format!(
+        "roundtrip {} {} {} {} {} {}",
+        rt.mean_ns, rt.median_ns, rt.p99_ns, rt.min_ns, rt.parent_cpus, rt.child_cpus
+    )
 }
 
-impl RoundTrip {
-    fn to_line(&self) -> String {
-        format!(
-            "roundtrip {} {} {} {} {} {} {}",
-            self.mean_ns,
-            self.median_ns,
-            self.p99_ns,
-            self.min_ns,
-            self.rounds,
-            self.parent_cpus,
-            self.child_cpus
-        )
+fn from_line(line: &str) -> Option<RoundTrip> {
+    let mut words = line.split_whitespace();
+    if words.next()? != "roundtrip" {
+        return None;
     }
-
-    fn from_line(line: &str) -> Option<RoundTrip> {
-        let mut words = line.split_whitespace();
-        if words.next()? != "roundtrip" {
-            return None;
-        }
-        let mut num = || words.next()?.parse::<f64>().ok();
-        let (mean_ns, median_ns, p99_ns, min_ns, rounds) = (num()?, num()?, num()?, num()?, num()?);
-        Some(RoundTrip {
-            mean_ns,
-            median_ns,
-            p99_ns,
-            min_ns,
-            rounds: rounds as usize,
-            parent_cpus: words.next()?.to_string(),
-            child_cpus: words.next()?.to_string(),
-        })
-    }
+    let mut num = || words.next()?.parse::<f64>().ok();
+    let (mean_ns, median_ns, p99_ns, min_ns) = (num()?, num()?, num()?, num()?);
+    Some(RoundTrip {
+        mean_ns,
+        median_ns,
+        p99_ns,
+        min_ns,
+        parent_cpus: words.next()?.to_string(),
+        child_cpus: words.next()?.to_string(),
+    })
 }
 
 /// The two measurements: as the process was started, and pinned to CPU 0.
@@ -327,16 +313,7 @@ fn pipe_section(plan: Plan, cpus: &str) -> Pipes {
 }
 
 fn print_round_trip(label: &str, rt: &RoundTrip) {
-    println!(
-        "  {:<34} {:>10.2} {:>10.2} {:>10.2} {:>10.2}   {} / {}",
-        label,
-        rt.mean_ns / 1e3,
-        rt.median_ns / 1e3,
-        rt.p99_ns / 1e3,
-        rt.min_ns / 1e3,
-        rt.parent_cpus,
-        rt.child_cpus
-    );
+    println!("  {label:<34} {}", rt.cells());
 }
 
 /// Re-runs this binary under `taskset -c 0` to measure with both processes on CPU 0.
@@ -352,68 +329,20 @@ fn pinned_round_trip(plan: Plan) -> io::Result<RoundTrip> {
         .stderr(Stdio::inherit())
         .output()?;
     let text = String::from_utf8_lossy(&output.stdout);
-    text.lines().find_map(RoundTrip::from_line).ok_or_else(|| {
+    text.lines().find_map(from_line).ok_or_else(|| {
         io::Error::other(format!("no result from the pinned run ({})", output.status))
     })
 }
 
-/// Spawns the echo child and times `plan.pipe_rounds` round trips after `plan.pipe_warm_up`
-/// untimed ones.
+/// Times `plan.pipe_rounds` round trips to the echo child after `plan.pipe_warm_up` untimed ones.
 fn pipe_round_trip(plan: Plan) -> io::Result<RoundTrip> {
-    let exe = std::env::current_exe()?;
-    let mut child = Command::new(exe)
-        .arg(ECHO_CHILD)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()?;
-    let mut to_child = child.stdin.take().expect("piped stdin");
-    let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
-
-    // The child's first line says where it may run.
-    let mut line = Vec::with_capacity(128);
-    from_child.read_until(b'\n', &mut line)?;
-    let child_cpus = String::from_utf8_lossy(&line).trim().to_string();
-
-    let request = request_line();
-    let mut times = Vec::with_capacity(plan.pipe_rounds);
-    for round in 0..plan.pipe_warm_up + plan.pipe_rounds {
-        line.clear();
-        let t0 = Instant::now();
-        to_child.write_all(&request)?;
-        from_child.read_until(b'\n', &mut line)?;
-        let elapsed = t0.elapsed();
-        if line.len() != ANSWER.len() {
-            return Err(io::Error::other(format!(
-                "the echo child answered {} bytes, not {}",
-                line.len(),
-                ANSWER.len()
-            )));
-        }
-        if round >= plan.pipe_warm_up {
-            times.push(elapsed.as_nanos() as f64);
-        }
-    }
-    drop(to_child);
-    let mut rest = Vec::new();
-    from_child.read_to_end(&mut rest)?;
-    child.wait()?;
-
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    Ok(RoundTrip {
-        mean_ns: times.iter().sum::<f64>() / n as f64,
-        median_ns: if n % 2 == 1 {
-            times[n / 2]
-        } else {
-            (times[n / 2 - 1] + times[n / 2]) / 2.0
-        },
-        p99_ns: times[(n * 99 / 100).min(n - 1)],
-        min_ns: times[0],
-        rounds: n,
-        parent_cpus: cpus_allowed(),
-        child_cpus,
-    })
+    pipe::round_trip(
+        &[ECHO_CHILD],
+        &request_line(),
+        ANSWER.len(),
+        plan.pipe_warm_up,
+        plan.pipe_rounds,
+    )
 }
 
 /// A request shaped like the referee's: a JSON object of exactly `REQUEST_LEN` bytes, newline included.
@@ -433,23 +362,6 @@ fn request_line() -> Vec<u8> {
     text.push('\n');
     assert_eq!(text.len(), REQUEST_LEN);
     text.into_bytes()
-}
-
-/// The echo bot: reports its CPUs, then answers every line with `ANSWER` until end of input.
-fn echo_child() -> io::Result<()> {
-    let mut input = io::stdin().lock();
-    let mut output = io::stdout().lock();
-    writeln!(output, "{}", cpus_allowed())?;
-    output.flush()?;
-    let mut line = Vec::with_capacity(1024);
-    loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            return Ok(());
-        }
-        output.write_all(ANSWER)?;
-        output.flush()?;
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,19 +398,6 @@ fn ratio_section(engine: &[EngineRun], pipes: &Pipes) {
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-/// The `Cpus_allowed_list` of this process, e.g. `0-1` or `0`; `?` where /proc is missing.
-fn cpus_allowed() -> String {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-                .map(|v| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "?".to_string())
-}
-
-/// How many CPUs a list like `0-3,6` names.
 fn cpu_count(list: &str) -> usize {
     list.split(',')
         .filter_map(|part| match part.split_once('-') {

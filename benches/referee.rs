@@ -4,8 +4,7 @@
 //! (referee and bots sharing one CPU). The binary doubles as the two helper processes it needs:
 //! `--instant-bot` (a compiled bot that answers at once) and `--echo` (the raw round trip's peer).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
 use allfives::clock::Clocks;
@@ -20,17 +19,21 @@ use serde::Deserialize;
 /// The answer a bot writes: the same size in the raw round trip as in the match.
 const ANSWER: &str = r#"{"type":"move","id":123456,"tile":[4,5],"end":"right"}"#;
 
+#[path = "common/pipe.rs"]
+mod pipe;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--instant-bot") {
         return instant_bot();
     }
     if args.iter().any(|a| a == "--echo") {
-        return echo();
+        let answer = format!("{ANSWER}\n");
+        return pipe::echo(answer.as_bytes()).expect("the echo process writes its answers");
     }
     println!(
         "allfives referee benchmark; CPUs allowed: {}",
-        cpus_allowed()
+        pipe::cpus_allowed()
     );
     let exe = std::env::current_exe().expect("the bench knows its own path");
     let bot = format!("{} --instant-bot", exe.display());
@@ -41,13 +44,26 @@ fn main() {
     let logs = tempfile::tempdir().expect("a temporary directory");
 
     let (turn_bytes, measured) = runtime.block_on(referee_match(&bot, logs.path()));
-    let round_trip = raw_round_trip(&exe, turn_bytes);
-    println!(
-        "raw pipe round trip ({turn_bytes} bytes out, {} back): {:.1} us median, {:.1} us mean",
+    let mut request = "x".repeat(turn_bytes - 1);
+    request.push('\n');
+    let round_trip = pipe::round_trip(
+        &["--echo"],
+        request.as_bytes(),
         ANSWER.len() + 1,
-        round_trip.0,
-        round_trip.1
+        5_000,
+        20_000,
+    )
+    .expect("the raw round trip runs");
+    println!(
+        "raw pipe round trip ({turn_bytes} bytes out, {} back), us:\n  {:>10} {:>10} {:>10} {:>10}   CPUs parent / child\n  {}",
+        ANSWER.len() + 1,
+        "mean",
+        "median",
+        "p99",
+        "min",
+        round_trip.cells()
     );
+    let raw_us = round_trip.median_ns / 1e3;
     println!(
         "referee match, 2 instant bots: {} games, {} plays, {} asked; {:.0} asked moves/s",
         measured.games,
@@ -59,7 +75,7 @@ fn main() {
     let cpu = measured.cpu / measured.asked as f64 * 1e6;
     println!(
         "  wall per asked move: {per_move:.1} us = {:.2} x the raw round trip (goal <= 2)",
-        per_move / round_trip.0
+        per_move / raw_us
     );
     println!("  referee CPU per asked move: {cpu:.2} us (goal < 5; includes logging every play)");
 
@@ -207,48 +223,6 @@ fn mean_turn_bytes(dir: &std::path::Path) -> usize {
     bytes / turns.max(1)
 }
 
-/// Median and mean round trip of `size`-byte lines to an echoing process, in microseconds.
-fn raw_round_trip(exe: &std::path::Path, size: usize) -> (f64, f64) {
-    let mut child = Command::new(exe)
-        .arg("--echo")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the echo child starts");
-    let mut input = child.stdin.take().expect("piped");
-    let mut output = BufReader::new(child.stdout.take().expect("piped"));
-    let mut line = "x".repeat(size - 1);
-    line.push('\n');
-    let mut answer = String::new();
-    let mut times = Vec::new();
-    for i in 0..25_000 {
-        let start = Instant::now();
-        input.write_all(line.as_bytes()).expect("write");
-        answer.clear();
-        output.read_line(&mut answer).expect("read");
-        if i >= 5_000 {
-            times.push(start.elapsed().as_secs_f64() * 1e6);
-        }
-    }
-    drop(input);
-    let _ = child.wait();
-    times.sort_by(f64::total_cmp);
-    let mean = times.iter().sum::<f64>() / times.len() as f64;
-    (times[times.len() / 2], mean)
-}
-
-fn echo() {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        if line.is_err() {
-            break;
-        }
-        let _ = writeln!(out, "{ANSWER}");
-        let _ = out.flush();
-    }
-}
-
 /// Only what the instant bot reads of a message: serde skips the rest.
 #[derive(Deserialize)]
 struct Incoming {
@@ -292,15 +266,4 @@ fn instant_bot() {
         let _ = out.write_all(b"\n");
         let _ = out.flush();
     }
-}
-
-fn cpus_allowed() -> String {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Cpus_allowed_list"))
-                .map(|l| l.split_whitespace().last().unwrap_or("?").to_string())
-        })
-        .unwrap_or_else(|| "?".into())
 }

@@ -1,0 +1,122 @@
+//! The raw pipe round trip that both benches measure the engine and the referee against: this
+//! bench binary re-runs itself as an echo process and times lines sent to it and answered.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// The figures of one round-trip measurement.
+pub struct RoundTrip {
+    pub mean_ns: f64,
+    pub median_ns: f64,
+    pub p99_ns: f64,
+    pub min_ns: f64,
+    pub parent_cpus: String,
+    pub child_cpus: String,
+}
+
+impl RoundTrip {
+    /// The figures in microseconds with the CPUs, as one table row.
+    pub fn cells(&self) -> String {
+        format!(
+            "{:>10.2} {:>10.2} {:>10.2} {:>10.2}   {} / {}",
+            self.mean_ns / 1e3,
+            self.median_ns / 1e3,
+            self.p99_ns / 1e3,
+            self.min_ns / 1e3,
+            self.parent_cpus,
+            self.child_cpus
+        )
+    }
+}
+
+/// Spawns this binary with `echo_args` (which must make it call [`echo`]) and times `rounds`
+/// round trips of `request` after `warm_up` untimed ones; each answer must be `answer_len` bytes.
+pub fn round_trip(
+    echo_args: &[&str],
+    request: &[u8],
+    answer_len: usize,
+    warm_up: usize,
+    rounds: usize,
+) -> io::Result<RoundTrip> {
+    let mut child = Command::new(std::env::current_exe()?)
+        .args(echo_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let mut to_child = child.stdin.take().expect("piped stdin");
+    let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
+
+    // The child's first line says where it may run.
+    let mut line = Vec::with_capacity(128);
+    from_child.read_until(b'\n', &mut line)?;
+    let child_cpus = String::from_utf8_lossy(&line).trim().to_string();
+
+    let mut times = Vec::with_capacity(rounds);
+    for round in 0..warm_up + rounds {
+        line.clear();
+        let t0 = Instant::now();
+        to_child.write_all(request)?;
+        from_child.read_until(b'\n', &mut line)?;
+        let elapsed = t0.elapsed();
+        if line.len() != answer_len {
+            return Err(io::Error::other(format!(
+                "the echo child answered {} bytes, not {answer_len}",
+                line.len()
+            )));
+        }
+        if round >= warm_up {
+            times.push(elapsed.as_nanos() as f64);
+        }
+    }
+    drop(to_child);
+    let mut rest = Vec::new();
+    from_child.read_to_end(&mut rest)?;
+    child.wait()?;
+
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    Ok(RoundTrip {
+        mean_ns: times.iter().sum::<f64>() / n as f64,
+        median_ns: if n % 2 == 1 {
+            times[n / 2]
+        } else {
+            (times[n / 2 - 1] + times[n / 2]) / 2.0
+        },
+        p99_ns: times[(n * 99 / 100).min(n - 1)],
+        min_ns: times[0],
+        parent_cpus: cpus_allowed(),
+        child_cpus,
+    })
+}
+
+/// The echo process: reports its CPUs, then answers every line with `answer` (newline
+/// included) until the end of its input.
+pub fn echo(answer: &[u8]) -> io::Result<()> {
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
+    writeln!(output, "{}", cpus_allowed())?;
+    output.flush()?;
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        output.write_all(answer)?;
+        output.flush()?;
+    }
+}
+
+/// The `Cpus_allowed_list` of this process, e.g. `0-1` or `0`; `?` where /proc is missing.
+pub fn cpus_allowed() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "?".to_string())
+}
