@@ -19,8 +19,8 @@ use std::io;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use allfives::deal::below;
-use allfives::{Game, Move, Rules, SpinnerRule, Status};
+use allfives_engine::deal::below;
+use allfives_engine::{Game, Move, Rules, SpinnerRule, Status};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 

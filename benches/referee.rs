@@ -7,12 +7,12 @@
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
-use allfives::clock::Clocks;
-use allfives::matchplay::{LogTarget, MatchConfig, run_match};
-use allfives::player::BotSpec;
-use allfives::protocol::{FromBot, ToBot};
-use allfives::referee::FaultPolicy;
-use allfives::rules::Rules;
+use allfives::bot::clock::Clocks;
+use allfives::bot::player::BotSpec;
+use allfives::engine::protocol::{FromBot, ToBot};
+use allfives::engine::rules::Rules;
+use allfives::referee::game::FaultPolicy;
+use allfives::referee::matchplay::{LogTarget, MatchConfig, run_match};
 use nix::sys::resource::{UsageWho, getrusage};
 use serde::Deserialize;
 
@@ -117,7 +117,7 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
         deals: Vec::new(),
         logs: LogTarget::Dir(dir.to_path_buf()),
         echo_stderr: false,
-        max_line: allfives::protocol::MAX_BOT_LINE,
+        max_line: allfives::engine::protocol::MAX_BOT_LINE,
         stderr_cap: 1 << 20,
     }
 }
@@ -187,14 +187,14 @@ fn count_plays(dir: &std::path::Path, games: u32) -> u64 {
 fn mean_turn_bytes(dir: &std::path::Path) -> usize {
     let text = std::fs::read_to_string(dir.join("game-1.jsonl")).expect("game 1 was logged");
     let replay = allfives::gamelog::replay(&text).expect("the log replays");
-    let mut game = allfives::Game::new(replay.header.rules).expect("valid rules");
+    let mut game = allfives::engine::Game::new(replay.header.rules).expect("valid rules");
     let (mut bytes, mut turns) = (0, 0);
     for event in replay.game.events() {
         match event {
-            allfives::Event::HandStart { deal, .. } => {
+            allfives::engine::Event::HandStart { deal, .. } => {
                 game.start_hand((**deal).clone()).expect("deal")
             }
-            allfives::Event::Play(allfives::Play {
+            allfives::engine::Event::Play(allfives::engine::Play {
                 seat, tile, end, ..
             }) => {
                 let view = game.view(*seat);
@@ -210,7 +210,7 @@ fn mean_turn_bytes(dir: &std::path::Path) -> usize {
                 }
                 game.play(
                     *seat,
-                    allfives::Move {
+                    allfives::engine::Move {
                         tile: *tile,
                         end: *end,
                     },
@@ -234,7 +234,7 @@ struct Incoming {
 
 #[derive(Deserialize)]
 struct Legal {
-    legal: Vec<allfives::Choice>,
+    legal: Vec<allfives::engine::Choice>,
 }
 
 fn instant_bot() {

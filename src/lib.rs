@@ -1,51 +1,19 @@
 //! allfives: a referee for bot programs playing the domino game All Fives.
 //!
-//! The rules engine ([`tile`], [`layout`], [`rules`], [`deal`], [`game`], [`view`], [`error`]) is
-//! pure: no I/O, no clock, no randomness but a generator passed in. A bot written in Rust can link
-//! it to track the game:
+//! The rules live in the [`allfives_engine`] crate (re-exported here as [`engine`]); this crate is
+//! the imperative shell around it, one folder per concern:
+//! - [`bot`]: a bot as a process (or a builtin), its clock, its faults, and stopping them all;
+//! - [`referee`]: one game between bots, and a match of games;
+//! - [`gamelog`]: writing a game's log, and replaying one through the engine;
+//! - [`check`]: the conformance check of one bot;
+//! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
-//! ```
-//! use allfives::{Game, Rules};
-//! use rand::SeedableRng;
-//!
-//! let mut game = Game::new(Rules::new(2)).expect("default rules are valid");
-//! game.deal(&mut rand::rngs::ChaCha8Rng::seed_from_u64(42)).expect("first deal");
-//! let mut moves = Vec::new();
-//! while game.result().is_none() {
-//!     if let allfives::Status::ToPlay { seat } = game.status() {
-//!         game.legal_moves(&mut moves);
-//!         game.play(seat, moves[0]).expect("a legal move is accepted");
-//!     } else {
-//!         game.deal(&mut rand::rngs::ChaCha8Rng::seed_from_u64(7)).expect("next deal");
-//!     }
-//! }
-//! ```
+//! `docs/architecture.md` draws the house and says which part may call which.
 
-pub mod builtin;
+pub use allfives_engine as engine;
+
+pub mod bot;
 pub mod check;
 pub mod cli;
-pub mod clock;
-pub mod deal;
-pub mod error;
-pub mod fault;
-pub mod game;
 pub mod gamelog;
-pub mod layout;
-pub mod matchplay;
-pub mod output;
-pub mod player;
-pub mod process;
-pub mod protocol;
 pub mod referee;
-pub mod rules;
-pub mod shutdown;
-pub mod tile;
-pub mod view;
-
-pub use deal::Deal;
-pub use error::{DealError, MoveError};
-pub use game::{Event, Game, GameEnding, GameResult, HandEnding, HandSummary, Move, Play, Status};
-pub use layout::{EndId, Layout, OpenEnd, Placement};
-pub use rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};
-pub use tile::{Tile, TileSet};
-pub use view::{Choice, Seen, View};

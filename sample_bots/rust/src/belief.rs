@@ -12,11 +12,11 @@
 //! [`Belief::sample`] deals the hidden tiles at random into hands and boneyard, respecting the
 //! groups where it can: one *determinization* of the game for the search to play out.
 
-use allfives::game::Play;
-use allfives::layout::Layout;
-use allfives::rules::Seat;
-use allfives::tile::{ALL_TILES, Tile, TileSet};
-use allfives::view::{Seen, View};
+use allfives_engine::game::Play;
+use allfives_engine::layout::Layout;
+use allfives_engine::rules::Seat;
+use allfives_engine::tile::{ALL_TILES, Tile, TileSet};
+use allfives_engine::view::{Seen, View};
 use rand::Rng;
 use rand::seq::SliceRandom;
 
@@ -235,8 +235,8 @@ fn take_from(groups: &mut [Group], seat: Seat, tile: Tile) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use allfives::rules::Rules;
-    use allfives::{Game, Move};
+    use allfives_engine::rules::Rules;
+    use allfives_engine::{Game, Move};
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
 
@@ -277,7 +277,7 @@ mod tests {
             .filter(|t| !used.contains(*t))
             .collect();
         let mut game = Game::new(Rules::new(2)).expect("valid rules");
-        game.start_hand(allfives::Deal {
+        game.start_hand(allfives_engine::Deal {
             hands,
             boneyard,
             leader: 0,

@@ -8,11 +8,11 @@
 //! ```
 //!
 //! It speaks protocol v1 (see `protocol.md`): one JSON object a line on stdin, parsed as
-//! [`allfives::protocol::ToBot`]; one answer a line on stdout, an
-//! [`allfives::protocol::FromBot`], flushed at once. It answers `hello` and `turn`, reads the game
+//! [`allfives_engine::protocol::ToBot`]; one answer a line on stdout, an
+//! [`allfives_engine::protocol::FromBot`], flushed at once. It answers `hello` and `turn`, reads the game
 //! number from `game_start`, ignores the other messages and exits on `bye` or end of input.
 //!
-//! How it plays (each turn, from the [`View`](allfives::View) alone: it keeps no state between
+//! How it plays (each turn, from the [`View`](allfives_engine::View) alone: it keeps no state between
 //! turns, and uses nothing it is not told):
 //! 1. [`belief`]: the tiles it cannot see are the set minus its hand and the layout. A player who
 //!    drew or passed holds no tile matching the ends of that moment, which narrows their hand.
@@ -40,7 +40,7 @@ mod strategy;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
-use allfives::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
+use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 
 use strategy::Params;
 

@@ -10,10 +10,10 @@
 //! With two sides (two players, or two partnerships) the game is zero-sum and the search is
 //! alpha-beta, trying the moves that score most first; with three or four sides it is max-n.
 
-use allfives::game::{HandEnding, hand_points, winner_after_hand};
-use allfives::layout::{EndId, Layout, points_of};
-use allfives::rules::{Finish, Rules, Seat};
-use allfives::tile::{Tile, TileSet};
+use allfives_engine::game::{HandEnding, hand_points, winner_after_hand};
+use allfives_engine::layout::{EndId, Layout, points_of};
+use allfives_engine::rules::{Finish, Rules, Seat};
+use allfives_engine::tile::{Tile, TileSet};
 
 use crate::belief::Sample;
 
@@ -317,7 +317,7 @@ impl<'a> Search<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use allfives::layout::Placement;
+    use allfives_engine::layout::Placement;
 
     fn tile(a: u8, b: u8) -> Tile {
         Tile::new(a, b).expect("a valid tile")

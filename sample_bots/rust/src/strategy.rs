@@ -2,8 +2,8 @@
 
 use std::time::Instant;
 
-use allfives::layout::Layout;
-use allfives::view::{Choice, View};
+use allfives_engine::layout::Layout;
+use allfives_engine::view::{Choice, View};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
@@ -171,8 +171,8 @@ fn seed(view: &View, game: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use allfives::rules::{Rules, SpinnerRule};
-    use allfives::{Game, Status};
+    use allfives_engine::rules::{Rules, SpinnerRule};
+    use allfives_engine::{Game, Status};
 
     /// Plays whole games, the strong bot in seat 0 against greedy seats, checking that the view
     /// always reads (the belief's counts add up) and every choice is legal and reproducible.

@@ -5,8 +5,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use allfives::protocol::{FromBot, ToBot};
-use allfives::{Game, Move, Rules, Status};
+use allfives_engine::protocol::{FromBot, ToBot};
+use allfives_engine::{Game, Move, Rules, Status};
 use rand::SeedableRng;
 
 #[test]

@@ -5,9 +5,9 @@
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
-use crate::deal::below;
-use crate::game::Move;
-use crate::view::View;
+use allfives_engine::deal::below;
+use allfives_engine::game::Move;
+use allfives_engine::view::View;
 
 /// The names `builtin:NAME` accepts.
 pub const NAMES: [&str; 2] = ["random", "greedy"];
@@ -21,7 +21,7 @@ pub enum Builtin {
     Greedy,
     /// Plays the first tile of its script that is legal, on the first end it fits; else the
     /// first legal move. For fixed positions (`allfives check`); not offered as `builtin:`.
-    Script(Vec<crate::tile::Tile>),
+    Script(Vec<allfives_engine::tile::Tile>),
 }
 
 impl Builtin {

@@ -6,17 +6,17 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::builtin::Builtin;
-use crate::clock::Clocks;
-use crate::deal::Deal;
-use crate::game::{Event, Play};
+use crate::bot::builtin::Builtin;
+use crate::bot::clock::Clocks;
+use crate::bot::player::{Player, Stop, ms};
+use crate::bot::process::Ending;
 use crate::gamelog::{self, GameLog, Replay};
-use crate::layout::EndId;
-use crate::player::{Player, Stop, ms};
-use crate::process::Ending;
-use crate::referee::{FaultPolicy, GRACE, GameSetup, play_game};
-use crate::rules::Rules;
-use crate::tile::{ALL_TILES, Tile};
+use crate::referee::game::{FaultPolicy, GRACE, GameSetup, play_game};
+use allfives_engine::deal::Deal;
+use allfives_engine::game::{Event, Play};
+use allfives_engine::layout::EndId;
+use allfives_engine::rules::Rules;
+use allfives_engine::tile::{ALL_TILES, Tile};
 
 /// The bot's seat in every scripted game; the referee's scripted opponent sits at 1.
 const BOT: usize = 0;
@@ -195,7 +195,7 @@ async fn play_scenario(
     })
 }
 
-fn describe_fault(fault: &crate::fault::Fault, log: &Path) -> String {
+fn describe_fault(fault: &crate::bot::fault::Fault, log: &Path) -> String {
     let input = fault
         .input
         .as_deref()
@@ -239,7 +239,7 @@ fn tile(text: &str) -> Tile {
 }
 
 /// The bot's plays in order, with whether it was asked (not played for it as the only move).
-fn bot_plays(replay: &Replay) -> Vec<(crate::game::Move, bool)> {
+fn bot_plays(replay: &Replay) -> Vec<(allfives_engine::game::Move, bool)> {
     replay
         .decisions
         .iter()

@@ -1,7 +1,7 @@
 //! The end of a hand and of the game, with fixed deals small enough to play by hand.
 
-use allfives::game::round_to_five;
-use allfives::{
+use allfives_engine::game::round_to_five;
+use allfives_engine::{
     DealError, EndId, Event, Finish, Game, GameEnding, HandEnd, HandEnding, HandSummary, Move,
     MoveError, Rules, Seat, Seen, SpinnerRule, Status,
 };
@@ -336,10 +336,10 @@ fn after_a_block_any_seat_may_lead() {
     for leader in [0, 1] {
         let mut game = blocked_two_player(HandEnd::Bonus, true);
         let mut hands = [Vec::new(), Vec::new()];
-        for (i, tile) in allfives::tile::ALL_TILES.iter().enumerate() {
+        for (i, tile) in allfives_engine::tile::ALL_TILES.iter().enumerate() {
             hands[i % 2].push(*tile);
         }
-        game.start_hand(allfives::Deal {
+        game.start_hand(allfives_engine::Deal {
             hands: hands.to_vec(),
             boneyard: vec![],
             leader,

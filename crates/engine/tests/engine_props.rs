@@ -1,8 +1,8 @@
 //! Property tests: whole games under random rules, random deals and random legal play, with the
 //! invariants checked after every move.
 
-use allfives::deal::below;
-use allfives::{
+use allfives_engine::deal::below;
+use allfives_engine::{
     EndId, Event, Finish, Game, GameEnding, GameResult, HandEnd, HandEnding, Move, MoveError, Play,
     Rules, Seen, SpinnerRule, Status, Tile, TileSet, View,
 };
@@ -436,8 +436,8 @@ proptest! {
     fn random_layouts_score_their_sum(spinner in 0u8..3, seed in any::<u64>()) {
         let spinner = [SpinnerRule::First, SpinnerRule::None, SpinnerRule::All][usize::from(spinner)];
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut layout = allfives::Layout::new(spinner);
-        let mut left: Vec<Tile> = allfives::tile::ALL_TILES.to_vec();
+        let mut layout = allfives_engine::Layout::new(spinner);
+        let mut left: Vec<Tile> = allfives_engine::tile::ALL_TILES.to_vec();
         loop {
             let mut fits = Vec::new();
             for &tile in &left {

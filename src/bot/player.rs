@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::builtin::{self, Builtin};
-use crate::clock::{Clock, Clocks};
-use crate::fault::{Fault, FaultKind};
-use crate::game::Move;
-use crate::process::{BotProcess, Ending, Received, StderrSink};
-use crate::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
-use crate::view::View;
+use crate::bot::builtin::{self, Builtin};
+use crate::bot::clock::{Clock, Clocks};
+use crate::bot::fault::{Fault, FaultKind};
+use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
+use allfives_engine::game::Move;
+use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
+use allfives_engine::view::View;
 
 /// A bot as given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

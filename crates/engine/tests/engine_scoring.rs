@@ -3,8 +3,8 @@
 //! The engine lays the lead with its smaller number on the left, so `left` ends start with the
 //! lead's low number and `right` ends with its high number.
 
-use allfives::tile::ALL_TILES;
-use allfives::{
+use allfives_engine::tile::ALL_TILES;
+use allfives_engine::{
     Deal, EndId, Event, Game, Layout, Move, MoveError, Play, Rules, SpinnerRule, Status, TileSet,
 };
 
@@ -443,7 +443,7 @@ fn scoring_table_on_a_layout() {
 #[test]
 fn scoring_table_through_a_game() {
     for case in CASES {
-        let plays: Vec<(allfives::Tile, Option<EndId>, u32, u32)> = case
+        let plays: Vec<(allfives_engine::Tile, Option<EndId>, u32, u32)> = case
             .steps
             .iter()
             .filter_map(|s| match *s {

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::clock::Clocks;
-use crate::deal::Deal;
-use crate::fault::FaultKind;
+use crate::bot::clock::Clocks;
+use crate::bot::fault::FaultKind;
+use crate::bot::player::{BotSpec, BotStats, Player, Stop};
+use crate::bot::process::StderrSink;
 use crate::gamelog::GameLog;
-use crate::player::{BotSpec, BotStats, Player, Stop};
-use crate::process::StderrSink;
-use crate::referee::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
-use crate::rules::Rules;
+use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
+use allfives_engine::deal::Deal;
+use allfives_engine::rules::Rules;
 
 /// Where game logs go.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,13 +6,13 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::de::DeserializeOwned;
 
-use crate::clock::Clocks;
-use crate::deal::Deal;
-use crate::matchplay::{LogTarget, MatchConfig};
-use crate::player::BotSpec;
-use crate::protocol::MAX_BOT_LINE;
-use crate::referee::FaultPolicy;
-use crate::rules::{Finish, HandEnd, Rules, SpinnerRule};
+use crate::bot::clock::Clocks;
+use crate::bot::player::BotSpec;
+use crate::referee::game::FaultPolicy;
+use crate::referee::matchplay::{LogTarget, MatchConfig};
+use allfives_engine::deal::Deal;
+use allfives_engine::protocol::MAX_BOT_LINE;
+use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
 
 /// A referee for bots playing the domino game All Fives.
 #[derive(Debug, Parser)]

@@ -9,15 +9,15 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::clock::{Clock, Clocks};
-use crate::deal::Deal;
-use crate::fault::{Fault, FaultKind};
-use crate::game::{Event, Game, GameResult, Move, Status};
+use crate::bot::clock::{Clock, Clocks};
+use crate::bot::fault::{Fault, FaultKind};
+use crate::bot::player::{Player, Stop, encode};
 use crate::gamelog::{Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo};
-use crate::player::{Player, Stop, encode};
-use crate::protocol::{PROTOCOL_VERSION, ToBot};
-use crate::rules::{Rules, Seat};
-use crate::view::Seen;
+use allfives_engine::deal::Deal;
+use allfives_engine::game::{Event, Game, GameResult, Move, Status};
+use allfives_engine::protocol::{PROTOCOL_VERSION, ToBot};
+use allfives_engine::rules::{Rules, Seat};
+use allfives_engine::view::Seen;
 
 /// What the referee does when a bot faults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

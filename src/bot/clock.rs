@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::protocol::ClockInfo;
+use allfives_engine::protocol::ClockInfo;
 
 /// The time controls of a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,7 +1,7 @@
 //! Small helpers shared by the test modules.
 
-use allfives::tile::ALL_TILES;
-use allfives::{Deal, Seat, Tile, TileSet};
+use allfives_engine::tile::ALL_TILES;
+use allfives_engine::{Deal, Seat, Tile, TileSet};
 
 /// The tile written `[a|b]` (panics on a typo in a test).
 pub fn t(text: &str) -> Tile {

@@ -70,7 +70,7 @@ impl Fault {
         Fault {
             kind,
             detail: detail.into(),
-            input: Some(crate::process::excerpt(input.as_bytes())),
+            input: Some(crate::bot::process::excerpt(input.as_bytes())),
         }
     }
 }

@@ -2,10 +2,10 @@
 
 use std::fmt::Write;
 
-use crate::game::{Event, GameEnding, HandEnding, Play};
 use crate::gamelog::Replay;
-use crate::matchplay::{MatchConfig, MatchReport, fault_summary};
-use crate::referee::GameRecord;
+use crate::referee::game::GameRecord;
+use crate::referee::matchplay::{MatchConfig, MatchReport, fault_summary};
+use allfives_engine::game::{Event, GameEnding, HandEnding, Play};
 
 /// The opening line of a match.
 pub fn match_banner(config: &MatchConfig) -> String {

@@ -92,7 +92,7 @@ impl BotProcess {
         let stdout = child.stdout.take().expect("stdout was piped");
         let err = child.stderr.take().expect("stderr was piped");
         let stderr = tokio::spawn(drain_stderr(err, stderr));
-        crate::shutdown::register(pgid);
+        crate::bot::shutdown::register(pgid);
         Ok(BotProcess {
             child,
             pgid,
@@ -222,7 +222,7 @@ impl BotProcess {
             self.exit = Some(status);
         }
         let _ = timeout(EXIT_GRACE, &mut self.stderr).await;
-        crate::shutdown::unregister(self.pgid);
+        crate::bot::shutdown::unregister(self.pgid);
     }
 }
 

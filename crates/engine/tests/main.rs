@@ -1,0 +1,7 @@
+//! The engine's integration tests, linked as one binary.
+
+mod support;
+
+mod engine_hands;
+mod engine_props;
+mod engine_scoring;

@@ -1,0 +1,9 @@
+//! A bot: an external process (or a builtin strategy) spoken to in the protocol, with its clock,
+//! its faults, and the means to stop every bot at once.
+
+pub mod builtin;
+pub mod clock;
+pub mod fault;
+pub mod player;
+pub mod process;
+pub mod shutdown;

@@ -1,0 +1,215 @@
+//! What each command does: it runs the referee's parts, prints through [`output`], and returns
+//! the process's exit code. Exit codes: 0 done (a bot losing by a fault is a result, not an
+//! error); 1 the referee itself failed (e.g. a log could not be written); 2 bad arguments or an
+//! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
+//! 130 interrupted.
+
+use std::time::Duration;
+
+use allfives_engine::protocol::MAX_BOT_LINE;
+
+use crate::bot::clock::Clocks;
+use crate::bot::player::{BotSpec, Player};
+use crate::bot::process::StderrSink;
+use crate::check;
+use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
+use crate::cli::output;
+use crate::gamelog;
+use crate::referee::matchplay::run_match;
+
+const FAILED: u8 = 1;
+const BAD_INPUT: u8 = 2;
+const BAD_LOG: u8 = 3;
+const CHECK_FAILED: u8 = 4;
+const INTERRUPTED: u8 = 130;
+
+/// Runs the parsed command line and returns the process's exit code.
+pub fn run(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Match(args) => match_command(&args),
+        Command::Replay(args) => replay_command(&args),
+        Command::Check(args) => check_command(&args),
+        Command::Schema => schema_command(),
+    }
+}
+
+fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+    eprintln!("allfives: {message}");
+    code
+}
+
+fn match_command(args: &MatchArgs) -> u8 {
+    let config = match args.config(fresh_seed()) {
+        Ok(config) => config,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    if !args.json {
+        println!("{}", output::match_banner(&config));
+    }
+    let json = args.json;
+    let outcome = runtime.block_on(async {
+        let played = run_match(&config, |config, record| {
+            if !json {
+                println!("{}", output::game_line(config, record));
+            }
+        });
+        tokio::select! {
+            // Polled first, so that the signal handlers are in place before any bot starts.
+            biased;
+            () = interrupted() => None,
+            report = played => Some(report),
+        }
+    });
+    match outcome {
+        None => {
+            crate::bot::shutdown::kill_all();
+            fail(
+                INTERRUPTED,
+                "interrupted: every bot was stopped; the logs written so far are kept",
+            )
+        }
+        Some(Err(e)) => fail(FAILED, format!("the match stopped: {e}")),
+        Some(Ok(report)) => {
+            if json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => return fail(FAILED, e),
+                }
+            } else {
+                println!("{}", output::match_table(&report));
+            }
+            0
+        }
+    }
+}
+
+fn replay_command(args: &ReplayArgs) -> u8 {
+    let text = match std::fs::read_to_string(&args.log) {
+        Ok(text) => text,
+        Err(e) => {
+            return fail(
+                BAD_INPUT,
+                format!("cannot read {}: {e}", args.log.display()),
+            );
+        }
+    };
+    match gamelog::replay(&text) {
+        Ok(replay) => {
+            if !args.quiet {
+                print!("{}", output::replay_text(&replay));
+            }
+            let complete = match replay.end {
+                Some(_) => "",
+                None => " as far as it goes (it stops before the game's end)",
+            };
+            println!(
+                "{}: every event checks out against the rules engine{complete}",
+                args.log.display()
+            );
+            0
+        }
+        Err(e) => fail(
+            BAD_LOG,
+            format!("{} does not check out: {e}", args.log.display()),
+        ),
+    }
+}
+
+fn check_command(args: &CheckArgs) -> u8 {
+    let spec = match BotSpec::parse(&args.bot) {
+        Ok(spec) => spec,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let dir = check::log_dir();
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
+    }
+    let stderr = dir.join("bot.stderr");
+    let sink = StderrSink {
+        file: Some(stderr.clone()),
+        cap: 1024 * 1024,
+        echo_prefix: None,
+    };
+    let clocks = Clocks {
+        startup: Duration::from_millis(args.startup_ms),
+        per_move: Duration::from_millis(args.move_ms),
+        bank: Duration::ZERO,
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    let steps = match runtime.block_on(check::check(bot, clocks, &dir)) {
+        Ok(steps) => steps,
+        Err(e) => return fail(FAILED, format!("the check stopped: {e}")),
+    };
+    for step in &steps {
+        println!("{step}");
+    }
+    let failed = steps.iter().filter(|s| !s.passed).count();
+    if failed == 0 {
+        println!("all {} steps passed", steps.len());
+        return 0;
+    }
+    println!(
+        "{failed} of {} steps failed; logs in {}",
+        steps.len(),
+        dir.display()
+    );
+    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+    let tail: Vec<&str> = text.lines().rev().take(40).collect();
+    if !tail.is_empty() {
+        println!("--- the bot's stderr (last {} lines) ---", tail.len());
+        tail.iter().rev().for_each(|line| println!("{line}"));
+    }
+    CHECK_FAILED
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, u8> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| fail(FAILED, format!("cannot start the async runtime: {e}")))
+}
+
+fn schema_command() -> u8 {
+    match serde_json::to_string_pretty(&allfives_engine::protocol::schema()) {
+        Ok(text) => {
+            println!("{text}");
+            0
+        }
+        Err(e) => fail(FAILED, e),
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn interrupted() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// A seed for when none is given: the clock's nanoseconds mixed with the process id.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mixed = (nanos ^ u64::from(std::process::id())).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // Small enough to type back in.
+    mixed % 1_000_000_000
+}

@@ -1,0 +1,6 @@
+//! The command line: its arguments ([`args`]), what each command does ([`commands`]) and what it
+//! prints ([`output`]).
+
+pub mod args;
+pub mod commands;
+pub mod output;

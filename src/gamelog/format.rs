@@ -1,0 +1,102 @@
+//! The lines of a game log, as Rust types: the header, the referee's own lines and an engine
+//! event with how it was decided. `docs/log-format.md` documents them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bot::fault::Fault;
+use allfives_engine::game::{Event, GameResult};
+use allfives_engine::protocol::ClockInfo;
+use allfives_engine::rules::{Rules, Seat};
+
+/// The log format's version; bumped on any change a reader must know about.
+pub const LOG_FORMAT: u32 = 1;
+
+/// The first line of a game log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// [`LOG_FORMAT`].
+    pub format: u32,
+    /// The referee's name and version.
+    pub referee: String,
+    /// The protocol version spoken with bots.
+    pub protocol: u32,
+    /// The game's number within its match, from 1.
+    pub game: u32,
+    /// The seed of the game's deals.
+    pub seed: u64,
+    /// The rules.
+    pub rules: Rules,
+    /// Who sat where.
+    pub seats: Vec<SeatInfo>,
+    /// The time controls.
+    pub clock: ClockInfo,
+    /// The fault policy: `forfeit` or `fallback`.
+    pub on_fault: String,
+}
+
+/// A seat's bot, as the log records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// The bot's name.
+    pub bot: String,
+    /// Its command line.
+    pub command: String,
+}
+
+/// How a move came to be, for the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// The bot's thinking time in microseconds, from the request written to the answer read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_us: Option<u64>,
+    /// The referee played it because it was the only legal move.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub forced: bool,
+    /// The referee played it for a bot that faulted (`--on-fault fallback`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fallback: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A fault as logged, with the seat it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatFault {
+    /// The seat.
+    pub seat: Seat,
+    /// The fault.
+    #[serde(flatten)]
+    pub fault: Fault,
+    /// Whether it cost the game.
+    pub forfeit: bool,
+}
+
+/// The last line of a game log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameEnd {
+    /// The engine's result.
+    #[serde(flatten)]
+    pub result: GameResult,
+    /// The faults that cost the game (at most one seat's).
+    pub forfeits: Vec<SeatFault>,
+}
+
+/// The referee's own lines (the engine's events are the others).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum RefereeLine {
+    Header(Header),
+    Fault(SeatFault),
+    GameEnd(GameEnd),
+}
+
+/// An engine event with how it was decided (read back; written by [`GameLog::event`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub(crate) struct Logged {
+    #[serde(flatten)]
+    pub(crate) event: Event,
+    #[serde(flatten)]
+    pub(crate) decision: Decision,
+}
