@@ -18,7 +18,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::DealError;
-use crate::rules::{Rules, Seat};
+use crate::rules::{Rules, RulesError, Seat};
 use crate::tile::{ALL_TILES, SET_SIZE, Tile, TileSet};
 
 /// One hand's deal.
@@ -34,8 +34,14 @@ pub struct Deal {
 }
 
 impl Deal {
-    /// A shuffled deal. `leader` fixes the leader; `None` draws one at random.
-    pub fn random<R: Rng + ?Sized>(rules: &Rules, leader: Option<Seat>, rng: &mut R) -> Deal {
+    /// A shuffled deal. `leader` fixes the leader; `None` draws one at random. Rules that
+    /// cannot be played (see [`Rules::validate`]) have no deal.
+    pub fn random<R: Rng + ?Sized>(
+        rules: &Rules,
+        leader: Option<Seat>,
+        rng: &mut R,
+    ) -> Result<Deal, RulesError> {
+        rules.validate()?;
         let mut tiles = ALL_TILES;
         for i in (1..SET_SIZE).rev() {
             let j = below(rng, i as u32 + 1) as usize;
@@ -48,16 +54,17 @@ impl Deal {
         let boneyard = tiles[rules.players * size..].to_vec();
         let drawn = below(rng, rules.players as u32) as Seat;
         let leader = leader.unwrap_or(drawn);
-        Deal {
+        Ok(Deal {
             hands,
             boneyard,
             leader,
-        }
+        })
     }
 
-    /// Checks the deal against the rules: a hand a player of the right size, all 28 tiles once
+    /// Checks the deal against the rules (which must be valid): a hand a player of the right size, all 28 tiles once
     /// each, and a leader at the table.
     pub fn validate(&self, rules: &Rules) -> Result<(), DealError> {
+        rules.validate()?;
         if self.hands.len() != rules.players {
             return Err(DealError::Hands {
                 got: self.hands.len(),
@@ -113,9 +120,9 @@ mod tests {
     #[test]
     fn a_seed_gives_one_deal() {
         let rules = Rules::new(2);
-        let a = Deal::random(&rules, None, &mut ChaCha8Rng::seed_from_u64(7));
-        let b = Deal::random(&rules, None, &mut ChaCha8Rng::seed_from_u64(7));
-        let c = Deal::random(&rules, None, &mut ChaCha8Rng::seed_from_u64(8));
+        let a = Deal::random(&rules, None, &mut ChaCha8Rng::seed_from_u64(7)).expect("valid rules");
+        let b = Deal::random(&rules, None, &mut ChaCha8Rng::seed_from_u64(7)).expect("valid rules");
+        let c = Deal::random(&rules, None, &mut ChaCha8Rng::seed_from_u64(8)).expect("valid rules");
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(a.validate(&rules), Ok(()));
@@ -125,7 +132,8 @@ mod tests {
     /// Pins the algorithm: if this changes, every seed in every log deals differently.
     #[test]
     fn the_algorithm_is_pinned() {
-        let deal = Deal::random(&Rules::new(4), None, &mut ChaCha8Rng::seed_from_u64(1));
+        let deal = Deal::random(&Rules::new(4), None, &mut ChaCha8Rng::seed_from_u64(1))
+            .expect("valid rules");
         let text = format!("{:?} {}", deal.hands[0], deal.leader);
         assert_eq!(text, PINNED_SEED_1);
     }
@@ -135,11 +143,13 @@ mod tests {
     #[test]
     fn validation_names_the_fault() {
         let rules = Rules::new(2);
-        let mut deal = Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1));
+        let mut deal =
+            Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1)).expect("valid rules");
         let first = deal.hands[0][0];
         deal.boneyard[0] = first;
         assert_eq!(deal.validate(&rules), Err(DealError::Duplicate(first)));
-        let mut short = Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1));
+        let mut short =
+            Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1)).expect("valid rules");
         short.hands[1].pop();
         assert!(matches!(
             short.validate(&rules),
@@ -149,10 +159,12 @@ mod tests {
                 ..
             })
         ));
-        let mut lost = Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1));
+        let mut lost =
+            Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1)).expect("valid rules");
         let gone = lost.boneyard.pop().expect("10 in the boneyard");
         assert_eq!(lost.validate(&rules), Err(DealError::Missing(gone)));
-        let mut far = Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1));
+        let mut far =
+            Deal::random(&rules, Some(0), &mut ChaCha8Rng::seed_from_u64(1)).expect("valid rules");
         far.leader = 2;
         assert!(matches!(
             far.validate(&rules),

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::layout::{EndId, OpenEnd};
-use crate::rules::Seat;
+use crate::rules::{RulesError, Seat};
 use crate::tile::Tile;
 
 /// Why the engine refused a move.
@@ -81,6 +81,12 @@ pub enum MoveError {
         /// The open ends.
         ends: Vec<OpenEnd>,
     },
+    /// The tile is on the table already (every tile of the set is unique).
+    #[error("{tile} is on the table already")]
+    OnTable {
+        /// The tile.
+        tile: Tile,
+    },
     /// The tile matches another end, not the one named.
     #[error("{tile} does not match the {end} end; the open ends: {}", list(.ends))]
     WrongEnd {
@@ -109,6 +115,7 @@ impl MoveError {
             MoveError::ShortEndClosed { .. } => "short_end_closed",
             MoveError::NoMatch { .. } => "no_match",
             MoveError::WrongEnd { .. } => "wrong_end",
+            MoveError::OnTable { .. } => "on_table",
         }
     }
 }
@@ -157,13 +164,16 @@ pub enum DealError {
     #[error("{0} is missing: hands and boneyard together must hold all 28 tiles once each")]
     Missing(Tile),
     /// A leader who is not at the table.
-    #[error("the leader must be a seat from 0 to {}, not {leader}", .players - 1)]
+    #[error("the leader must be a seat from 0 to {}, not {leader}", .players.saturating_sub(1))]
     Leader {
         /// The leader given.
         leader: Seat,
         /// Players in the game.
         players: usize,
     },
+    /// The rules cannot be played, so no deal fits them.
+    #[error("no deal fits these rules: {0}")]
+    Rules(#[from] RulesError),
     /// Another seat went out last hand and must lead.
     #[error("seat {expected} went out in the last hand and must lead, not seat {got}")]
     WrongLeader {
@@ -172,4 +182,14 @@ pub enum DealError {
         /// The leader given.
         got: Seat,
     },
+}
+
+/// A seat named that is not at the table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("there is no seat {seat} in a game of {players} players")]
+pub struct SeatError {
+    /// The seat named.
+    pub seat: Seat,
+    /// Players in the game.
+    pub players: usize,
 }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::deal::Deal;
-use crate::error::{DealError, MoveError};
+use crate::error::{DealError, MoveError, SeatError};
 use crate::layout::{EndId, Layout, points_of};
 use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat};
 use crate::tile::{Tile, TileSet};
@@ -272,7 +272,7 @@ impl Game {
     /// Starts the next hand with a random deal from `rng` (see [`Deal::random`]).
     pub fn deal<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), DealError> {
         let leader = self.dealing_leader()?;
-        self.start_hand(Deal::random(&self.rules, leader, rng))
+        self.start_hand(Deal::random(&self.rules, leader, rng)?)
     }
 
     /// Starts the next hand with a given deal, after checking it.
@@ -368,7 +368,7 @@ impl Game {
             points,
         }));
         let side = self.rules.side_of(seat);
-        self.scores[side] += points as i32;
+        self.scores[side] = self.scores[side].saturating_add(points as i32);
         if self.rules.finish == Finish::Immediate && self.scores[side] >= self.rules.target {
             self.finish(GameEnding::Target { side }, None);
         } else if self.table.hands[seat].is_empty() {
@@ -430,9 +430,10 @@ impl Game {
         let players = self.rules.players;
         let hands = &self.table.hands[..players];
         let pips: Vec<u32> = hands.iter().map(|h| h.pips()).collect();
-        let points = hand_points(&self.rules, ending, &pips);
+        let points =
+            hand_points(&self.rules, ending, &pips).expect("the game's own seats are at the table");
         for (side, p) in points.iter().enumerate() {
-            self.scores[side] += p;
+            self.scores[side] = self.scores[side].saturating_add(*p);
         }
         let next_leader = match ending {
             HandEnding::WentOut { seat } => Some(seat),
@@ -476,31 +477,44 @@ impl Game {
 }
 
 /// End-of-hand points for each side (team or player), by the `hand_end` rule, from the pips
-/// left in each seat's hand.
-pub fn hand_points(rules: &Rules, ending: HandEnding, pips: &[u32]) -> Vec<i32> {
-    let mut points = vec![0; rules.sides()];
+/// left in each seat's hand. A seat beyond the rules' players (in `pips` or `ending`) is an error.
+pub fn hand_points(rules: &Rules, ending: HandEnding, pips: &[u32]) -> Result<Vec<i32>, SeatError> {
+    let players = rules.players;
+    let went_out = match ending {
+        HandEnding::WentOut { seat } => Some(seat),
+        HandEnding::Blocked => None,
+    };
+    if let Some(seat) = went_out
+        .filter(|&s| s >= players)
+        .or_else(|| pips.len().checked_sub(1).filter(|&s| s >= players))
+    {
+        return Err(SeatError { seat, players });
+    }
+    let mut points = vec![0i32; rules.sides()];
     match rules.hand_end {
         HandEnd::Penalty => {
             for (seat, &p) in pips.iter().enumerate() {
-                points[rules.side_of(seat)] -= round_to_five(p) as i32;
+                let side = &mut points[rules.side_of(seat)];
+                *side = side.saturating_sub(round_to_five(p) as i32);
             }
         }
         HandEnd::Bonus => {
             let mut side_pips = vec![0u32; rules.sides()];
             for (seat, &p) in pips.iter().enumerate() {
-                side_pips[rules.side_of(seat)] += p;
+                let side = &mut side_pips[rules.side_of(seat)];
+                *side = side.saturating_add(p);
             }
-            let winner = match ending {
-                HandEnding::WentOut { seat } => Some(rules.side_of(seat)),
-                HandEnding::Blocked => unique_min(&side_pips),
+            let winner = match went_out {
+                Some(seat) => Some(rules.side_of(seat)),
+                None => unique_min(&side_pips),
             };
             if let Some(w) = winner {
-                let others: u32 = side_pips.iter().sum::<u32>() - side_pips[w];
-                points[w] = round_to_five(others) as i32;
+                let all = side_pips.iter().fold(0u32, |a, &p| a.saturating_add(p));
+                points[w] = round_to_five(all - side_pips[w]) as i32;
             }
         }
     }
-    points
+    Ok(points)
 }
 
 /// The side that has won once a hand is scored, given each side's score, if any: with
@@ -518,7 +532,7 @@ pub fn winner_after_hand(rules: &Rules, scores: &[i32]) -> Option<usize> {
 
 /// Rounds pips to the nearest multiple of five (1 and 2 round down, 3 and 4 up).
 pub fn round_to_five(pips: u32) -> u32 {
-    (pips + 2) / 5 * 5
+    pips.saturating_add(2) / 5 * 5
 }
 
 /// The index of the single smallest value, or `None` on a tie.

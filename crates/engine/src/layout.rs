@@ -303,6 +303,10 @@ impl Layout {
 
     /// Checks that `tile` may go on `end`, without placing it.
     pub fn check(&self, tile: Tile, end: Option<EndId>) -> Result<(), MoveError> {
+        // A tile is unique: placing one twice would also overrun the tables below.
+        if self.on_table.contains(tile) {
+            return Err(MoveError::OnTable { tile });
+        }
         let Some(end) = end else {
             return if self.is_empty() {
                 Ok(())

@@ -33,7 +33,7 @@ pub mod tile;
 pub mod view;
 
 pub use deal::Deal;
-pub use error::{DealError, MoveError};
+pub use error::{DealError, MoveError, SeatError};
 pub use game::{Event, Game, GameEnding, GameResult, HandEnding, HandSummary, Move, Play, Status};
 pub use layout::{EndId, Layout, OpenEnd, Placement};
 pub use rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};

@@ -157,9 +157,9 @@ impl Rules {
         if self.teams { seat % 2 } else { seat }
     }
 
-    /// The seat after `seat`, clockwise.
+    /// The seat after `seat`, clockwise (seat 0 when the rules have no players).
     pub fn next_seat(&self, seat: Seat) -> Seat {
-        (seat + 1) % self.players
+        seat.wrapping_add(1).checked_rem(self.players).unwrap_or(0)
     }
 }
 

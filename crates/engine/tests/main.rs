@@ -2,6 +2,7 @@
 
 mod support;
 
+mod engine_api;
 mod engine_hands;
 mod engine_props;
 mod engine_scoring;

@@ -299,7 +299,8 @@ impl<'a> Search<'a> {
             None => HandEnding::Blocked,
         };
         // The engine's own end-of-hand scoring, so that the bot's arithmetic cannot drift.
-        let points = hand_points(rules, ending, &pips);
+        let points =
+            hand_points(rules, ending, &pips).expect("the searched seats are the game's seats");
         let mut values = self.totals(state);
         for side in 0..sides {
             values[side] += points[side] as f32;
