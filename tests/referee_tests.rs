@@ -788,6 +788,26 @@ forfeit_tests! {
     a_bot_that_writes_a_line_just_over_the_limit_forfeits: "long_line" [], "2000" => "too_long";
 }
 
+/// The cap counts a line without its newline, `\n` or `\r\n` alike.
+#[test]
+fn a_line_at_the_limit_is_accepted_with_either_newline() {
+    for ending in [&["at-limit"][..], &["at-limit", "crlf"]] {
+        let (sb, _, report) = fixture_vs_greedy(
+            "long_line",
+            ending,
+            &["--seed", SEED, "--target", "60", "--move-ms", "2000"],
+        );
+        check_report(&report, 2, false, 1);
+        assert_eq!(
+            report["games"][0]["faults"],
+            serde_json::json!([]),
+            "{ending:?}"
+        );
+        assert!(uint(&report["totals"][0]["answers"]) > 0, "{ending:?}");
+        sb.assert_no_bot_left();
+    }
+}
+
 #[test]
 fn a_bot_that_writes_garbage_forfeits() {
     let fault = forfeits("garbage", &[], "2000", "malformed", &[]);

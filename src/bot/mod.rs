@@ -4,6 +4,7 @@
 pub mod builtin;
 pub mod clock;
 pub mod fault;
+pub mod framing;
 pub mod player;
 pub mod process;
 pub mod shutdown;

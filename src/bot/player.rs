@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::bot::builtin::{self, Builtin};
 use crate::bot::clock::{Clock, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
+use crate::bot::framing::parse_answer;
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
 use allfives_engine::game::Move;
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
@@ -410,13 +411,7 @@ async fn exchange(
                 ));
             }
         };
-        let answer: FromBot = serde_json::from_str(&text).map_err(|e| {
-            Fault::with_input(
-                FaultKind::Malformed,
-                format!("not a valid message: {e}"),
-                &text,
-            )
-        })?;
+        let answer = parse_answer(&text)?;
         match answer.id() {
             // A late answer to a request that already timed out (with --on-fault fallback).
             earlier if earlier < id => {

@@ -17,6 +17,8 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at};
 
+use crate::bot::framing::LineFramer;
+
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How much of an offending line is kept for the record.
@@ -235,16 +237,11 @@ impl Drop for BotProcess {
     }
 }
 
-/// Reads a bot's output line by line, with a length cap. Cancel-safe: a line cut off by a
-/// deadline is kept and completed by the next call.
+/// Reads a bot's output line by line, with a length cap ([`LineFramer`]). Cancel-safe: a line
+/// cut off by a deadline is kept and completed by the next call.
 struct LineReader {
     stdout: ChildStdout,
-    buf: Vec<u8>,
-    /// Bytes of `buf` already searched for a newline.
-    scanned: usize,
-    max_line: usize,
-    /// Inside an over-long line: drop input up to its newline.
-    skipping: bool,
+    framer: LineFramer,
     eof: bool,
 }
 
@@ -252,10 +249,7 @@ impl LineReader {
     fn new(stdout: ChildStdout, max_line: usize) -> LineReader {
         LineReader {
             stdout,
-            buf: Vec::with_capacity(64 * 1024),
-            scanned: 0,
-            max_line,
-            skipping: false,
+            framer: LineFramer::new(max_line),
             eof: false,
         }
     }
@@ -263,63 +257,22 @@ impl LineReader {
     /// The next line, or `None` at the end of the output.
     async fn next_line(&mut self) -> Option<Received> {
         loop {
-            if let Some(line) = self.take_line() {
+            if let Some(line) = self.framer.next_line() {
                 return Some(line);
             }
             if self.eof {
-                return self.take_rest();
+                return self.framer.rest();
             }
             self.fill().await;
         }
     }
 
-    /// A complete line from the buffer, or a too-long report, if there is one.
-    fn take_line(&mut self) -> Option<Received> {
-        let found = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
-        match found {
-            Some(at) if !self.skipping && self.scanned + at > self.max_line => {
-                let start = excerpt(&self.buf[..self.scanned + at]);
-                self.buf.drain(..=self.scanned + at);
-                self.scanned = 0;
-                Some(Received::TooLong(start))
-            }
-            Some(at) => {
-                let end = self.scanned + at;
-                let line: Vec<u8> = self.buf.drain(..=end).take(end).collect();
-                self.scanned = 0;
-                if std::mem::take(&mut self.skipping) {
-                    return None;
-                }
-                Some(decode(line))
-            }
-            None if self.buf.len() > self.max_line => {
-                let start = excerpt(&self.buf);
-                self.buf.clear();
-                self.scanned = 0;
-                // Only the first overflow of a line is reported; the rest of it is dropped.
-                (!std::mem::replace(&mut self.skipping, true)).then_some(Received::TooLong(start))
-            }
-            None => {
-                self.scanned = self.buf.len();
-                None
-            }
-        }
-    }
-
-    /// A last line without a newline, at the end of the output.
-    fn take_rest(&mut self) -> Option<Received> {
-        if self.buf.is_empty() || self.skipping {
-            return None;
-        }
-        self.scanned = 0;
-        Some(decode(std::mem::take(&mut self.buf)))
-    }
-
     async fn fill(&mut self) {
         // read_buf only ever appends what was read, so a read cut off by a deadline leaves the
         // buffer as it was.
-        self.buf.reserve(64 * 1024);
-        if let Ok(0) | Err(_) = self.stdout.read_buf(&mut self.buf).await {
+        let buf = self.framer.buffer();
+        buf.reserve(64 * 1024);
+        if let Ok(0) | Err(_) = self.stdout.read_buf(buf).await {
             self.eof = true;
         }
     }
@@ -341,16 +294,6 @@ pub fn describe(status: ExitStatus) -> String {
 pub fn excerpt(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT * 4)]);
     text.chars().take(EXCERPT).collect()
-}
-
-fn decode(mut line: Vec<u8>) -> Received {
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
-    match String::from_utf8(line) {
-        Ok(text) => Received::Line(text),
-        Err(e) => Received::NotUtf8(excerpt(e.as_bytes())),
-    }
 }
 
 async fn drain_stderr(mut err: impl AsyncRead + Unpin, sink: StderrSink) {
