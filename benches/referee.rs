@@ -5,6 +5,7 @@
 //! `--instant-bot` (a compiled bot that answers at once) and `--echo` (the raw round trip's peer).
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use allfives::bot::clock::Clocks;
@@ -114,7 +115,7 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
         },
         on_fault: FaultPolicy::Forfeit,
         fresh: false,
-        deals: Vec::new(),
+        deals: Arc::from([]),
         logs: LogTarget::Dir(dir.to_path_buf()),
         echo_stderr: false,
         max_line: allfives::engine::protocol::MAX_BOT_LINE,

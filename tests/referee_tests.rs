@@ -1042,6 +1042,14 @@ fn bad_deal_files_are_refused() {
     let file = sb.path("twice.json");
     fs::write(&file, serde_json::to_string(&twice).expect("deal")).expect("write");
     deal_refused(&file, &[&doubled.to_string(), "twice"]);
+
+    // More deals than a game has hands: the third could never be played.
+    let three = vec![scrambled_deal(2, 9, 3, 0); 3];
+    let file = sb.path("three.json");
+    fs::write(&file, serde_json::to_string(&three).expect("deals")).expect("write");
+    let shown = file.display().to_string();
+    let args = ["builtin:random", "--deal", &shown, "--max-hands", "2"];
+    match_refused(&args, &["deal 3 would never be played", "--max-hands"]);
 }
 
 /// A finished game's log, played in the sandbox.

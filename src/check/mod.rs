@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::bot::builtin::Builtin;
@@ -171,7 +172,7 @@ async fn play_scenario(
         seating: vec![0, 1],
         clocks,
         on_fault: FaultPolicy::Forfeit,
-        deals: vec![deal],
+        deals: Arc::from([deal]),
     };
     let script = scenario.opponent.iter().map(|t| tile(t)).collect();
     table[1 - BOT] = Player::with_builtin("script", Builtin::Script(script));

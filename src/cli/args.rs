@@ -1,6 +1,7 @@
 //! The command line: raw arguments (clap) and their checking into a [`MatchConfig`].
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -8,9 +9,9 @@ use serde::de::DeserializeOwned;
 
 use crate::bot::clock::Clocks;
 use crate::bot::player::BotSpec;
+use crate::cli::deal_file::read_deals;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
-use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
 
@@ -180,7 +181,7 @@ impl MatchArgs {
         };
         let deals = match &self.deal {
             Some(path) => read_deals(path, &rules)?,
-            None => Vec::new(),
+            None => Arc::from([]),
         };
         Ok(MatchConfig {
             bots,
@@ -244,23 +245,4 @@ impl MatchArgs {
         rules.validate().map_err(|e| e.to_string())?;
         Ok(rules)
     }
-}
-
-/// Reads a deal file: one deal, or an array of deals for the first hands.
-pub fn read_deals(path: &std::path::Path, rules: &Rules) -> Result<Vec<Deal>, String> {
-    let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read deal file {shown}: {e}"))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("deal file {shown} is not JSON: {e}"))?;
-    let deals: Vec<Deal> = match value {
-        serde_json::Value::Array(_) => serde_json::from_value(value),
-        _ => serde_json::from_value(value).map(|d| vec![d]),
-    }
-    .map_err(|e| format!("deal file {shown}: {e}"))?;
-    for (i, deal) in deals.iter().enumerate() {
-        deal.validate(rules)
-            .map_err(|e| format!("deal file {shown}, deal {}: {e}", i + 1))?;
-    }
-    Ok(deals)
 }

@@ -1,6 +1,7 @@
-//! The command line: its arguments ([`args`]), what each command does ([`commands`]) and what it
-//! prints ([`output`]).
+//! The command line: its arguments ([`args`]), the deal files it reads ([`deal_file`]), what each
+//! command does ([`commands`]) and what it prints ([`output`]).
 
 pub mod args;
 pub mod commands;
+pub mod deal_file;
 pub mod output;

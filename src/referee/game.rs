@@ -3,6 +3,7 @@
 //! faults, and logs everything.
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rand::SeedableRng;
@@ -58,7 +59,7 @@ pub struct GameSetup {
     /// The fault policy.
     pub on_fault: FaultPolicy,
     /// Deals for the first hands, instead of random ones.
-    pub deals: Vec<Deal>,
+    pub deals: Arc<[Deal]>,
 }
 
 /// What a game came to.

@@ -3,6 +3,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -44,7 +45,7 @@ pub struct MatchConfig {
     /// A fresh process for every game.
     pub fresh: bool,
     /// Deals for the first hands of every game.
-    pub deals: Vec<Deal>,
+    pub deals: Arc<[Deal]>,
     /// Where logs go.
     pub logs: LogTarget,
     /// Echo bots' stderr to the terminal.
