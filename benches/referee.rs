@@ -190,7 +190,7 @@ fn mean_turn_bytes(dir: &std::path::Path) -> usize {
     let replay = allfives::gamelog::replay(&text).expect("the log replays");
     let mut game = allfives::engine::Game::new(replay.header.rules).expect("valid rules");
     let (mut bytes, mut turns) = (0, 0);
-    for event in replay.game.events() {
+    for event in &replay.events {
         match event {
             allfives::engine::Event::HandStart { deal, .. } => {
                 game.start_hand((**deal).clone()).expect("deal")

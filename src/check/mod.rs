@@ -288,8 +288,7 @@ fn verify_short_end(replay: &Replay) -> Result<String, String> {
 fn verify_drawn_tile(replay: &Replay) -> Result<String, String> {
     // The draws that came before the bot's first play.
     let drew: Vec<Tile> = replay
-        .game
-        .events()
+        .events
         .iter()
         .take_while(|e| !matches!(e, Event::Play(Play { seat: BOT, .. })))
         .filter_map(|e| match e {
@@ -310,7 +309,7 @@ fn verify_drawn_tile(replay: &Replay) -> Result<String, String> {
 }
 
 fn verify_pass(replay: &Replay) -> Result<String, String> {
-    let events = replay.game.events();
+    let events = &replay.events;
     let passed = events
         .iter()
         .position(|e| matches!(e, Event::Pass { seat: BOT }));

@@ -131,7 +131,7 @@ pub fn replay_text(replay: &Replay) -> String {
         replay.header.rules
     );
     let mut decisions = replay.decisions.iter();
-    for event in replay.game.events() {
+    for event in &replay.events {
         let _ = match event {
             Event::HandStart { hand, deal } => {
                 let _ = writeln!(text, "hand {hand}: {} leads", who(deal.leader));

@@ -22,6 +22,9 @@ pub struct Replay {
     pub header: Header,
     /// The game as the engine replayed it.
     pub game: Game,
+    /// Every event of the game as the engine produced it, in order (the game itself keeps only
+    /// the last hand's).
+    pub events: Vec<Event>,
     /// Every play with how it was decided, in order.
     pub decisions: Vec<(Seat, Move, Decision)>,
     /// The faults logged.
@@ -66,6 +69,7 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
     let mut replay = Replay {
         header,
         game,
+        events: Vec::new(),
         decisions: Vec::new(),
         faults: Vec::new(),
         end: None,
@@ -79,11 +83,13 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
         }
         if let Ok(referee) = serde_json::from_str::<RefereeLine>(text) {
             apply_referee_line(&mut replay, referee).map_err(fail)?;
-            continue;
+        } else {
+            let logged: Logged =
+                serde_json::from_str(text).map_err(|e| fail(format!("not a log entry: {e}")))?;
+            apply_event(&mut replay, &logged, &mut checked).map_err(fail)?;
         }
-        let logged: Logged =
-            serde_json::from_str(text).map_err(|e| fail(format!("not a log entry: {e}")))?;
-        apply_event(&mut replay, &logged, &mut checked).map_err(fail)?;
+        let new = replay.game.events_since(replay.events.len());
+        replay.events.extend_from_slice(new);
     }
     Ok(replay)
 }
@@ -139,7 +145,7 @@ fn apply_event(replay: &mut Replay, logged: &Logged, checked: &mut usize) -> Res
         }
         _ => {}
     }
-    let expected = game.events().get(*checked).ok_or_else(|| {
+    let expected = game.events_since(*checked).first().ok_or_else(|| {
         format!(
             "the log has {:?}, which the engine did not produce",
             logged.event
@@ -153,7 +159,7 @@ fn apply_event(replay: &mut Replay, logged: &Logged, checked: &mut usize) -> Res
     }
     *checked += 1;
     // The engine's own game end is not logged: the referee's line, with forfeits, stands for it.
-    if let Some(Event::GameEnd(_)) = game.events().get(*checked) {
+    if let Some(Event::GameEnd(_)) = game.events_since(*checked).first() {
         *checked += 1;
     }
     Ok(())

@@ -296,8 +296,8 @@ impl Table<'_> {
 
     /// Logs the engine's new events and tells each player what its seat may see of them.
     fn tell(&mut self, game: &Game) -> io::Result<()> {
-        let new = &game.events()[self.logged..];
-        self.logged = game.events().len();
+        let new = game.events_since(self.logged);
+        self.logged = game.event_count();
         for event in new {
             if !matches!(event, Event::GameEnd(_)) {
                 let decision = match event {

@@ -174,7 +174,11 @@ pub struct Game {
     hand_no: u32,
     state: State,
     table: Table,
+    /// The current (or last) hand's events, from its deal: a view needs no older history, and
+    /// keeping every hand's would grow without bound over a long game.
     events: Vec<Event>,
+    /// Events of earlier hands, dropped.
+    dropped: usize,
     hand_events: usize,
 }
 
@@ -195,6 +199,7 @@ impl Game {
                 layout: Layout::new(rules.spinner),
             },
             events: Vec::new(),
+            dropped: 0,
             hand_events: 0,
         })
     }
@@ -259,9 +264,23 @@ impl Game {
         }
     }
 
-    /// Every event of the game so far, in order.
+    /// The events of the current (or last) hand, from its deal on (the game's end included
+    /// once it is over). Older hands' events are dropped when the next hand is dealt: to see
+    /// every event of a game, read them as they come with [`events_since`](Game::events_since).
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// How many events the game has had so far, dropped ones included.
+    pub fn event_count(&self) -> usize {
+        self.dropped + self.events.len()
+    }
+
+    /// The events after the first `count` of the game (see [`event_count`](Game::event_count));
+    /// those of hands before the current one are no longer kept.
+    pub fn events_since(&self, count: usize) -> &[Event] {
+        let from = count.saturating_sub(self.dropped).min(self.events.len());
+        &self.events[from..]
     }
 
     /// The events of the current (or last) hand after its deal.
@@ -297,6 +316,8 @@ impl Game {
             layout: Layout::new(self.rules.spinner),
         };
         self.hand_no += 1;
+        self.dropped += self.events.len();
+        self.events.clear();
         self.state = State::Turn {
             seat: deal.leader,
             drawn: None,

@@ -720,3 +720,34 @@ fn deal_validation_errors() {
     game.start_hand(good).expect("the good deal");
     assert_eq!(game.hand_number(), 1);
 }
+
+/// A long game keeps only the current hand's events, while `events_since` hands a caller every
+/// event once, in order.
+#[test]
+fn a_game_keeps_only_the_current_hands_events() {
+    let mut rules = Rules::new(3);
+    rules.target = 1_000_000;
+    rules.max_hands = 60;
+    let mut game = Game::new(rules).expect("valid rules");
+    let rng = &mut ChaCha8Rng::seed_from_u64(3);
+    let (mut seen, mut moves, mut most) = (Vec::new(), Vec::new(), 0);
+    while game.result().is_none() {
+        match game.status() {
+            Status::ToPlay { seat } => {
+                game.legal_moves(&mut moves);
+                game.play(seat, moves[0]).expect("a legal move");
+            }
+            _ => game.deal(rng).expect("a deal"),
+        }
+        seen.extend_from_slice(game.events_since(seen.len()));
+        assert!(matches!(game.events()[0], Event::HandStart { .. }));
+        most = most.max(game.events().len());
+    }
+    assert_eq!(seen.len(), game.event_count());
+    let starts = seen.iter().filter(|e| matches!(e, Event::HandStart { .. }));
+    assert_eq!(starts.count(), 60);
+    assert!(matches!(seen.last(), Some(Event::GameEnd(_))));
+    // A hand has at most 28 plays and draws, and a few passes between plays: far below 60 hands.
+    assert!(most < 150, "{most} events kept");
+    assert_eq!(game.events_since(0), game.events());
+}
