@@ -6,3 +6,4 @@ mod engine_api;
 mod engine_hands;
 mod engine_props;
 mod engine_scoring;
+mod guess;
