@@ -4,8 +4,8 @@
 use allfives_engine::game::{hand_points, round_to_five, winner_after_hand};
 use allfives_engine::tile::ALL_TILES;
 use allfives_engine::{
-    Deal, DealError, EndId, Finish, Game, HandEnd, HandEnding, Layout, Move, MoveError, Placement,
-    Rules, SeatError, SpinnerRule, Status, Tile, TileSet,
+    Deal, DealError, EndId, Finish, Game, Guess, HandEnd, HandEnding, Layout, Move, MoveError,
+    Placement, Rules, SeatError, SpinnerRule, Status, Tile, TileSet, View,
 };
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -277,6 +277,114 @@ proptest! {
         let odd = Deal { hands: vec![Vec::new(); rules.players], boneyard: ALL_TILES.to_vec(), leader: seat };
         if let Err(e) = odd.validate(&rules) {
             prop_assert!(!e.to_string().is_empty());
+        }
+    }
+}
+
+/// A field of a view changed to anything a caller (or a bot's own parser) could give.
+#[derive(Debug, Clone)]
+enum Twist {
+    Seat(usize),
+    Turn(Option<usize>),
+    Leader(usize),
+    Forced(Option<Tile>),
+    Hand(Vec<Tile>),
+    Layout(Vec<(Tile, Option<EndId>)>),
+    HandSizes(Vec<usize>),
+    Boneyard(usize),
+    Scores(Vec<i32>),
+}
+
+fn any_twist() -> impl Strategy<Value = Twist> {
+    let seat = prop_oneof![0usize..6, Just(usize::MAX)];
+    prop_oneof![
+        seat.clone().prop_map(Twist::Seat),
+        prop::option::of(seat.clone()).prop_map(Twist::Turn),
+        seat.prop_map(Twist::Leader),
+        prop::option::of(any_tile()).prop_map(Twist::Forced),
+        prop::collection::vec(any_tile(), 0..12).prop_map(Twist::Hand),
+        prop::collection::vec((any_tile(), any_end()), 0..8).prop_map(Twist::Layout),
+        prop::collection::vec(0usize..30, 0..6).prop_map(Twist::HandSizes),
+        (0usize..30).prop_map(Twist::Boneyard),
+        prop::collection::vec(any::<i32>(), 0..6).prop_map(Twist::Scores),
+    ]
+}
+
+fn twist(view: &mut View, twist: Twist) {
+    match twist {
+        Twist::Seat(seat) => view.seat = seat,
+        Twist::Turn(turn) => view.turn = turn,
+        Twist::Leader(seat) => view.leader = seat,
+        Twist::Forced(tile) => view.forced = tile,
+        Twist::Hand(tiles) => view.hand = tiles,
+        Twist::Layout(placed) => {
+            view.layout = placed
+                .into_iter()
+                .map(|(tile, end)| Placement { tile, end })
+                .collect()
+        }
+        Twist::HandSizes(sizes) => view.hand_sizes = sizes,
+        Twist::Boneyard(n) => view.boneyard = n,
+        Twist::Scores(scores) => view.scores = scores,
+    }
+}
+
+/// A view of a real game some moves into a hand, and the truth about its hidden tiles.
+fn mid_hand(players: usize, seed: u64, moves: usize) -> (Game, View, Guess) {
+    let mut game = Game::new(Rules::new(players)).expect("default rules are valid");
+    game.deal(&mut ChaCha8Rng::seed_from_u64(seed))
+        .expect("a first deal");
+    let mut legal = Vec::new();
+    for _ in 0..moves {
+        game.legal_moves(&mut legal);
+        match (game.status(), legal.first()) {
+            (Status::ToPlay { seat }, Some(&mv)) => drop(game.play(seat, mv)),
+            _ => break,
+        }
+    }
+    let seat = match game.status() {
+        Status::ToPlay { seat } => seat,
+        _ => 0,
+    };
+    let view = game.view(seat);
+    let guess = Guess {
+        hands: (0..players).map(|s| game.hand(s)).collect(),
+        boneyard: game.boneyard().to_vec(),
+    };
+    (game, view, guess)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn games_from_twisted_views_never_panic(
+        players in 2usize..=4,
+        seed in any::<u64>(),
+        moves in 0usize..20,
+        twists in prop::collection::vec(any_twist(), 0..3),
+        hands in prop::collection::vec(prop::collection::vec(any_tile(), 0..10), 0..6),
+        boneyard in prop::option::of(prop::collection::vec(any_tile(), 0..20)),
+    ) {
+        let (_, mut view, mut guess) = mid_hand(players, seed, moves);
+        for t in twists {
+            twist(&mut view, t);
+        }
+        if let Some(boneyard) = boneyard {
+            guess = Guess { hands: hands.into_iter().map(TileSet::from_iter).collect(), boneyard };
+        }
+        let mut moves = Vec::new();
+        match Game::from_view(&view, &guess) {
+            Ok(mut sim) => {
+                // A game it accepts is one the engine can carry on: its seat on move can play.
+                sim.legal_moves(&mut moves);
+                let Status::ToPlay { seat } = sim.status() else {
+                    panic!("a game from a view has a seat on move");
+                };
+                prop_assert!(!moves.is_empty(), "no legal move in {view:?}");
+                prop_assert!(sim.play(seat, moves[0]).is_ok());
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
         }
     }
 }

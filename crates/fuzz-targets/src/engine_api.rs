@@ -3,7 +3,8 @@
 
 use allfives_engine::tile::ALL_TILES;
 use allfives_engine::{
-    Deal, EndId, Finish, Game, HandEnd, Layout, Move, Rules, SpinnerRule, Status, Tile,
+    Deal, EndId, Finish, Game, Guess, HandEnd, Layout, Move, Rules, SpinnerRule, Status, Tile,
+    TileSet,
 };
 use arbitrary::{Result, Unstructured};
 use rand::SeedableRng;
@@ -55,6 +56,7 @@ fn game(u: &mut Unstructured) -> Result<()> {
                 let text = serde_json::to_string(&view).expect("a view serializes");
                 assert_eq!(serde_json::from_str(&text).ok(), Some(view));
             }
+            5 => from_view(u, &game, seat)?,
             _ => {
                 game.legal_moves(&mut moves);
                 if let (Status::ToPlay { seat }, false) = (game.status(), moves.is_empty()) {
@@ -63,6 +65,48 @@ fn game(u: &mut Unstructured) -> Result<()> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// A game rebuilt from a seat's view, some of its fields twisted, and the truth or any guess
+/// about its hidden tiles: refused with a reason, or a game whose seat on move can play.
+fn from_view(u: &mut Unstructured, game: &Game, seat: usize) -> Result<()> {
+    let mut view = game.view(seat);
+    for _ in 0..u.int_in_range(0..=2)? {
+        match u.int_in_range(0..=5)? {
+            0 => view.seat = u.int_in_range(0..=5)?,
+            1 => view.turn = u.arbitrary::<bool>()?.then_some(u.int_in_range(0..=5)?),
+            2 => view.forced = u.arbitrary::<bool>()?.then_some(tile(u)?),
+            3 => view.hand = tiles(u)?,
+            4 => {
+                view.hand_sizes = (0..u.int_in_range(0..=5)?)
+                    .map(|_| u.int_in_range(0..=12))
+                    .collect::<Result<_>>()?
+            }
+            _ => view.boneyard = u.int_in_range(0..=28)?,
+        }
+    }
+    let guess = if u.arbitrary()? {
+        let players = game.rules().players;
+        Guess {
+            hands: (0..players).map(|s| game.hand(s)).collect(),
+            boneyard: game.boneyard().to_vec(),
+        }
+    } else {
+        let hands = (0..u.int_in_range(0..=5)?).map(|_| Ok(TileSet::from_iter(tiles(u)?)));
+        Guess {
+            hands: hands.collect::<Result<_>>()?,
+            boneyard: tiles(u)?,
+        }
+    };
+    if let Ok(mut sim) = Game::from_view(&view, &guess) {
+        let mut moves = Vec::new();
+        sim.legal_moves(&mut moves);
+        let (Status::ToPlay { seat }, Some(&mv)) = (sim.status(), moves.first()) else {
+            panic!("a game from a view has a seat on move, with a legal move");
+        };
+        assert!(sim.play(seat, mv).is_ok(), "a legal move is refused");
     }
     Ok(())
 }

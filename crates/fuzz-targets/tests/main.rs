@@ -8,7 +8,7 @@ use rand::rngs::ChaCha8Rng;
 use rand::{Rng, RngExt, SeedableRng};
 
 /// Mutated inputs a target gets on top of its corpus.
-const MUTATIONS: usize = 3000;
+const MUTATIONS: usize = 2000;
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
