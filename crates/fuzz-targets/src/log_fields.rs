@@ -1,6 +1,8 @@
 //! Real game logs with their fields mutated: the structure stays a log's, the values go wrong.
 
 use allfives::gamelog::replay;
+use std::sync::OnceLock;
+
 use arbitrary::{Result, Unstructured};
 use serde_json::{Map, Value};
 
@@ -54,12 +56,21 @@ pub fn run(data: &[u8]) {
     let _ = replay(&lines.join("\n"));
 }
 
+/// The seed logs' lines, parsed once.
+fn parsed() -> &'static [Vec<Value>] {
+    static PARSED: OnceLock<Vec<Vec<Value>>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        let lines = |log: &str| {
+            log.lines()
+                .map(|l| serde_json::from_str(l).expect("a seed log line is JSON"))
+                .collect()
+        };
+        LOGS.iter().map(|log| lines(log)).collect()
+    })
+}
+
 fn mutated(u: &mut Unstructured) -> Result<Vec<String>> {
-    let log = u.choose(&LOGS)?;
-    let mut lines: Vec<Value> = log
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a seed log line is JSON"))
-        .collect();
+    let mut lines = u.choose(parsed())?.clone();
     let mut cut = None;
     for _ in 0..u.int_in_range(1..=6)? {
         let n = lines.len();
