@@ -14,7 +14,7 @@ use crate::view::{Seen, View};
 /// The protocol version this referee speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The longest line a bot may write, in bytes, newline excluded.
+/// The longest line a bot may write, in bytes, its `\n` or `\r\n` excluded.
 pub const MAX_BOT_LINE: usize = 64 * 1024;
 
 /// The time controls, as a bot is told them.
