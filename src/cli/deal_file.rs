@@ -17,10 +17,19 @@ pub fn read_deals(path: &Path, rules: &Rules) -> Result<Arc<[Deal]>, String> {
     let shown = path.display();
     let file =
         std::fs::File::open(path).map_err(|e| format!("cannot read deal file {shown}: {e}"))?;
-    parse_deals(BufReader::new(file), rules).map_err(|e| match e.classify() {
-        Category::Io => format!("cannot read deal file {shown}: {e}"),
-        Category::Syntax | Category::Eof => format!("deal file {shown} is not JSON: {e}"),
-        Category::Data => format!("deal file {shown}: {e}"),
+    parse_deals(BufReader::new(file), rules).map_err(|e| {
+        // serde_json ends its message with the position: put it first, where it reads well.
+        let text = e.to_string();
+        let at = format!(" at line {} column {}", e.line(), e.column());
+        let why = text.strip_suffix(&at).unwrap_or(&text);
+        let line = e.line();
+        match e.classify() {
+            Category::Io => format!("cannot read deal file {shown}: {why}"),
+            Category::Syntax | Category::Eof => {
+                format!("deal file {shown} is not JSON (line {line}): {why}")
+            }
+            Category::Data => format!("deal file {shown}, line {line}: {why}"),
+        }
     })
 }
 
