@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -12,6 +13,7 @@ use crate::bot::builtin::{self, Builtin};
 use crate::bot::clock::{Clock, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
+use crate::sandbox::Policy;
 use allfives_engine::game::Move;
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 use allfives_engine::view::View;
@@ -59,6 +61,14 @@ impl BotSpec {
             command: text.to_string(),
             kind: BotKind::Command(argv),
         })
+    }
+
+    /// The bot's command line, split into words (`None` for a builtin).
+    pub fn argv(&self) -> Option<&[String]> {
+        match &self.kind {
+            BotKind::Command(argv) => Some(argv),
+            BotKind::Builtin(_) => None,
+        }
     }
 
     /// Whether the bot runs as a process of its own (not a builtin).
@@ -174,6 +184,8 @@ pub struct Player {
     next_id: u64,
     sink: StderrSink,
     max_line: usize,
+    policy: Arc<Policy>,
+    left_processes: Option<bool>,
 }
 
 /// How to stop a bot process.
@@ -186,8 +198,15 @@ pub enum Stop {
 }
 
 impl Player {
-    /// A player for `spec`; `seed` seeds builtins that use randomness.
-    pub fn new(spec: BotSpec, seed: u64, sink: StderrSink, max_line: usize) -> Player {
+    /// A player for `spec`, its process contained by `policy`; `seed` seeds builtins that use
+    /// randomness.
+    pub fn new(
+        spec: BotSpec,
+        seed: u64,
+        sink: StderrSink,
+        max_line: usize,
+        policy: Arc<Policy>,
+    ) -> Player {
         let runner = match &spec.kind {
             BotKind::Builtin(name) => Runner::Builtin(
                 Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins"),
@@ -201,6 +220,8 @@ impl Player {
             next_id: 1,
             sink,
             max_line,
+            policy,
+            left_processes: None,
         }
     }
 
@@ -222,6 +243,8 @@ impl Player {
                 echo_prefix: None,
             },
             max_line: 0,
+            policy: Arc::new(Policy::default()),
+            left_processes: None,
         }
     }
 
@@ -233,8 +256,9 @@ impl Player {
         if matches!(self.runner, Runner::Process(Some(_))) {
             return Ok(());
         }
-        let mut process = BotProcess::spawn(argv, self.max_line, self.sink.clone())
-            .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
+        let mut process =
+            BotProcess::spawn(argv, self.max_line, self.sink.clone(), &self.policy)
+                .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         let id = self.take_id();
         let hello = encode(&ToBot::Hello {
@@ -346,13 +370,21 @@ impl Player {
             Stop::Politely(grace) => {
                 let mut process = process;
                 process.queue(&encode(&ToBot::Bye));
-                process.shutdown(grace).await
+                let (ending, left) = process.shutdown(grace).await;
+                self.left_processes = left;
+                ending
             }
             Stop::Kill => {
                 process.kill().await;
                 Ending::Killed
             }
         })
+    }
+
+    /// Whether the bot, when last stopped politely, had left processes running (they were
+    /// killed); `None` when unknown (not contained, or not stopped politely).
+    pub fn left_processes(&self) -> Option<bool> {
+        self.left_processes
     }
 
     fn take_id(&mut self) -> u64 {

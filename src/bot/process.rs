@@ -17,6 +17,8 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at};
 
+use crate::sandbox::{self, Containment, Policy};
+
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How much of an offending line is kept for the record.
@@ -71,21 +73,35 @@ pub struct BotProcess {
     stdout: LineReader,
     exit: Option<ExitStatus>,
     stderr: JoinHandle<()>,
+    /// The report of the processes between the referee and a contained bot.
+    containment: Option<Containment>,
 }
 
 impl BotProcess {
     /// Starts `argv` in a new process group with all three streams piped.
-    pub fn spawn(argv: &[String], max_line: usize, stderr: StderrSink) -> io::Result<BotProcess> {
+    /// Contained by `policy` (see [`crate::sandbox`]).
+    pub fn spawn(
+        argv: &[String],
+        max_line: usize,
+        stderr: StderrSink,
+        policy: &Policy,
+    ) -> io::Result<BotProcess> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty bot command"))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        let mut containment = sandbox::contain(command.as_std_mut(), argv, policy)?;
+        let mut child = command.spawn()?;
+        if let Some(c) = containment.as_mut() {
+            let report = c.spawned();
+            tracing::debug!(?report, "contained");
+        }
         let pid = child.id().expect("a just-spawned child has a pid");
         let pgid = Pid::from_raw(pid as i32);
         let stdin = child.stdin.take().expect("stdin was piped");
@@ -102,6 +118,7 @@ impl BotProcess {
             stdout: LineReader::new(stdout, max_line),
             exit: None,
             stderr,
+            containment,
         })
     }
 
@@ -125,7 +142,7 @@ impl BotProcess {
             // A bot that stopped reading, or is gone: which one, its exit tells.
             return match self.child.try_wait() {
                 Ok(Some(status)) => {
-                    self.exit = Some(status);
+                    let status = self.settle(status);
                     Received::Exited(describe(status))
                 }
                 _ => Received::Timeout,
@@ -147,7 +164,9 @@ impl BotProcess {
                 None => self.exited().await,
             },
             status = self.child.wait(), if self.exit.is_none() => {
-                self.exit = status.ok();
+                if let Ok(status) = status {
+                    self.settle(status);
+                }
                 // A bot may write its last answer and exit at once: read what it left.
                 match timeout(EXIT_GRACE, self.stdout.next_line()).await {
                     Ok(Some(line)) => line,
@@ -179,11 +198,10 @@ impl BotProcess {
 
     /// How the process ended, waiting a moment for it if it closed its output first.
     async fn exited(&mut self) -> Received {
-        if self.exit.is_none() {
-            self.exit = timeout(EXIT_GRACE, self.child.wait())
-                .await
-                .ok()
-                .and_then(Result::ok);
+        if self.exit.is_none()
+            && let Ok(Ok(status)) = timeout(EXIT_GRACE, self.child.wait()).await
+        {
+            self.settle(status);
         }
         Received::Exited(match self.exit {
             Some(status) => describe(status),
@@ -191,9 +209,29 @@ impl BotProcess {
         })
     }
 
+    /// Records how the bot ended: the status its namespace's init reported, if contained (the
+    /// referee's own child is only the keeper), else `status`.
+    fn settle(&mut self, status: ExitStatus) -> ExitStatus {
+        let reported = self
+            .containment
+            .as_mut()
+            .and_then(|c| c.report().status)
+            .map(ExitStatus::from_raw);
+        let status = reported.unwrap_or(status);
+        self.exit = Some(status);
+        status
+    }
+
+    /// Whether the bot, once ended, had left processes running (they were killed with it);
+    /// `None` when unknown (not contained, or killed before it could tell).
+    pub fn left_processes(&mut self) -> Option<bool> {
+        self.containment.as_mut().and_then(|c| c.report().leftovers)
+    }
+
     /// Ends the process politely: writes what is queued and closes its input, gives it `grace`
-    /// to exit, then SIGTERM, then SIGKILL, always to the whole group.
-    pub async fn shutdown(mut self, grace: Duration) -> Ending {
+    /// to exit, then SIGTERM, then SIGKILL, always to the whole group. Also says whether the
+    /// bot left processes behind ([`left_processes`](BotProcess::left_processes)).
+    pub async fn shutdown(mut self, grace: Duration) -> (Ending, Option<bool>) {
         self.flush(grace).await;
         self.stdin = None;
         let mut ending = Ending::Exited;
@@ -206,7 +244,7 @@ impl BotProcess {
             }
         }
         self.reap().await;
-        ending
+        (ending, self.left_processes())
     }
 
     /// Kills the whole group at once (after a fault).
@@ -219,7 +257,7 @@ impl BotProcess {
         // Grandchildren may outlive the leader while holding its pipes: kill what is left.
         let _ = killpg(self.pgid, Signal::SIGKILL);
         if let Ok(status) = self.child.wait().await {
-            self.exit = Some(status);
+            self.settle(status);
         }
         let _ = timeout(EXIT_GRACE, &mut self.stderr).await;
         crate::bot::shutdown::unregister(self.pgid);

@@ -4,11 +4,12 @@
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
 //! 130 interrupted.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
@@ -138,8 +139,13 @@ fn check_command(args: &CheckArgs) -> u8 {
         startup: Duration::from_millis(args.startup_ms),
         per_move: Duration::from_millis(args.move_ms),
         bank: Duration::ZERO,
+        kind: ClockKind::Wall,
     };
-    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let policy = match args.sandbox.policy(vec![dir.clone()]) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE, policy);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,

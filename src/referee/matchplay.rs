@@ -3,6 +3,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -12,6 +13,7 @@ use crate::bot::player::{BotSpec, BotStats, Player, Stop};
 use crate::bot::process::StderrSink;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
+use crate::sandbox::Policy;
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -53,6 +55,8 @@ pub struct MatchConfig {
     pub max_line: usize,
     /// The most stderr kept in each bot's file.
     pub stderr_cap: u64,
+    /// How bot processes are contained.
+    pub sandbox: Policy,
 }
 
 /// A bot's totals over a match.
@@ -158,6 +162,7 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
         LogTarget::Dir(_) => None,
     };
     fs::create_dir_all(&stderr_dir)?;
+    let policy = Arc::new(config.sandbox.clone());
     let mut players = Vec::new();
     for (i, spec) in config.bots.iter().enumerate() {
         let file = spec.is_process().then(|| {
@@ -177,7 +182,13 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             echo_prefix: config.echo_stderr.then(|| format!("[{}] ", spec.name)),
         };
         let seed = config.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
-        players.push(Player::new(spec.clone(), seed, sink, config.max_line));
+        players.push(Player::new(
+            spec.clone(),
+            seed,
+            sink,
+            config.max_line,
+            Arc::clone(&policy),
+        ));
     }
     Ok(players)
 }
