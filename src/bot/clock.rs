@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use allfives_engine::protocol::ClockInfo;
 
@@ -20,7 +20,9 @@ pub struct Clocks {
 }
 
 /// What a move's time is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
     /// Elapsed (wall-clock) time, from the request written to the answer read.
@@ -56,6 +58,7 @@ impl Clocks {
         Clock {
             per_move: self.per_move,
             bank_left: self.bank,
+            kind: self.kind,
         }
     }
 }
@@ -65,9 +68,15 @@ impl Clocks {
 pub struct Clock {
     per_move: Duration,
     bank_left: Duration,
+    kind: ClockKind,
 }
 
 impl Clock {
+    /// What it measures.
+    pub fn kind(&self) -> ClockKind {
+        self.kind
+    }
+
     /// The most time the next move may take: the limit plus what is left of the bank.
     pub fn allowance(&self) -> Duration {
         self.per_move + self.bank_left

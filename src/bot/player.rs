@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::bot::builtin::{self, Builtin};
-use crate::bot::clock::{Clock, Clocks};
+use crate::bot::clock::{Clock, ClockKind, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
 use crate::sandbox::Policy;
@@ -83,18 +83,46 @@ impl BotSpec {
     }
 }
 
-/// Checks that a program can be found, as the shell would look for it.
+/// Checks that a program can be found, as the shell would look for it, and can be run.
 fn find_program(program: &str) -> Result<(), String> {
     if program.contains('/') {
-        return match Path::new(program).is_file() {
-            true => Ok(()),
-            false => Err(format!("{program} is not a file")),
-        };
+        return runnable(Path::new(program));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    match std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
-        true => Ok(()),
-        false => Err(format!("{program} is not found on PATH")),
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file());
+    match found {
+        Some(path) => runnable(&path),
+        None => Err(format!("{program} is not found on PATH")),
+    }
+}
+
+/// Whether `path` is a file the user may execute that is a program: a binary (ELF) or a
+/// script with a `#!` line. Anything else would only fail at the first game.
+fn runnable(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|_| format!("{shown} is not a file"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a file"));
+    }
+    if meta.permissions().mode() & 0o111 == 0 {
+        return Err(format!(
+            "{shown} is not executable (chmod +x it, or name its interpreter first)"
+        ));
+    }
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("{shown} cannot be read: {e}"))?;
+    match &head[..n] {
+        [0x7f, b'E', b'L', b'F'] => Ok(()),
+        [b'#', b'!', ..] => Ok(()),
+        _ => Err(format!(
+            "{shown} is not a program (neither a binary nor a script starting with #!)"
+        )),
     }
 }
 
@@ -318,10 +346,13 @@ impl Player {
         }
     }
 
-    /// Asks for a move within the clock, charges the time taken to it, and returns both.
+    /// Asks for a move within the clock, charges the time taken to it (wall or CPU time, as
+    /// the clock measures), and returns both.
     pub async fn ask(&mut self, view: View, clock: &mut Clock) -> Result<(Move, Duration), Fault> {
         let allowance = clock.allowance();
+        let wall_limit = clock.kind().wall_limit(allowance);
         let start = Instant::now();
+        let mut cpu_start = None;
         let id = self.take_id();
         let chosen = match &mut self.runner {
             Runner::Builtin(bot) => bot
@@ -334,7 +365,10 @@ impl Player {
                     time_left_ms: allowance.as_millis() as u64,
                     view: Box::new(view),
                 });
-                match exchange(process, id, &turn, allowance, self.max_line).await {
+                if clock.kind() == ClockKind::Cpu {
+                    cpu_start = process.cpu_time();
+                }
+                match exchange(process, id, &turn, wall_limit, self.max_line).await {
                     Ok((answer, _)) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
@@ -342,12 +376,21 @@ impl Player {
                 }
             }
         };
-        let took = start.elapsed();
+        let took = match (&self.runner, cpu_start) {
+            (Runner::Process(Some(process)), Some(before)) => process
+                .cpu_time()
+                .map_or(start.elapsed(), |after| after.saturating_sub(before)),
+            _ => start.elapsed(),
+        };
         if chosen.is_ok() && !clock.charge(took) {
+            let what = match clock.kind() {
+                ClockKind::Wall => "answered after",
+                ClockKind::Cpu => "used CPU for",
+            };
             return Err(Fault::new(
                 FaultKind::Timeout,
                 format!(
-                    "answered after {:.0} ms, over its {:.0} ms",
+                    "{what} {:.0} ms, over its {:.0} ms",
                     ms(took),
                     ms(allowance)
                 ),

@@ -138,17 +138,19 @@ impl BotProcess {
     pub async fn request(&mut self, line: &[u8], limit: Duration) -> Received {
         self.queue(line);
         let deadline = tokio::time::Instant::now() + limit;
-        if !matches!(timeout_at(deadline, self.write_pending()).await, Ok(true)) {
+        match timeout_at(deadline, self.write_pending()).await {
+            Ok(true) => self.receive_by(deadline).await,
+            // The pipe is broken: the bot is gone, or closed its input and cannot play on.
+            Ok(false) => match timeout(EXIT_GRACE, self.child.wait()).await {
+                Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
+                _ => Received::Exited("closed its input".to_string()),
+            },
             // A bot that stopped reading, or is gone: which one, its exit tells.
-            return match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    let status = self.settle(status);
-                    Received::Exited(describe(status))
-                }
+            Err(_) => match self.child.try_wait() {
+                Ok(Some(status)) => Received::Exited(describe(self.settle(status))),
                 _ => Received::Timeout,
-            };
+            },
         }
-        self.receive_by(deadline).await
     }
 
     /// Waits up to `limit` for the bot's next line.
@@ -207,6 +209,11 @@ impl BotProcess {
             Some(status) => describe(status),
             None => "closed its output".to_string(),
         })
+    }
+
+    /// The CPU time the bot's processes have used so far (see [`crate::bot::cputime`]).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        crate::bot::cputime::tree_cpu(self.child.id()?)
     }
 
     /// Records how the bot ended: the status its namespace's init reported, if contained (the
@@ -394,13 +401,10 @@ fn decode(mut line: Vec<u8>) -> Received {
 async fn drain_stderr(mut err: impl AsyncRead + Unpin, sink: StderrSink) {
     // Plain blocking writes: small appends to a local file cost less than a hop to a thread pool.
     // Appends: a bot restarted after a fault keeps writing to the same file.
-    let mut file = sink.file.as_ref().and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
+    let mut file = sink
+        .file
+        .as_ref()
+        .and_then(|p| sandbox::files::append_existing(p).ok());
     let prefix: Option<Arc<str>> = sink.echo_prefix.as_deref().map(Arc::from);
     let mut written = 0u64;
     let mut buf = vec![0u8; 16 * 1024];

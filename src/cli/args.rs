@@ -259,6 +259,7 @@ impl MatchArgs {
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
             sandbox,
+            protections: None,
         })
     }
 

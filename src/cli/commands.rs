@@ -16,6 +16,7 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
+use crate::sandbox::files;
 use crate::referee::matchplay::run_match;
 
 const FAILED: u8 = 1;
@@ -40,10 +41,15 @@ fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let config = match args.config(fresh_seed()) {
+    let mut config = match args.config(fresh_seed()) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    let protections = crate::referee::matchplay::protections(&config);
+    if args.verbose {
+        eprintln!("{}", protections.summary());
+    }
+    config.protections = Some(protections);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -126,10 +132,11 @@ fn check_command(args: &CheckArgs) -> u8 {
         Err(message) => return fail(BAD_INPUT, message),
     };
     let dir = check::log_dir();
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
-    }
     let stderr = dir.join("bot.stderr");
+    let created = files::create_private_dir(&dir).and_then(|()| files::create_new(&stderr));
+    if let Err(e) = created {
+        return fail(FAILED, format!("cannot prepare {}: {e}", dir.display()));
+    }
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
@@ -193,19 +200,20 @@ fn schema_command() -> u8 {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).
 async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
     }
 }
 

@@ -1,6 +1,5 @@
 //! A match: several games between the same bots, seats rotated, every game logged, totals kept.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,7 +12,7 @@ use crate::bot::player::{BotSpec, BotStats, Player, Stop};
 use crate::bot::process::StderrSink;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
-use crate::sandbox::Policy;
+use crate::sandbox::{self, Policy, Protections, Report, files};
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -57,6 +56,8 @@ pub struct MatchConfig {
     pub stderr_cap: u64,
     /// How bot processes are contained.
     pub sandbox: Policy,
+    /// The protections in force, found by [`protections`] (recorded in each log's header).
+    pub protections: Option<Protections>,
 }
 
 /// A bot's totals over a match.
@@ -126,6 +127,7 @@ pub async fn run_match(
             seating: (0..n).map(|seat| (seat + turn) % n).collect(),
             clocks: config.clocks,
             on_fault: config.on_fault,
+            protections: config.protections.clone(),
             deals: config.deals.clone(),
         };
         let mut log = match &config.logs {
@@ -150,6 +152,28 @@ pub async fn run_match(
     })
 }
 
+/// The protections the match's bots will be under: what a throwaway contained process gets
+/// on this machine, and which bots are held back from their own folders (it holds the logs).
+pub fn protections(config: &MatchConfig) -> Protections {
+    let processes: Vec<&[String]> = config.bots.iter().filter_map(BotSpec::argv).collect();
+    if !config.sandbox.enabled || processes.is_empty() {
+        return Protections::from_report(&config.sandbox, &Report::default(), Vec::new());
+    }
+    let report = sandbox::probe(&config.sandbox).unwrap_or_default();
+    let notes = config
+        .bots
+        .iter()
+        .filter_map(|spec| Some((spec, spec.argv()?)))
+        .flat_map(|(spec, argv)| {
+            sandbox::grants(argv, &config.sandbox.hidden)
+                .notes
+                .into_iter()
+                .map(move |note| format!("{}: {note}", spec.name))
+        })
+        .collect();
+    Protections::from_report(&config.sandbox, &report, notes)
+}
+
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
     let stderr_dir = match &config.logs {
         LogTarget::File(path) => path.parent().unwrap_or(Path::new(".")).to_path_buf(),
@@ -161,7 +185,7 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             .map(|s| format!("{}.", s.to_string_lossy())),
         LogTarget::Dir(_) => None,
     };
-    fs::create_dir_all(&stderr_dir)?;
+    files::create_private_dir(&stderr_dir)?;
     let policy = Arc::new(config.sandbox.clone());
     let mut players = Vec::new();
     for (i, spec) in config.bots.iter().enumerate() {
@@ -173,8 +197,8 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             ))
         });
         if let Some(file) = &file {
-            // Each match starts its stderr files empty; restarts within it append.
-            fs::write(file, b"")?;
+            // Each match starts its stderr files anew; restarts within it append.
+            files::create_new(file)?;
         }
         let sink = StderrSink {
             file,

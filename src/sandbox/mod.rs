@@ -7,6 +7,7 @@
 //! The referee's child is a small *keeper* process that dies with the referee; it forks the
 //! namespace's *init*, which forks the bot ([`reaper`]); the bot restricts itself and execs.
 
+pub mod files;
 pub mod grants;
 mod landlock;
 pub mod limits;
