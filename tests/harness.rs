@@ -67,6 +67,15 @@ impl Sandbox {
         self.path("logs")
     }
 
+    /// A log directory no match of this test has used yet: `logs`, then `logs-2`, ... (logs
+    /// are never overwritten).
+    pub fn unused_logs(&self) -> PathBuf {
+        std::iter::once(self.logs())
+            .chain((2..).map(|n| self.path(&format!("logs-{n}"))))
+            .find(|dir| !dir.exists())
+            .expect("an unused name")
+    }
+
     pub fn log(&self, game: usize) -> PathBuf {
         self.logs().join(format!("game-{game}.jsonl"))
     }
@@ -217,7 +226,7 @@ pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value
     let mut args = vec!["match".to_string()];
     args.extend(bots.iter().cloned());
     args.extend(["--json", "--log-dir"].map(String::from));
-    args.push(sandbox.logs().display().to_string());
+    args.push(sandbox.unused_logs().display().to_string());
     args.extend(options.iter().map(|o| o.to_string()));
     let ran = allfives(&args);
     assert_eq!(

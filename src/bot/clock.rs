@@ -20,9 +20,7 @@ pub struct Clocks {
 }
 
 /// What a move's time is.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
     /// Elapsed (wall-clock) time, from the request written to the answer read.

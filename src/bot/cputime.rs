@@ -84,7 +84,10 @@ mod tests {
     fn a_busy_descendant_is_counted() {
         // The loop runs in a subshell: a grandchild of this test, then a reaped child.
         let mut child = std::process::Command::new("sh")
-            .args(["-c", "(i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done); sleep 30"])
+            .args([
+                "-c",
+                "(i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done); sleep 30",
+            ])
             .spawn()
             .expect("sh starts");
         let deadline = std::time::Instant::now() + Duration::from_secs(20);

@@ -16,8 +16,8 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
-use crate::sandbox::files;
 use crate::referee::matchplay::run_match;
+use crate::sandbox::files;
 
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;

@@ -51,14 +51,13 @@ pub fn grants(argv: &[String], hidden: &[PathBuf]) -> Grants {
             g.add_program(&interpreter, &hidden);
         }
     }
-    for arg in args {
-        for word in path_words(arg) {
-            let path = Path::new(word);
-            match fs::metadata(path) {
-                Ok(m) if m.is_dir() => g.add(path, None, &hidden),
-                Ok(_) => g.add(path.parent().unwrap_or(Path::new(".")), Some(path), &hidden),
-                Err(_) => {}
-            }
+    let words: BTreeSet<&str> = args.iter().flat_map(|a| path_words(a)).collect();
+    for word in words {
+        let path = Path::new(word);
+        match fs::metadata(path) {
+            Ok(m) if m.is_dir() => g.add(path, None, &hidden),
+            Ok(_) => g.add(folder_of(path), Some(path), &hidden),
+            Err(_) => {}
         }
     }
     g.lives_in_tmp = g.read.iter().any(|p| p.starts_with("/tmp"));
@@ -75,7 +74,7 @@ impl Grants {
             if p.as_os_str().is_empty() {
                 continue;
             }
-            let dir = p.parent().unwrap_or(Path::new("/"));
+            let dir = folder_of(&p);
             let named_bin = dir
                 .file_name()
                 .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
@@ -110,6 +109,13 @@ impl Grants {
         self.read.retain(|r| !r.starts_with(&dir));
         self.read.insert(dir);
     }
+}
+
+/// The folder holding `path` (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// The program as the shell would find it.

@@ -45,10 +45,14 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
             .map_err(io::Error::other)?;
     }
     let mut created = ruleset.create().map_err(io::Error::other)?;
+    // Listing, not reading, the working directory: programs open "." to come back to it after
+    // a chdir (the JVM does, at its start), and fail without it.
+    let cwd = std::env::current_dir().unwrap_or_default();
     let rules = grants
         .read
         .iter()
         .map(|p| (p.as_path(), read()))
+        .chain(std::iter::once((cwd.as_path(), AccessFs::ReadDir.into())))
         .chain(READ_DEVICES.iter().map(|d| (Path::new(*d), read())))
         .chain(
             WRITE_DEVICES
