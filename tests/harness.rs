@@ -186,21 +186,32 @@ impl Ran {
 }
 
 pub fn spawn(args: &[String]) -> Child {
-    Command::new(BIN)
+    spawn_with(args, |_| {})
+}
+
+/// As [`spawn`], with the command adjusted by `configure` first.
+pub fn spawn_with(args: &[String], configure: impl FnOnce(&mut Command)) -> Child {
+    let mut command = Command::new(BIN);
+    command
         .args(args)
         .current_dir(root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the allfives binary starts")
+        .stderr(Stdio::piped());
+    configure(&mut command);
+    command.spawn().expect("the allfives binary starts")
 }
 
 /// Runs the referee to its end (killing it and failing if it hangs).
 pub fn allfives<S: AsRef<str>>(args: &[S]) -> Ran {
+    allfives_with(args, |_| {})
+}
+
+/// As [`allfives`], with the command adjusted by `configure` first.
+pub fn allfives_with<S: AsRef<str>>(args: &[S], configure: impl FnOnce(&mut Command)) -> Ran {
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
     let start = Instant::now();
-    let child = spawn(&args);
+    let child = spawn_with(&args, configure);
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {

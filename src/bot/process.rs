@@ -4,6 +4,7 @@
 //! file, and killed with its whole group.
 
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -12,7 +13,8 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at};
@@ -66,6 +68,9 @@ pub struct BotProcess {
     child: Child,
     pgid: Pid,
     stdin: Option<ChildStdin>,
+    /// Another handle on the input pipe, to learn that the bot closed its end while the
+    /// referee waits (it holds the pipe open: it is dropped with `stdin`).
+    input_watch: Option<AsyncFd<OwnedFd>>,
     /// Lines queued for the bot; they go out with the next request or flush, in one write.
     pending: Vec<u8>,
     /// How much of `pending` is already written (writes can be cut short by a deadline).
@@ -105,6 +110,7 @@ impl BotProcess {
         let pid = child.id().expect("a just-spawned child has a pid");
         let pgid = Pid::from_raw(pid as i32);
         let stdin = child.stdin.take().expect("stdin was piped");
+        let input_watch = watch_input(&stdin);
         let stdout = child.stdout.take().expect("stdout was piped");
         let err = child.stderr.take().expect("stderr was piped");
         let stderr = tokio::spawn(drain_stderr(err, stderr));
@@ -113,6 +119,7 @@ impl BotProcess {
             child,
             pgid,
             stdin: Some(stdin),
+            input_watch,
             pending: Vec::with_capacity(16 * 1024),
             written: 0,
             stdout: LineReader::new(stdout, max_line),
@@ -175,8 +182,21 @@ impl BotProcess {
                     _ => self.exited().await,
                 }
             }
+            () = input_closed(self.input_watch.as_ref()) => {
+                // The bot may be exiting: then its exit says more.
+                match timeout(EXIT_GRACE, self.child.wait()).await {
+                    Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
+                    _ => Received::Exited("closed its input".to_string()),
+                }
+            }
             () = tokio::time::sleep_until(deadline) => Received::Timeout,
         }
+    }
+
+    /// Closes the bot's input (it reads the end of it).
+    fn close_input(&mut self) {
+        self.stdin = None;
+        self.input_watch = None;
     }
 
     /// Writes the queue; cancel-safe, since progress is kept in `written`.
@@ -187,7 +207,7 @@ impl BotProcess {
         while self.written < self.pending.len() {
             match stdin.write(&self.pending[self.written..]).await {
                 Ok(0) | Err(_) => {
-                    self.stdin = None;
+                    self.close_input();
                     return false;
                 }
                 Ok(n) => self.written += n,
@@ -240,7 +260,7 @@ impl BotProcess {
     /// bot left processes behind ([`left_processes`](BotProcess::left_processes)).
     pub async fn shutdown(mut self, grace: Duration) -> (Ending, Option<bool>) {
         self.flush(grace).await;
-        self.stdin = None;
+        self.close_input();
         let mut ending = Ending::Exited;
         if self.exit.is_none() && timeout(grace, self.child.wait()).await.is_err() {
             let _ = killpg(self.pgid, Signal::SIGTERM);
@@ -277,6 +297,24 @@ impl Drop for BotProcess {
         if self.exit.is_none() || !self.stderr.is_finished() {
             let _ = killpg(self.pgid, Signal::SIGKILL);
         }
+    }
+}
+
+/// A watch on the input pipe for the bot closing its end (the pipe reports an error then).
+fn watch_input(stdin: &ChildStdin) -> Option<AsyncFd<OwnedFd>> {
+    let fd = stdin.as_fd().try_clone_to_owned().ok()?;
+    // SAFETY: an OwnedFd stays open, and the same descriptor, for as long as it is owned.
+    unsafe { AsyncFd::register_with_interest(fd, Interest::ERROR) }.ok()
+}
+
+/// Resolves once the bot has closed its input (never, without a watch).
+async fn input_closed(watch: Option<&AsyncFd<OwnedFd>>) {
+    match watch {
+        Some(watch) => match watch.ready(Interest::ERROR).await {
+            Ok(mut guard) => guard.retain_ready(),
+            Err(_) => std::future::pending().await,
+        },
+        None => std::future::pending().await,
     }
 }
 
