@@ -1,6 +1,7 @@
 //! What containing a bot costs at its start: spawn and handshake, contained and not, for a
 //! compiled bot (the strong sample bot) and a Python bot (through whatever `python3` is on
-//! PATH). Nothing is measured per move: the sandbox adds nothing there.
+//! PATH); `--bot-network` shows what the network namespace costs. Nothing is measured per
+//! move: the sandbox adds nothing there.
 //!
 //! `cargo build --release -p allfives-strong && cargo bench --bench sandbox`
 
@@ -32,25 +33,25 @@ fn main() {
         ("compiled", strong.display().to_string()),
         ("python3", python),
     ] {
-        for contained in [false, true] {
-            let mean = runtime.block_on(mean_start(&command, contained));
-            let how = if contained {
-                "contained"
-            } else {
-                "--no-sandbox"
-            };
+        for (how, contained, network) in [
+            ("--no-sandbox", false, false),
+            ("contained", true, false),
+            ("--bot-network", true, true),
+        ] {
+            let mean = runtime.block_on(mean_start(&command, contained, network));
             println!(
-                "  {name:<9} {how:<13} {:>7.2} ms",
+                "  {name:<9} {how:<14} {:>7.2} ms",
                 mean.as_secs_f64() * 1000.0
             );
         }
     }
 }
 
-async fn mean_start(command: &str, contained: bool) -> Duration {
+async fn mean_start(command: &str, contained: bool, network: bool) -> Duration {
     let spec = BotSpec::parse(command).expect("the bot exists (build the strong bot in release)");
     let mut policy = Policy::contained(vec![std::env::temp_dir().join("allfives-bench-none")]);
     policy.enabled = contained;
+    policy.network = network;
     let sink = StderrSink {
         file: None,
         cap: 0,
