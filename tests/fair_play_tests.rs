@@ -196,6 +196,11 @@ fn check_fails_a_bot_that_leaves_processes_behind() {
     assert!(exit.starts_with("FAIL"), "{}", ran.stdout);
     assert!(exit.contains("left processes running"), "{exit}");
     sb.assert_no_bot_left();
+    // A failed check keeps its logs for the bot's author: this test removes them.
+    let kept = ran.stdout.lines().find_map(|l| l.split_once("; logs in "));
+    if let Some((_, dir)) = kept {
+        fs::remove_dir_all(dir.trim()).expect("the check's logs");
+    }
 }
 
 /// Starts a match where a bot that leaves processes behind plays one that never answers, and

@@ -45,11 +45,12 @@ fn match_command(args: &MatchArgs) -> u8 {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let protections = crate::referee::matchplay::protections(&config);
-    if args.verbose {
+    config.protections = crate::referee::matchplay::protections(&config);
+    if args.verbose
+        && let Some(protections) = &config.protections
+    {
         eprintln!("{}", protections.summary());
     }
-    config.protections = Some(protections);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,

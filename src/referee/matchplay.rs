@@ -56,7 +56,8 @@ pub struct MatchConfig {
     pub stderr_cap: u64,
     /// How bot processes are contained.
     pub sandbox: Policy,
-    /// The protections in force, found by [`protections`] (recorded in each log's header).
+    /// The protections in force, found by [`protections`] (recorded in each log's header;
+    /// `None` without bot processes).
     pub protections: Option<Protections>,
 }
 
@@ -153,16 +154,20 @@ pub async fn run_match(
 }
 
 /// The protections the match's bots will be under: what a throwaway contained process gets
-/// on this machine, and which bots are held back from their own folders (it holds the logs).
-pub fn protections(config: &MatchConfig) -> Protections {
-    let processes: Vec<&[String]> = config.bots.iter().filter_map(BotSpec::argv).collect();
-    if !config.sandbox.enabled || processes.is_empty() {
-        return Protections::from_report(&config.sandbox, &Report::default(), Vec::new());
+/// on this machine, and which bots are held back from their own folders (they hold the logs).
+/// `None` when no bot runs as a process (builtins need none).
+pub fn protections(config: &MatchConfig) -> Option<Protections> {
+    if !config.bots.iter().any(BotSpec::is_process) {
+        return None;
     }
-    let report = sandbox::probe(&config.sandbox).unwrap_or_default();
+    let report = match config.sandbox.enabled {
+        true => sandbox::probe(&config.sandbox).unwrap_or_default(),
+        false => Report::default(),
+    };
     let notes = config
         .bots
         .iter()
+        .filter(|_| config.sandbox.enabled)
         .filter_map(|spec| Some((spec, spec.argv()?)))
         .flat_map(|(spec, argv)| {
             sandbox::grants(argv, &config.sandbox.hidden)
@@ -171,7 +176,7 @@ pub fn protections(config: &MatchConfig) -> Protections {
                 .map(move |note| format!("{}: {note}", spec.name))
         })
         .collect();
-    Protections::from_report(&config.sandbox, &report, notes)
+    Some(Protections::from_report(&config.sandbox, &report, notes))
 }
 
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
