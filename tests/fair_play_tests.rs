@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -56,34 +56,34 @@ fn match_in(sb: &Sandbox, bots: &[String], options: &[&str]) -> Value {
     report
 }
 
-#[test]
-fn a_cheater_reads_neither_the_running_log_nor_its_opponents_stderr() {
+/// The log-reading cheater against a bot that writes its hand on stderr; returns the sandbox,
+/// the report and what the cheater wrote on stderr.
+fn read_the_logs(options: &[&str]) -> (Sandbox, Value, String) {
     let sb = Sandbox::new();
     let bots = [
         sb.fixture("cheat_reads_logs", &[&hex(&sb.logs())]),
         sb.fixture("says_its_hand", &[]),
     ];
-    let report = match_in(&sb, &bots, &[]);
+    let report = match_in(&sb, &bots, options);
     let stderr = stderr_of(&sb.logs(), "cheat_reads_logs");
+    assert!(stderr_of(&sb.logs(), "says_its_hand").contains("HAND"));
+    sb.assert_no_bot_left();
+    (sb, report, stderr)
+}
+
+#[test]
+fn a_cheater_reads_neither_the_running_log_nor_its_opponents_stderr() {
+    let (_sb, report, stderr) = read_the_logs(&[]);
     assert_attack_failed(&stderr);
     assert!(!stderr.contains("HAND"), "{stderr}");
-    assert!(stderr_of(&sb.logs(), "says_its_hand").contains("HAND"));
     assert_unharmed(&report, 1);
-    sb.assert_no_bot_left();
 }
 
 #[test]
 fn without_the_sandbox_the_same_cheater_reads_the_log() {
-    let sb = Sandbox::new();
-    let bots = [
-        sb.fixture("cheat_reads_logs", &[&hex(&sb.logs())]),
-        sb.fixture("says_its_hand", &[]),
-    ];
-    match_in(&sb, &bots, &["--no-sandbox"]);
-    let stderr = stderr_of(&sb.logs(), "cheat_reads_logs");
+    let (_sb, _, stderr) = read_the_logs(&["--no-sandbox"]);
     assert!(stderr.contains("LEAK game-1.jsonl"), "{stderr}");
     assert!(stderr.contains("HAND"), "{stderr}");
-    sb.assert_no_bot_left();
 }
 
 #[test]
@@ -130,11 +130,21 @@ fn without_the_sandbox_the_same_cheater_makes_its_opponent_forfeit() {
     sb.assert_no_bot_left();
 }
 
+/// A file a planted link would point to; [`assert_untouched`] checks it after the match.
+fn precious(sb: &Sandbox) -> PathBuf {
+    let target = sb.path("precious.txt");
+    fs::write(&target, "precious").expect("a target file");
+    target
+}
+
+fn assert_untouched(target: &Path) {
+    assert_eq!(fs::read_to_string(target).expect("the target"), "precious");
+}
+
 #[test]
 fn links_a_cheater_plants_are_never_written_through() {
     let sb = Sandbox::new();
-    let target = sb.path("precious.txt");
-    fs::write(&target, "precious").expect("a target file");
+    let target = precious(&sb);
     let bots = [
         sb.fixture("cheat_plants_links", &[&hex(&sb.logs()), &hex(&target)]),
         "builtin:greedy".to_string(),
@@ -142,7 +152,7 @@ fn links_a_cheater_plants_are_never_written_through() {
     let report = match_in(&sb, &bots, &["--games", "3", "--target", "60"]);
     assert_eq!(report["games"].as_array().map(Vec::len), Some(3));
     assert_attack_failed(&stderr_of(&sb.logs(), "cheat_plants_links"));
-    assert_eq!(fs::read_to_string(&target).expect("the target"), "precious");
+    assert_untouched(&target);
     for game in 2..=3 {
         let meta = fs::symlink_metadata(sb.log(game)).expect("the log");
         assert!(meta.file_type().is_file(), "game {game}'s log is a file");
@@ -153,8 +163,7 @@ fn links_a_cheater_plants_are_never_written_through() {
 #[test]
 fn a_link_planted_before_the_match_stops_it_and_the_target_is_untouched() {
     let sb = Sandbox::new();
-    let target = sb.path("precious.txt");
-    fs::write(&target, "precious").expect("a target file");
+    let target = precious(&sb);
     fs::create_dir(sb.logs()).expect("the log folder");
     std::os::unix::fs::symlink(&target, sb.log(1)).expect("a link");
     let logs = sb.logs().display().to_string();
@@ -168,7 +177,7 @@ fn a_link_planted_before_the_match_stops_it_and_the_target_is_untouched() {
     assert_eq!(ran.code, Some(1), "{ran:?}");
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
     assert!(ran.stderr.contains("already exists"), "{}", ran.stderr);
-    assert_eq!(fs::read_to_string(&target).expect("the target"), "precious");
+    assert_untouched(&target);
 }
 
 #[test]
