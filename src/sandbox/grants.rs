@@ -61,6 +61,13 @@ pub fn grants(argv: &[String], hidden: &[PathBuf]) -> Grants {
         }
     }
     g.lives_in_tmp = g.read.iter().any(|p| p.starts_with("/tmp"));
+    if g.lives_in_tmp {
+        g.notes.push(
+            "its files live under /tmp, so it gets no private /tmp (that would hide them) and \
+             may not use /tmp"
+                .to_string(),
+        );
+    }
     g
 }
 
@@ -93,14 +100,15 @@ impl Grants {
             return;
         }
         if let Some(h) = hidden.iter().find(|h| h.starts_with(&dir)) {
-            self.notes.push(format!(
-                "{} holds the logs ({}), so the bot is given only {}",
+            let note = format!(
+                "{} holds the logs ({}), so the bot is given only the files its command names \
+                 there, not the folder",
                 dir.display(),
                 h.display(),
-                file.map_or("the rest of its command".to_string(), |f| f
-                    .display()
-                    .to_string())
-            ));
+            );
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
             if let Some(f) = file {
                 self.read.insert(absolute(f));
             }
