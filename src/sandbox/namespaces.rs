@@ -30,20 +30,33 @@ impl IdMaps {
 /// network; returns the [`Namespaces`] mask of those entered.
 pub(super) fn enter(network: bool, maps: &IdMaps) -> u32 {
     let net = if network { 0 } else { libc::CLONE_NEWNET };
-    let full = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
-    // Without a network namespace the rest still protects; without a mount namespace too.
-    for flags in [full | net, full, libc::CLONE_NEWUSER | libc::CLONE_NEWPID] {
+    let (user, pid, mount) = (libc::CLONE_NEWUSER, libc::CLONE_NEWPID, libc::CLONE_NEWNS);
+    // Without a network namespace the rest still protects; without a mount namespace too. Root
+    // needs no user namespace for the others, where user namespaces are refused (a container).
+    let tries = [
+        user | pid | mount | net,
+        user | pid | mount,
+        user | pid,
+        pid | mount | net,
+        pid | mount,
+        pid,
+    ];
+    for flags in tries {
         // SAFETY: unshare only changes this (single-threaded, just forked) process.
         if unsafe { libc::unshare(flags) } == 0 {
-            write_maps(maps);
-            let mut mask = Namespaces::USER | Namespaces::PID;
-            if flags & libc::CLONE_NEWNS != 0 {
-                mask |= Namespaces::MOUNT;
+            if flags & user != 0 {
+                write_maps(maps);
             }
-            if flags & libc::CLONE_NEWNET != 0 {
-                mask |= Namespaces::NET;
-            }
-            return mask;
+            return [
+                (user, Namespaces::USER),
+                (pid, Namespaces::PID),
+                (mount, Namespaces::MOUNT),
+                (libc::CLONE_NEWNET, Namespaces::NET),
+            ]
+            .iter()
+            .filter(|(flag, _)| flags & flag != 0)
+            .map(|(_, bit)| bit)
+            .sum();
         }
     }
     0

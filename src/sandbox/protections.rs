@@ -37,8 +37,9 @@ impl Protections {
         p.either(
             ns & Namespaces::PID != 0,
             "PID namespace: a bot sees only its own processes, and they all end with it",
-            "no PID namespace (the kernel refused an unprivileged user namespace): a bot's \
-             setsid or double-forked children can outlive it, and it can see other processes",
+            "no PID namespace (the kernel refused it, and a user namespace to make it without \
+             root): a bot's setsid or double-forked children can outlive it, and it can see \
+             other processes",
         );
         p.either(
             mounts & Mounts::PROC != 0,
