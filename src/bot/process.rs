@@ -112,14 +112,21 @@ impl BotProcess {
         }
     }
 
+    /// Queues what `fill` appends (whole lines); it is written with the next request or flush.
+    pub fn queue_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) {
+        if self.stdin.is_some() {
+            fill(&mut self.pending);
+        }
+    }
+
     /// Writes what is queued, within `limit`; false if the bot did not take it all in time.
     pub async fn flush(&mut self, limit: Duration) -> bool {
         timeout(limit, self.write_pending()).await.unwrap_or(false)
     }
 
-    /// Writes `line` after what is queued and waits, all within `limit`, for the bot's next line.
-    pub async fn request(&mut self, line: &[u8], limit: Duration) -> Received {
-        self.queue(line);
+    /// Writes what is queued (ending with a request) and waits, all within `limit`, for the
+    /// bot's next line.
+    pub async fn request(&mut self, limit: Duration) -> Received {
         let deadline = tokio::time::Instant::now() + limit;
         if !matches!(timeout_at(deadline, self.write_pending()).await, Ok(true)) {
             // A bot that stopped reading, or is gone: which one, its exit tells.

@@ -27,6 +27,7 @@ pub mod deal;
 pub mod error;
 pub mod game;
 pub mod guess;
+pub mod json;
 pub mod layout;
 pub mod protocol;
 pub mod rules;
