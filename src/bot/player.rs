@@ -13,7 +13,7 @@ use crate::bot::clock::{Clock, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
 use allfives_engine::game::{Game, Move};
-use allfives_engine::json::TurnWriter;
+use allfives_engine::json::{TurnWriter, read_from_bot};
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::Seat;
 use allfives_engine::view::Choice;
@@ -425,7 +425,7 @@ async fn exchange(
                 ));
             }
         };
-        let answer: FromBot = serde_json::from_str(&text).map_err(|e| {
+        let answer = read_from_bot(&text).map_err(|e| {
             Fault::with_input(
                 FaultKind::Malformed,
                 format!("not a valid message: {e}"),

@@ -7,7 +7,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use allfives_engine::game::{Event, Play};
-use allfives_engine::json::write_play;
+use allfives_engine::json::{write_play, write_seen};
+use allfives_engine::view::Seen;
 use serde::Serialize;
 
 use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault};
@@ -50,11 +51,24 @@ impl GameLog {
 
     /// Writes an engine event; `decision` goes with plays.
     pub fn event(&mut self, event: &Event, decision: Decision) -> io::Result<()> {
-        let Event::Play(play) = event else {
-            return self.write(event);
+        // The events of play are most of a log: they are written by hand.
+        let seen = match *event {
+            Event::Play(play) => {
+                return self.write_with(|line| {
+                    write_logged_play(&play, decision, line);
+                    Ok(())
+                });
+            }
+            // The drawing seat's view of a draw shows the tile, as the log does.
+            Event::Draw { seat, tile } => Seen::Draw {
+                seat,
+                tile: Some(tile),
+            },
+            Event::Pass { seat } => Seen::Pass { seat },
+            _ => return self.write(event),
         };
         self.write_with(|line| {
-            write_logged_play(play, decision, line);
+            write_seen(&seen, line);
             Ok(())
         })
     }
@@ -102,8 +116,8 @@ impl GameLog {
     }
 }
 
-/// A play with its decision's fields spliced into its object: a play is most of a log, so it is
-/// written by hand, the same bytes as serde writes with the two flattened into one object.
+/// A play with its decision's fields spliced into its object: the same bytes as serde writes
+/// with the two flattened into one object.
 fn write_logged_play(play: &Play, decision: Decision, line: &mut Vec<u8>) {
     write_play(play, line);
     line.pop();

@@ -1,5 +1,5 @@
-//! Hand-written JSON for what the referee sends on every move: a seat's turn and the events of a
-//! hand. The bytes are exactly what `serde_json` writes for the same [`ToBot`](crate::protocol::ToBot)
+//! Hand-written JSON for what the referee sends on every move, a seat's turn and the events of a
+//! hand, and a fast reading of the move a bot answers with. The bytes are exactly what `serde_json` writes for the same [`ToBot`](crate::protocol::ToBot)
 //! message (tests hold them to it), at a fraction of the cost: field names are literals rather
 //! than escaped strings, a turn is written straight from the [`Game`] without an owned
 //! [`View`](crate::view::View), and the parts of a turn that only grow during a hand (the layout
@@ -7,6 +7,7 @@
 
 use crate::game::{Game, Move, Play, Status};
 use crate::layout::{EndId, Placement};
+use crate::protocol::FromBot;
 use crate::rules::Seat;
 use crate::tile::{Tile, TileSet};
 use crate::view::{Choice, Seen};
@@ -277,4 +278,46 @@ fn push_u64(out: &mut Vec<u8>, n: u64) {
 
 fn push_i64(out: &mut Vec<u8>, n: i64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// Reads a bot's line: [`FromBot`] as `serde_json` reads it, with a fast path for the line a bot
+/// writes most, a move written without spaces in the protocol's field order
+/// (`{"type":"move","id":7,"tile":[4,5],"end":"right"}`); any other line goes to serde.
+pub fn read_from_bot(line: &str) -> serde_json::Result<FromBot> {
+    match read_move(line.as_bytes()) {
+        Some(answer) => Ok(answer),
+        None => serde_json::from_str(line),
+    }
+}
+
+/// The compact move, or `None` for anything else (which serde then reads, or rejects).
+fn read_move(line: &[u8]) -> Option<FromBot> {
+    let rest = line.strip_prefix(br#"{"type":"move","id":"#)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    // JSON has no leading zeros; 19 digits always fit a u64.
+    if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let id = rest[..digits]
+        .iter()
+        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    let rest = rest[digits..].strip_prefix(br#","tile":["#)?;
+    let [a, b',', b, b']', rest @ ..] = rest else {
+        return None;
+    };
+    let tile = Tile::new(a.wrapping_sub(b'0'), b.wrapping_sub(b'0')).ok()?;
+    let end = match rest {
+        b"}" => None,
+        _ => {
+            let rest = rest.strip_prefix(br#","end":"#)?.strip_suffix(b"}")?;
+            match rest {
+                b"null" => None,
+                quoted => {
+                    let name = quoted.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+                    Some(std::str::from_utf8(name).ok()?.parse::<EndId>().ok()?)
+                }
+            }
+        }
+    };
+    Some(FromBot::Move { id, tile, end })
 }

@@ -2,8 +2,10 @@
 //! turn, event and play of random games under random rules.
 
 use allfives_engine::deal::below;
-use allfives_engine::json::{TurnWriter, write_event_message, write_play};
-use allfives_engine::protocol::ToBot;
+use allfives_engine::json::{
+    TurnWriter, read_from_bot, write_event_message, write_play, write_seen,
+};
+use allfives_engine::protocol::{FromBot, ToBot};
 use allfives_engine::{Event, Game, Rules, Seen, Status};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -56,14 +58,19 @@ fn compare_game(rules: Rules, number: u32, seed: u64) {
 }
 
 fn compare_event(event: &Event, players: usize) {
-    if let Event::Play(play) = event {
-        let mut fast = Vec::new();
-        write_play(play, &mut fast);
-        assert_eq!(
-            String::from_utf8(fast).expect("UTF-8"),
-            serde_json::to_string(event).expect("events serialize")
-        );
+    let mut fast = Vec::new();
+    match *event {
+        Event::Play(play) => write_play(&play, &mut fast),
+        // The log writes a draw and a pass as the drawing (or passing) seat sees them.
+        Event::Draw { seat, .. } | Event::Pass { seat } => {
+            write_seen(&Seen::of(event, seat).expect("a hand event"), &mut fast)
+        }
+        _ => fast = serde_json::to_vec(event).expect("events serialize"),
     }
+    assert_eq!(
+        String::from_utf8(fast).expect("UTF-8"),
+        serde_json::to_string(event).expect("events serialize")
+    );
     for seat in 0..players {
         if let Some(seen) = Seen::of(event, seat) {
             let mut fast = Vec::new();
@@ -114,5 +121,60 @@ fn a_writer_kept_across_hands_and_games_starts_each_hand_afresh() {
                 Status::Over(_) => {}
             }
         }
+    }
+}
+
+/// A compact move line, as most bots write it.
+fn move_line(id: u64, a: u8, b: u8, end: Option<&str>) -> String {
+    let end = match end {
+        Some(name) => format!(r#","end":"{name}""#),
+        None => String::new(),
+    };
+    format!(r#"{{"type":"move","id":{id},"tile":[{a},{b}]{end}}}"#)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn a_bot_line_reads_as_serde_reads_it(
+        id in prop_oneof![any::<u64>(), 0u64..1000],
+        a in 0u8..10,
+        b in 0u8..10,
+        end in prop::option::of(prop::sample::select(vec![
+            "left", "right", "up", "down", "up2", "down7", "up8", "Left", "", "null",
+        ])),
+        edit in prop::option::of((any::<prop::sample::Index>(), any::<char>(), any::<bool>())),
+    ) {
+        let mut line = move_line(id, a, b, end);
+        if let Some((at, c, insert)) = edit {
+            let chars: Vec<char> = line.chars().collect();
+            let i = at.index(chars.len());
+            let mut edited: Vec<char> = chars.clone();
+            if insert { edited.insert(i, c) } else { edited.remove(i); }
+            line = edited.into_iter().collect();
+        }
+        let fast = read_from_bot(&line).map_err(|e| e.to_string());
+        let serde = serde_json::from_str::<FromBot>(&line).map_err(|e| e.to_string());
+        prop_assert_eq!(fast, serde, "{}", line);
+    }
+}
+
+#[test]
+fn other_forms_of_a_move_read_the_same() {
+    for line in [
+        r#"{"type":"move","id":3,"tile":[6,4],"end":null}"#,
+        r#"{"type":"move","id":3,"tile":[6,4]}"#,
+        r#"{"type":"move","id":03,"tile":[6,4]}"#,
+        r#"{"type":"move","id":18446744073709551616,"tile":[6,4]}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":"left","x":1}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":"le\u0066t"}"#,
+        r#"{ "type": "move", "id": 3, "tile": [6, 4], "end": "left" }"#,
+        r#"{"id":3,"type":"move","tile":[6,4],"end":"left"}"#,
+        r#"{"type":"hello","id":1,"name":"x"}"#,
+    ] {
+        let fast = read_from_bot(line).map_err(|e| e.to_string());
+        let serde = serde_json::from_str::<FromBot>(line).map_err(|e| e.to_string());
+        assert_eq!(fast, serde, "{line}");
     }
 }
