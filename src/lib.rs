@@ -6,6 +6,7 @@
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`check`]: the conformance check of one bot;
+//! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.
@@ -16,4 +17,5 @@ pub mod bot;
 pub mod check;
 pub mod cli;
 pub mod gamelog;
+pub mod placement;
 pub mod referee;

@@ -15,6 +15,7 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
+use crate::placement::{Placement, hold_core};
 use crate::referee::matchplay::run_match;
 
 const FAILED: u8 = 1;
@@ -42,6 +43,14 @@ fn match_command(args: &MatchArgs) -> u8 {
     let config = match args.config(fresh_seed()) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
+    };
+    // Held until the match ends: every bot starts on the same CPU as the referee.
+    let _cpu = match args.placement {
+        Placement::SameCore => hold_core().unwrap_or_else(|e| {
+            tracing::debug!(%e, "could not hold a CPU: running unpinned");
+            None
+        }),
+        Placement::Free => None,
     };
     let runtime = match runtime() {
         Ok(runtime) => runtime,
