@@ -11,6 +11,8 @@ pub struct RoundTrip {
     pub median_ns: f64,
     pub p99_ns: f64,
     pub min_ns: f64,
+    /// The measuring parent's own CPU time (user + system) per timed round trip.
+    pub parent_cpu_ns: f64,
     pub parent_cpus: String,
     pub child_cpus: String,
 }
@@ -54,7 +56,11 @@ pub fn round_trip(
     let child_cpus = String::from_utf8_lossy(&line).trim().to_string();
 
     let mut times = Vec::with_capacity(rounds);
+    let mut cpu_start = 0.0;
     for round in 0..warm_up + rounds {
+        if round == warm_up {
+            cpu_start = cpu_ns();
+        }
         line.clear();
         let t0 = Instant::now();
         to_child.write_all(request)?;
@@ -70,6 +76,7 @@ pub fn round_trip(
             times.push(elapsed.as_nanos() as f64);
         }
     }
+    let parent_cpu_ns = (cpu_ns() - cpu_start) / rounds as f64;
     drop(to_child);
     let mut rest = Vec::new();
     from_child.read_to_end(&mut rest)?;
@@ -86,9 +93,18 @@ pub fn round_trip(
         },
         p99_ns: times[(n * 99 / 100).min(n - 1)],
         min_ns: times[0],
+        parent_cpu_ns,
         parent_cpus: cpus_allowed(),
         child_cpus,
     })
+}
+
+/// This process's CPU time so far (user + system), in nanoseconds.
+fn cpu_ns() -> f64 {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+        .expect("getrusage works");
+    let ns = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 * 1e9 + tv.tv_usec() as f64 * 1e3;
+    ns(usage.user_time()) + ns(usage.system_time())
 }
 
 /// The echo process: reports its CPUs, then answers every line with `answer` (newline
