@@ -177,8 +177,14 @@ impl Ran {
 }
 
 pub fn spawn(args: &[String]) -> Child {
+    spawn_env(args, &[])
+}
+
+/// [`spawn`] with these environment variables set.
+fn spawn_env(args: &[String], env: &[(&str, &Path)]) -> Child {
     Command::new(BIN)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -189,9 +195,14 @@ pub fn spawn(args: &[String]) -> Child {
 
 /// Runs the referee to its end (killing it and failing if it hangs).
 pub fn allfives<S: AsRef<str>>(args: &[S]) -> Ran {
+    allfives_env(args, &[])
+}
+
+/// [`allfives`] with these environment variables set.
+pub fn allfives_env<S: AsRef<str>>(args: &[S], env: &[(&str, &Path)]) -> Ran {
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
     let start = Instant::now();
-    let child = spawn(&args);
+    let child = spawn_env(&args, env);
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
