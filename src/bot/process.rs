@@ -19,6 +19,9 @@ use tokio::time::{timeout, timeout_at};
 
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
+/// How long a bot's answer is awaited before its process's exit is watched for too (a bot
+/// that exits while a child of its own holds its output open is known to have ended only so).
+const QUICK: Duration = Duration::from_millis(20);
 /// How much of an offending line is kept for the record.
 pub const EXCERPT: usize = 200;
 
@@ -147,6 +150,15 @@ impl BotProcess {
     }
 
     async fn receive_by(&mut self, deadline: tokio::time::Instant) -> Received {
+        // Most answers come at once: until QUICK has passed, wait for the line alone, which
+        // spares every move the cost of also watching for the process's exit.
+        let quick = deadline.min(tokio::time::Instant::now() + QUICK);
+        if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
+            return match line {
+                Some(line) => line,
+                None => self.exited().await,
+            };
+        }
         tokio::select! {
             biased;
             line = self.stdout.next_line() => match line {

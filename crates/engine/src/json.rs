@@ -273,7 +273,11 @@ fn push_option<T>(out: &mut Vec<u8>, value: Option<T>, push: impl FnOnce(&mut Ve
 }
 
 fn push_u64(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    // Most numbers in a turn are seats, pips and counts: one digit.
+    match n {
+        0..=9 => out.push(b'0' + n as u8),
+        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    }
 }
 
 fn push_i64(out: &mut Vec<u8>, n: i64) {
