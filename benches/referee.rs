@@ -147,8 +147,9 @@ fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &S
         round_trip.cells()
     );
     println!(
-        "  the measuring parent's own CPU per round trip: {:.2} us",
-        round_trip.parent_cpu_ns / 1e3
+        "  CPU per round trip: {:.2} us the measuring parent, {:.2} us the echo child",
+        round_trip.parent_cpu_ns / 1e3,
+        round_trip.child_cpu_ns / 1e3
     );
     let raw_us = round_trip.median_ns / 1e3;
     let asked = measured.asked as f64;
@@ -161,8 +162,13 @@ fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &S
     );
     let per_move = measured.wall / asked * 1e6;
     println!(
-        "  wall per asked move: {per_move:.2} us = {:.2} x the raw round trip's median (goal <= 2)",
-        per_move / raw_us
+        "  wall per asked move: {per_move:.2} us = {:.2} x the raw round trip's median, {:.2} x its mean (goal <= 2)",
+        per_move / raw_us,
+        per_move / (round_trip.mean_ns / 1e3)
+    );
+    println!(
+        "  the two bots' CPU per asked move: {:.2} us",
+        measured.bots_cpu / asked * 1e6
     );
     println!(
         "  referee CPU per asked move: {:.2} us ({:.2} user + {:.2} system; goal <= 3; logs included)",
@@ -279,8 +285,9 @@ struct Cpu {
     system: f64,
 }
 
-fn cpu_seconds() -> Cpu {
-    let usage = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage works");
+/// The CPU time so far of this process, or of its children that have been reaped.
+fn cpu_seconds(who: UsageWho) -> Cpu {
+    let usage = getrusage(who).expect("getrusage works");
     let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
     Cpu {
         user: t(usage.user_time()),
@@ -293,6 +300,8 @@ struct Measured {
     asked: u64,
     wall: f64,
     cpu: Cpu,
+    /// The bots' CPU time (they are reaped when the match ends).
+    bots_cpu: f64,
 }
 
 fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
@@ -323,11 +332,13 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
 /// Plays a match with its logs in `dir`; the referee's wall and CPU time (this process only).
 async fn timed(bots: [&str; 2], games: u32, dir: &Path) -> Measured {
     let config = config(bots, games, dir);
-    let before = cpu_seconds();
+    let children = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
+    let before = cpu_seconds(UsageWho::RUSAGE_SELF);
     let start = Instant::now();
     let report = run_match(&config, |_, _| {}).await.expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
-    let after = cpu_seconds();
+    let after = cpu_seconds(UsageWho::RUSAGE_SELF);
+    let children_after = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
     Measured {
         games,
         asked: report.totals.iter().map(|t| t.stats.answers).sum(),
@@ -336,6 +347,7 @@ async fn timed(bots: [&str; 2], games: u32, dir: &Path) -> Measured {
             user: after.user - before.user,
             system: after.system - before.system,
         },
+        bots_cpu: children_after.user + children_after.system - children.user - children.system,
     }
 }
 
