@@ -167,8 +167,10 @@ fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &S
         per_move / (round_trip.mean_ns / 1e3)
     );
     println!(
-        "  the two bots' CPU per asked move: {:.2} us",
-        measured.bots_cpu / asked * 1e6
+        "  the two bots' CPU per asked move: {:.2} us ({:.2} user + {:.2} system)",
+        (measured.bots_cpu.user + measured.bots_cpu.system) / asked * 1e6,
+        measured.bots_cpu.user / asked * 1e6,
+        measured.bots_cpu.system / asked * 1e6,
     );
     println!(
         "  referee CPU per asked move: {:.2} us ({:.2} user + {:.2} system; goal <= 3; logs included)",
@@ -301,7 +303,7 @@ struct Measured {
     wall: f64,
     cpu: Cpu,
     /// The bots' CPU time (they are reaped when the match ends).
-    bots_cpu: f64,
+    bots_cpu: Cpu,
 }
 
 fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
@@ -347,7 +349,10 @@ async fn timed(bots: [&str; 2], games: u32, dir: &Path) -> Measured {
             user: after.user - before.user,
             system: after.system - before.system,
         },
-        bots_cpu: children_after.user + children_after.system - children.user - children.system,
+        bots_cpu: Cpu {
+            user: children_after.user - children.user,
+            system: children_after.system - children.system,
+        },
     }
 }
 
@@ -412,19 +417,27 @@ struct Incoming {
 }
 
 /// A bot that answers at once and does as little as the echo process of the raw round trip: it
-/// finds a turn's id and first legal move by looking for them in the line (the referee writes
-/// every turn with its fields in one order), and reads other messages with serde.
+/// reads each line into one buffer, finds a turn's id and first legal move by looking for them
+/// in the line (the referee writes every turn with its fields in one order), and reads other
+/// messages with serde.
 fn instant_bot() {
-    let stdin = std::io::stdin();
+    let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        if let Some(answer) = first_legal_move(&line) {
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        if !matches!(input.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+            break;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            continue;
+        };
+        if let Some(answer) = first_legal_move(text.trim_end()) {
             let _ = out.write_all(answer.as_bytes());
             let _ = out.flush();
             continue;
         }
-        let Ok(msg) = serde_json::from_str::<Incoming>(&line) else {
+        let Ok(msg) = serde_json::from_str::<Incoming>(text) else {
             continue;
         };
         let answer = match (msg.kind.as_str(), msg.id) {
