@@ -1,8 +1,9 @@
 //! The referee's own cost per move, against the floor every bot move pays: a pipe round trip.
 //!
-//! `cargo bench --bench referee` runs everything: the figures per move (run it under
-//! `taskset -c 0` to put the referee and its bots on one CPU), then games per second pinned,
-//! unpinned and with the referee's own placement (meaningful only when started unpinned).
+//! `cargo bench --bench referee` runs everything: the figures per move (placed as
+//! `allfives match` places a match by default: the referee, its bots and the raw round trip's
+//! two processes on one CPU the referee holds), then games per second pinned, unpinned and with
+//! the referee's own placement (meaningful only when the bench is started unpinned).
 //! `-- --logs DIR` writes the logs under DIR instead of the temporary directory. Without
 //! `--bench` (as under `cargo test --benches`) it is a smoke run whose figures mean nothing.
 //!
@@ -120,8 +121,11 @@ impl Dirs {
     }
 }
 
-/// The referee's cost per asked move with two instant bots, against the raw round trip.
+/// The referee's cost per asked move with two instant bots, against the raw round trip, both
+/// placed as `allfives match` places a match by default (`--placement same-core`).
 fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &Sizes) {
+    // As `allfives match` places a match by default; the raw round trip's processes too.
+    let _placed = Place::Held.apply();
     // Warm up: start-up and first games are not what a long match pays per move.
     runtime.block_on(timed([bot, bot], 4, &dirs.fresh()));
     let dir = dirs.fresh();
