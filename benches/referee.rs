@@ -57,8 +57,8 @@ fn main() {
         true => Sizes {
             instant_games: 1000,
             builtin_games: 5000,
-            placement_games: 200,
-            python_games: 10,
+            placement_games: 1000,
+            python_games: 30,
             rounds: 20_000,
         },
         false => Sizes {
