@@ -205,14 +205,9 @@ pub fn write_seen(seen: &Seen, out: &mut Vec<u8>) {
 pub fn write_play(play: &Play, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"type":"play","seat":"#);
     push_u64(out, play.seat as u64);
-    out.extend_from_slice(br#","tile":"#);
-    push_tile(out, play.tile);
-    out.extend_from_slice(br#","end":"#);
-    push_option(out, play.end, push_end);
-    out.extend_from_slice(br#","sum":"#);
-    push_u64(out, u64::from(play.sum));
-    out.extend_from_slice(br#","points":"#);
-    push_u64(out, u64::from(play.points));
+    out.push(b',');
+    push_tile_end(out, play.tile, play.end);
+    push_sum_points(out, play.sum, play.points);
     out.push(b'}');
 }
 
@@ -224,23 +219,32 @@ pub fn write_event_message(seen: &Seen, out: &mut Vec<u8>) {
 }
 
 fn push_placement(out: &mut Vec<u8>, placement: &Placement) {
-    out.extend_from_slice(br#"{"tile":"#);
-    push_tile(out, placement.tile);
-    out.extend_from_slice(br#","end":"#);
-    push_option(out, placement.end, push_end);
+    out.push(b'{');
+    push_tile_end(out, placement.tile, placement.end);
     out.push(b'}');
 }
 
 fn push_choice(out: &mut Vec<u8>, choice: &Choice) {
-    out.extend_from_slice(br#"{"tile":"#);
-    push_tile(out, choice.tile);
-    out.extend_from_slice(br#","end":"#);
-    push_option(out, choice.end, push_end);
-    out.extend_from_slice(br#","sum":"#);
-    push_u64(out, u64::from(choice.sum));
-    out.extend_from_slice(br#","points":"#);
-    push_u64(out, u64::from(choice.points));
+    out.push(b'{');
+    push_tile_end(out, choice.tile, choice.end);
+    push_sum_points(out, choice.sum, choice.points);
     out.push(b'}');
+}
+
+/// `"tile":[a,b],"end":E`: the fields a play, a placement and a legal choice begin with.
+fn push_tile_end(out: &mut Vec<u8>, tile: Tile, end: Option<EndId>) {
+    out.extend_from_slice(br#""tile":"#);
+    push_tile(out, tile);
+    out.extend_from_slice(br#","end":"#);
+    push_option(out, end, push_end);
+}
+
+/// `,"sum":S,"points":P`: the fields a play and a legal choice end with.
+fn push_sum_points(out: &mut Vec<u8>, sum: u32, points: u32) {
+    out.extend_from_slice(br#","sum":"#);
+    push_u64(out, u64::from(sum));
+    out.extend_from_slice(br#","points":"#);
+    push_u64(out, u64::from(points));
 }
 
 fn push_tiles(out: &mut Vec<u8>, tiles: TileSet) {
