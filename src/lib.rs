@@ -7,6 +7,7 @@
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`check`]: the conformance check of one bot;
 //! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
+//! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.
@@ -19,3 +20,4 @@ pub mod cli;
 pub mod gamelog;
 pub mod placement;
 pub mod referee;
+pub mod sandbox;

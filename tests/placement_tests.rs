@@ -4,7 +4,7 @@
 
 use std::fs;
 
-use crate::harness::{Sandbox, allfives_env};
+use crate::harness::{Sandbox, allfives_with};
 
 /// The CPUs this test process may run on, as `/proc/self/status` lists them.
 fn cpus_allowed() -> String {
@@ -37,7 +37,9 @@ fn bots_cpus(placement: &str) -> [String; 2] {
         "--placement",
         placement,
     ];
-    let ran = allfives_env(&args, &[("TMPDIR", sb.path("").as_path())]);
+    let ran = allfives_with(&args, |command| {
+        command.env("TMPDIR", sb.path(""));
+    });
     assert_eq!(ran.code, Some(0), "the match failed: {}", ran.stderr);
     let read = |name: &str| {
         let text = fs::read_to_string(sb.logs().join(format!("{name}.stderr")));

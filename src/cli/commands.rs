@@ -4,11 +4,12 @@
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
 //! 130 interrupted.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
@@ -17,6 +18,7 @@ use crate::cli::output;
 use crate::gamelog;
 use crate::placement::{Placement, hold_core};
 use crate::referee::matchplay::run_match;
+use crate::sandbox::files;
 
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;
@@ -40,10 +42,16 @@ fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let config = match args.config(fresh_seed()) {
+    let mut config = match args.config(fresh_seed()) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    config.protections = crate::referee::matchplay::protections(&config);
+    if args.verbose
+        && let Some(protections) = &config.protections
+    {
+        eprintln!("{}", protections.summary());
+    }
     // Held until the match ends: every bot starts on the same CPU as the referee.
     let _cpu = match args.placement {
         Placement::SameCore => hold_core().unwrap_or_else(|e| {
@@ -134,10 +142,11 @@ fn check_command(args: &CheckArgs) -> u8 {
         Err(message) => return fail(BAD_INPUT, message),
     };
     let dir = check::log_dir();
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
-    }
     let stderr = dir.join("bot.stderr");
+    let created = files::create_private_dir(&dir).and_then(|()| files::create_new(&stderr));
+    if let Err(e) = created {
+        return fail(FAILED, format!("cannot prepare {}: {e}", dir.display()));
+    }
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
@@ -147,8 +156,13 @@ fn check_command(args: &CheckArgs) -> u8 {
         startup: Duration::from_millis(args.startup_ms),
         per_move: Duration::from_millis(args.move_ms),
         bank: Duration::ZERO,
+        kind: ClockKind::Wall,
     };
-    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let policy = match args.sandbox.policy(vec![dir.clone()]) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE, policy);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -196,19 +210,20 @@ fn schema_command() -> u8 {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).
 async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
     }
 }
 

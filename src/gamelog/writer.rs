@@ -11,6 +11,8 @@ use allfives_engine::json::{write_play, write_seen};
 use allfives_engine::view::Seen;
 use serde::Serialize;
 
+use crate::sandbox::files;
+
 use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault};
 
 /// A log being written: lines gather in memory until [`flush`](GameLog::flush).
@@ -21,10 +23,11 @@ pub struct GameLog {
 }
 
 impl GameLog {
-    /// A log written to `path` (created or truncated).
+    /// A log written to `path`, which must not exist yet: a file (or a link planted there) is
+    /// never written through or replaced.
     pub fn create(path: &Path) -> io::Result<GameLog> {
         Ok(GameLog {
-            file: Some(File::create(path)?),
+            file: Some(files::create_new(path)?),
             path: Some(path.to_path_buf()),
             pending: Vec::with_capacity(16 * 1024),
         })
