@@ -313,9 +313,16 @@ struct Measured {
 
 fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
     MatchConfig {
+        // Two copies of a bot need two names, as `allfives match` gives them (their stderr
+        // files are never overwritten).
         bots: bots
             .iter()
-            .map(|b| BotSpec::parse(b).expect("a valid bot"))
+            .enumerate()
+            .map(|(i, b)| {
+                let spec = BotSpec::parse(b).expect("a valid bot");
+                let name = format!("{}#{}", spec.name, i + 1);
+                spec.renamed(name)
+            })
             .collect(),
         rules: Rules::new(2),
         games,
