@@ -1,9 +1,10 @@
-//! Hand-written JSON for what the referee sends on every move, a seat's turn and the events of a
-//! hand, and a fast reading of the move a bot answers with. The bytes are exactly what `serde_json` writes for the same [`ToBot`](crate::protocol::ToBot)
-//! message (tests hold them to it), at a fraction of the cost: field names are literals rather
-//! than escaped strings, a turn is written straight from the [`Game`] without an owned
-//! [`View`](crate::view::View), and the parts of a turn that only grow during a hand (the layout
-//! and each seat's history) are kept as JSON and extended from turn to turn.
+//! Hand-written JSON for what the referee sends on every move (a seat's turn, the events of a
+//! hand) and a fast reading of the move a bot answers with. The bytes are exactly what
+//! `serde_json` writes for the same [`ToBot`](crate::protocol::ToBot) message (tests hold them
+//! to it), at a fraction of the cost: field names are literals rather than escaped strings, a
+//! turn is written straight from the [`Game`] without an owned [`View`](crate::view::View), and
+//! the parts of a turn that only grow during a hand (the layout and each seat's history) are
+//! kept as JSON and extended from turn to turn.
 
 use crate::game::{Game, Move, Play, Status};
 use crate::layout::{EndId, Placement};
