@@ -3,8 +3,9 @@
 //! Tiles ([`tile`]), the layout with its spinners ([`layout`]), the rule options ([`rules`]),
 //! deals ([`deal`]), the game state machine ([`game`]), a seat's view ([`view`]), typed errors
 //! ([`error`]), the referee's protocol messages ([`protocol`]) and the hand-written JSON of the
-//! lines sent on every move ([`json`]). Nothing here does I/O, reads a clock or draws randomness but from a generator passed in, so a bot written in Rust can link
-//! it to track, or simulate, a game with the real rules:
+//! lines sent on every move ([`json`]). Nothing here does I/O, reads a clock or draws randomness
+//! but from a generator passed in, so a bot written in Rust can link it to track, or simulate, a
+//! game with the real rules:
 //!
 //! ```
 //! use allfives_engine::{Game, Rules};
