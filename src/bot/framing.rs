@@ -1,6 +1,7 @@
 //! A bot's output cut into lines and decoded into messages, as pure functions over bytes (the
 //! process feeds them what it reads; the fuzz targets feed them anything).
 
+use allfives_engine::json::read_from_bot;
 use allfives_engine::protocol::FromBot;
 
 use crate::bot::fault::{Fault, FaultKind};
@@ -96,9 +97,10 @@ fn decode(line: &[u8]) -> Received {
     }
 }
 
-/// A line a bot wrote, read as a message.
+/// A line a bot wrote, read as a message (by the engine's reader: the compact form by hand,
+/// anything else through serde_json).
 pub fn parse_answer(text: &str) -> Result<FromBot, Fault> {
-    serde_json::from_str(text).map_err(|e| {
+    read_from_bot(text).map_err(|e| {
         Fault::with_input(
             FaultKind::Malformed,
             format!("not a valid message: {e}"),

@@ -2,7 +2,7 @@
 
 use allfives::bot::framing::{LineFramer, parse_answer};
 use allfives::bot::process::{EXCERPT, Received};
-use allfives_engine::protocol::MAX_BOT_LINE;
+use allfives_engine::protocol::{FromBot, MAX_BOT_LINE};
 
 /// The first byte picks the cap (small ones reach its edges) and how the rest arrives in reads;
 /// the rest is what the bot wrote.
@@ -58,8 +58,16 @@ fn check(received: &Received, max_line: usize) {
         Received::Line(text) => {
             assert!(text.len() <= max_line, "a line over the cap was passed on");
             assert!(!text.ends_with('\n'), "a newline left in a line");
+            // The referee's reader (a fast path for the compact move, then serde) reads a line
+            // exactly as serde alone does.
+            let read = parse_answer(text).ok();
+            let by_serde = serde_json::from_str::<FromBot>(text).ok();
+            assert_eq!(
+                read, by_serde,
+                "the fast reader and serde differ on {text:?}"
+            );
             // What the decoder accepts reads back the same after writing.
-            if let Ok(answer) = parse_answer(text) {
+            if let Some(answer) = read {
                 let again = serde_json::to_string(&answer).expect("a message serializes");
                 assert_eq!(parse_answer(&again).ok(), Some(answer));
             }
