@@ -41,10 +41,10 @@ fn compare_game(rules: Rules, number: u32, seed: u64) {
             });
             assert_eq!(String::from_utf8(fast).expect("UTF-8"), expected);
         }
-        for event in &game.events()[told..] {
+        for event in game.events_since(told) {
             compare_event(event, rules.players);
         }
-        told = game.events().len();
+        told = game.event_count();
         match game.status() {
             Status::Over(_) => return,
             Status::Dealing { .. } => game.deal(&mut rng).expect("a deal"),
