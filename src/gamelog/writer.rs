@@ -1,6 +1,7 @@
 //! Writing a game log. Lines are gathered while the referee computes and written to the file,
-//! whole, before it waits on anything (a bot, the end of a game): so a referee killed at any
-//! moment leaves a valid prefix holding everything decided so far, at one write per bot answer.
+//! whole, before it waits on anything (a bot, the end of a game) or once they reach 1 MiB: so a
+//! referee killed at any moment leaves a valid prefix holding everything decided so far, at one
+//! write per bot answer, and a long game's log never gathers in memory.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -15,7 +16,12 @@ use crate::sandbox::files;
 
 use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault};
 
-/// A log being written: lines gather in memory until [`flush`](GameLog::flush).
+/// Gathered lines are written once they reach this many bytes, so that a log's memory stays
+/// bounded however long the game.
+const FLUSH_AT: usize = 1 << 20;
+
+/// A log being written: lines gather in memory until [`flush`](GameLog::flush), or until they
+/// reach [`FLUSH_AT`] bytes.
 pub struct GameLog {
     file: Option<File>,
     path: Option<PathBuf>,
@@ -115,6 +121,10 @@ impl GameLog {
             return Err(io::Error::other(e));
         }
         self.pending.push(b'\n');
+        // A game between builtins waits on nothing, so nothing else flushes it before its end.
+        if self.pending.len() >= FLUSH_AT {
+            self.flush()?;
+        }
         Ok(())
     }
 }
