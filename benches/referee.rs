@@ -12,7 +12,7 @@ use allfives::bot::player::BotSpec;
 use allfives::engine::protocol::{FromBot, ToBot};
 use allfives::engine::rules::Rules;
 use allfives::referee::game::FaultPolicy;
-use allfives::referee::matchplay::{LogTarget, MatchConfig, run_match};
+use allfives::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame, run_match};
 use nix::sys::resource::{UsageWho, getrusage};
 use serde::Deserialize;
 
@@ -103,22 +103,29 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
             .iter()
             .map(|b| BotSpec::parse(b).expect("a valid bot"))
             .collect(),
-        rules: Rules::new(2),
-        games,
-        seed: 1,
-        rotate: true,
-        clocks: Clocks {
-            startup: Duration::from_secs(10),
-            per_move: Duration::from_secs(1),
-            bank: Duration::ZERO,
+        settings: GameSettings {
+            rules: Rules::new(2),
+            clocks: Clocks {
+                startup: Duration::from_secs(10),
+                per_move: Duration::from_secs(1),
+                bank: Duration::ZERO,
+            },
+            on_fault: FaultPolicy::Forfeit,
+            deals: Vec::new(),
+            max_line: allfives::engine::protocol::MAX_BOT_LINE,
+            stderr_cap: 1 << 20,
         },
-        on_fault: FaultPolicy::Forfeit,
+        seed: 1,
+        plan: (1..=games)
+            .map(|g| PlannedGame {
+                number: g,
+                seed: u64::from((g - 1) / 2),
+                seating: if g % 2 == 1 { vec![0, 1] } else { vec![1, 0] },
+            })
+            .collect(),
         fresh: false,
-        deals: Vec::new(),
         logs: LogTarget::Dir(dir.to_path_buf()),
         echo_stderr: false,
-        max_line: allfives::engine::protocol::MAX_BOT_LINE,
-        stderr_cap: 1 << 20,
     }
 }
 

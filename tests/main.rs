@@ -4,5 +4,6 @@ mod harness;
 
 mod check_tests;
 mod referee_tests;
+mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;

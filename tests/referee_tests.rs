@@ -409,12 +409,12 @@ impl HandSeen<'_> {
 }
 
 /// Checks one game of the recorder's conversation against the game's log.
-fn check_game_seen(messages: &[Value], log: &[Value], seed: u64) {
+fn check_game_seen(messages: &[Value], log: &[Value], seed: &Value) {
     let seat = uint(&messages[0]["seat"]);
     let header = &log[0];
     assert_eq!(messages[0]["rules"], header["rules"]);
     assert_eq!(messages[0]["clock"], header["clock"]);
-    assert_eq!(header["seed"], seed);
+    assert_eq!(&header["seed"], seed);
     let players = uint(&header["rules"]["players"]);
     let names: Vec<Value> = header["seats"]
         .as_array()
@@ -588,7 +588,14 @@ fn check_recorder(
         game += 1;
         assert_eq!(messages[at]["game"], game);
         let log = log_lines(&sb.log(game));
-        check_game_seen(&messages[at..=end], &log, seed);
+        let game_seed = &report["games"][game - 1]["seed"];
+        for m in &messages[at..=end] {
+            assert!(
+                !m.to_string().contains(&game_seed.to_string()),
+                "the seed leaked: {m}"
+            );
+        }
+        check_game_seen(&messages[at..=end], &log, game_seed);
         for m in &messages[at..=end] {
             if kind(m) == "turn" {
                 assert!(uint(&m["id"]) > last_id, "ids grow: {m}");

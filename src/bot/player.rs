@@ -204,6 +204,14 @@ impl Player {
         }
     }
 
+    /// Seeds a builtin's randomness afresh (for a game that must play the same alone).
+    pub fn reseed(&mut self, seed: u64) {
+        if let (BotKind::Builtin(name), Runner::Builtin(bot)) = (&self.spec.kind, &mut self.runner)
+        {
+            *bot = Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins");
+        }
+    }
+
     /// A player driven by a given builtin (fixed positions in `allfives check`).
     pub fn with_builtin(name: &str, bot: Builtin) -> Player {
         let spec = BotSpec {

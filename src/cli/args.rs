@@ -1,6 +1,6 @@
 //! The command line: raw arguments (clap) and their checking into a [`MatchConfig`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -9,7 +9,9 @@ use serde::de::DeserializeOwned;
 use crate::bot::clock::Clocks;
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
-use crate::referee::matchplay::{LogTarget, MatchConfig};
+use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame};
+use crate::tournament::schedule::{self, Table};
+use crate::tournament::seeds::SEED_LIMIT;
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
@@ -75,12 +77,17 @@ pub struct MatchArgs {
     /// quoted command line such as "python3 sample_bots/python/greedy_bot.py".
     #[arg(required = true, num_args = 2..=4, value_name = "BOT")]
     pub bots: Vec<String>,
-    /// How many games; the seats rotate from game to game.
+    /// How many games; the seats go through every arrangement that matters (2 players: both
+    /// seats; 3: all 6 orders; 4: see docs/results.md) before a new deal.
     #[arg(long, short = 'g', default_value_t = 1)]
     pub games: u32,
-    /// The match seed (default: a fresh one, always printed and logged).
+    /// The match seed, below 2^53 (default: a fresh one from the operating system, always
+    /// printed and logged).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Play game K of the match alone, exactly as it is seated and dealt in the whole match.
+    #[arg(long, value_name = "K")]
+    pub game: Option<u64>,
     /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
@@ -126,7 +133,8 @@ pub struct MatchArgs {
     /// Write the game's log to FILE (a one-game match).
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl (default: allfives-logs/match-SEED).
+    /// Write each game's log to DIR/game-N.jsonl (default: a new folder
+    /// allfives-logs/match-SEED-N, never one used before).
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text.
@@ -154,7 +162,12 @@ fn option<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 
 impl MatchArgs {
     /// Checks the arguments and builds the match; the error is one sentence for the user.
-    pub fn config(&self, fresh_seed: u64) -> Result<MatchConfig, String> {
+    /// `fresh_seed` gives a seed when none is given; the default log folder is created here, so
+    /// that no other run can take it.
+    pub fn config(
+        &self,
+        fresh_seed: impl FnOnce() -> Result<u64, String>,
+    ) -> Result<MatchConfig, String> {
         let bots = self.bot_specs()?;
         let rules = self.rules(bots.len())?;
         if self.games == 0 {
@@ -169,14 +182,24 @@ impl MatchArgs {
         if self.max_line < 64 {
             return Err("--max-line must be at least 64 bytes".into());
         }
-        let seed = self.seed.unwrap_or(fresh_seed);
+        let seed = match self.seed {
+            Some(seed) if seed >= SEED_LIMIT => {
+                return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
+            }
+            Some(seed) => seed,
+            None => fresh_seed()?,
+        };
+        let plan = self.plan(&rules, seed)?;
         let logs = match (&self.log, &self.log_dir) {
-            (Some(_), _) if self.games > 1 => {
+            (Some(_), _) if plan.len() > 1 => {
                 return Err("--log writes one game; use --log-dir for a match of several".into());
             }
             (Some(file), _) => LogTarget::File(file.clone()),
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
-            (None, None) => LogTarget::Dir(PathBuf::from(format!("allfives-logs/match-{seed}"))),
+            (None, None) => LogTarget::Dir(
+                new_log_dir(Path::new(DEFAULT_LOGS), &format!("match-{seed}"))
+                    .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
+            ),
         };
         let deals = match &self.deal {
             Some(path) => read_deals(path, &rules)?,
@@ -184,28 +207,54 @@ impl MatchArgs {
         };
         Ok(MatchConfig {
             bots,
-            rules,
-            games: self.games,
             seed,
-            rotate: !self.no_rotate,
-            clocks: Clocks {
-                startup: Duration::from_millis(self.startup_ms),
-                per_move: Duration::from_millis(self.move_ms),
-                bank: Duration::from_millis(self.bank_ms),
-            },
-            on_fault: match self.on_fault {
-                OnFault::Forfeit => FaultPolicy::Forfeit,
-                OnFault::Fallback => FaultPolicy::Fallback {
-                    max_faults: self.max_faults,
-                },
-            },
+            plan,
             fresh: self.fresh,
-            deals,
             logs,
             echo_stderr: self.verbose,
-            max_line: self.max_line,
-            stderr_cap: 1024 * 1024,
+            settings: GameSettings {
+                rules,
+                deals,
+                max_line: self.max_line,
+                stderr_cap: 1024 * 1024,
+                clocks: Clocks {
+                    startup: Duration::from_millis(self.startup_ms),
+                    per_move: Duration::from_millis(self.move_ms),
+                    bank: Duration::from_millis(self.bank_ms),
+                },
+                on_fault: match self.on_fault {
+                    OnFault::Forfeit => FaultPolicy::Forfeit,
+                    OnFault::Fallback => FaultPolicy::Fallback {
+                        max_faults: self.max_faults,
+                    },
+                },
+            },
         })
+    }
+
+    /// The games: all of them, or game `--game K` alone.
+    fn plan(&self, rules: &Rules, seed: u64) -> Result<Vec<PlannedGame>, String> {
+        let table = Table {
+            players: rules.players,
+            teams: rules.teams,
+            splits: true,
+            all_orders: false,
+        };
+        let numbers = match self.game {
+            Some(0) => return Err("--game counts from 1".into()),
+            Some(k) => k..=k,
+            None => 1..=u64::from(self.games),
+        };
+        numbers
+            .map(|k| {
+                let game = schedule::match_game(&table, seed, k, !self.no_rotate);
+                Ok(PlannedGame {
+                    number: u32::try_from(k).map_err(|_| "--game is too large".to_string())?,
+                    seed: game.seed,
+                    seating: game.seating,
+                })
+            })
+            .collect()
     }
 
     /// The bots, with names made unique ("greedy", "greedy#2").
@@ -244,6 +293,24 @@ impl MatchArgs {
         rules.validate().map_err(|e| e.to_string())?;
         Ok(rules)
     }
+}
+
+/// Where `match` keeps its logs unless told.
+pub const DEFAULT_LOGS: &str = "allfives-logs";
+
+/// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the
+/// claim, so two runs at once never share one, and no folder is ever used twice.
+pub fn new_log_dir(parent: &Path, stem: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(parent)?;
+    for n in 1u32.. {
+        let dir = parent.join(format!("{stem}-{n}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!("every {stem}-N is taken")))
 }
 
 /// Reads a deal file: one deal, or an array of deals for the first hands.

@@ -2,8 +2,10 @@
 //! the process's exit code. Exit codes: 0 done (a bot losing by a fault is a result, not an
 //! error); 1 the referee itself failed (e.g. a log could not be written); 2 bad arguments or an
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
-//! 130 interrupted.
+//! 5 stdout cannot be written (closed, or the disk is full); 130 interrupted; 141 stdout's
+//! reader went away (`| head -1`), a quiet exit as the shell reports for other tools.
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
@@ -15,13 +17,16 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
-use crate::referee::matchplay::run_match;
+use crate::referee::matchplay::Match;
+use crate::tournament::seeds;
 
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;
 const BAD_LOG: u8 = 3;
 const CHECK_FAILED: u8 = 4;
+const OUTPUT_FAILED: u8 = 5;
 const INTERRUPTED: u8 = 130;
+const BROKEN_PIPE: u8 = 141;
 
 /// Runs the parsed command line and returns the process's exit code.
 pub fn run(cli: Cli) -> u8 {
@@ -39,7 +44,7 @@ fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let config = match args.config(fresh_seed()) {
+    let config = match args.config(seeds::fresh) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
@@ -47,43 +52,69 @@ fn match_command(args: &MatchArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    if !args.json {
-        println!("{}", output::match_banner(&config));
-    }
     let json = args.json;
+    if !json && let Err(e) = output::print_line(&output::match_banner(&config)) {
+        return output_failed(&e);
+    }
+    let mut played = match Match::new(config) {
+        Ok(played) => played,
+        Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
+    };
+    let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
-        let played = run_match(&config, |config, record| {
-            if !json {
-                println!("{}", output::game_line(config, record));
+        let games = played.play(|config, record| {
+            if json {
+                return ControlFlow::Continue(());
             }
+            output::print_line(&output::game_line(config, record)).map_or_else(
+                |e| {
+                    broken = Some(e);
+                    ControlFlow::Break(())
+                },
+                ControlFlow::Continue,
+            )
         });
         tokio::select! {
             // Polled first, so that the signal handlers are in place before any bot starts.
             biased;
             () = interrupted() => None,
-            report = played => Some(report),
+            done = games => Some(done),
         }
     });
-    match outcome {
+    if let Some(e) = broken {
+        crate::bot::shutdown::kill_all();
+        return output_failed(&e);
+    }
+    let ending = match outcome {
         None => {
             crate::bot::shutdown::kill_all();
-            fail(
+            Some((
                 INTERRUPTED,
-                "interrupted: every bot was stopped; the logs written so far are kept",
-            )
+                "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
+            ))
         }
-        Some(Err(e)) => fail(FAILED, format!("the match stopped: {e}")),
-        Some(Ok(report)) => {
-            if json {
-                match serde_json::to_string_pretty(&report) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => return fail(FAILED, e),
-                }
-            } else {
-                println!("{}", output::match_table(&report));
-            }
-            0
-        }
+        Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
+        Some(Ok(())) => None,
+    };
+    let report = played.report();
+    let text = match json {
+        true => serde_json::to_string_pretty(&report).expect("a report always serializes"),
+        false => output::match_table(&report),
+    };
+    if let Err(e) = output::print_line(&text) {
+        return output_failed(&e);
+    }
+    match ending {
+        Some((code, message)) => fail(code, message),
+        None => 0,
+    }
+}
+
+/// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.
+fn output_failed(e: &std::io::Error) -> u8 {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe => BROKEN_PIPE,
+        _ => fail(OUTPUT_FAILED, format!("cannot write to stdout: {e}")),
     }
 }
 
@@ -201,15 +232,4 @@ async fn interrupted() {
             let _ = tokio::signal::ctrl_c().await;
         }
     }
-}
-
-/// A seed for when none is given: the clock's nanoseconds mixed with the process id.
-fn fresh_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let mixed = (nanos ^ u64::from(std::process::id())).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    // Small enough to type back in.
-    mixed % 1_000_000_000
 }

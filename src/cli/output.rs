@@ -1,11 +1,20 @@
 //! What the commands print: a match's result as text or JSON, and a replayed game as text.
 
 use std::fmt::Write;
+use std::io::{self, Write as _};
 
 use crate::gamelog::Replay;
 use crate::referee::game::GameRecord;
 use crate::referee::matchplay::{MatchConfig, MatchReport, fault_summary};
 use allfives_engine::game::{Event, GameEnding, HandEnding, Play};
+
+/// Writes `text` and a newline to stdout, flushed: a closed or full stdout is an error for the
+/// caller to report, never a panic.
+pub fn print_line(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()
+}
 
 /// The opening line of a match.
 pub fn match_banner(config: &MatchConfig) -> String {
@@ -13,16 +22,16 @@ pub fn match_banner(config: &MatchConfig) -> String {
     format!(
         "allfives match: {} ({} game{}), seed {}\nrules: {}",
         names.join(" vs "),
-        config.games,
-        if config.games == 1 { "" } else { "s" },
+        config.plan.len(),
+        if config.plan.len() == 1 { "" } else { "s" },
         config.seed,
-        config.rules
+        config.settings.rules
     )
 }
 
 /// One line for a finished game.
 pub fn game_line(config: &MatchConfig, record: &GameRecord) -> String {
-    let rules = &config.rules;
+    let rules = &config.settings.rules;
     let mut sides: Vec<String> = Vec::new();
     for side in 0..rules.sides() {
         let members: Vec<&str> = (0..rules.players)
@@ -72,7 +81,7 @@ pub fn match_table(report: &MatchReport) -> String {
     let width = report
         .totals
         .iter()
-        .map(|t| t.bot.len())
+        .map(|t| t.name.len())
         .max()
         .unwrap_or(3)
         .max(3);
@@ -85,7 +94,7 @@ pub fn match_table(report: &MatchReport) -> String {
         let _ = writeln!(
             text,
             "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>6}  {:>9.2}  {:>7.2}  {:>10.2}  {}",
-            t.bot,
+            t.name,
             t.games,
             t.wins,
             t.draws,
@@ -111,10 +120,13 @@ pub fn match_table(report: &MatchReport) -> String {
             let _ = write!(
                 text,
                 "winner: {} ({} of {} games won)",
-                b.bot, b.wins, b.games
+                b.name, b.wins, b.games
             );
         }
         _ => text.push_str("winner: none (level)"),
+    }
+    if !report.complete {
+        text.push_str("\nincomplete: the match was cut short");
     }
     text
 }
