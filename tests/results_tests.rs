@@ -173,7 +173,7 @@ fn match_json(sb: &Sandbox, bots: &[&str], options: &[&str]) -> Value {
 #[test]
 fn three_players_sit_in_all_six_orders() {
     let sb = Sandbox::new();
-    let bots = ["builtin:greedy", "builtin:random", "builtin:greedy"];
+    let bots = ["builtin:greedy", "builtin:random", "greedy2=builtin:greedy"];
     let report = match_json(&sb, &bots, &["--games", "6", "--seed", "4"]);
     let mut orders: Vec<String> = report["games"]
         .as_array()
@@ -197,4 +197,52 @@ fn game_k_alone_plays_as_in_the_whole_match() {
     for key in ["game", "seed", "seating", "scores", "ranks", "hands"] {
         assert_eq!(a[key], b[key], "{key}");
     }
+}
+
+#[test]
+fn bots_are_named_on_the_command_line_and_in_bots_files() {
+    let sb = Sandbox::new();
+    let folder = sb.path("v1");
+    std::fs::create_dir(&folder).expect("a folder");
+    // A bot that tells where it runs and what its environment holds, then plays.
+    let bot = format!(
+        "import os, sys\nsys.path.insert(0, {:?})\nopen('seen.txt', 'w').write(os.environ.get('ALLFIVES_TEST', ''))\nimport botlib\nbotlib.run()\n",
+        root().join("tests/fixtures/bots").display().to_string()
+    );
+    std::fs::write(folder.join("bot.py"), bot).expect("write");
+    let toml = format!(
+        "[[bots]]\nname = \"old\"\ncommand = \"python3 bot.py {}\"\ndir = \"v1\"\nenv = {{ ALLFIVES_TEST = \"yes\" }}\n",
+        sb.token()
+    );
+    std::fs::write(sb.path("bots.toml"), toml).expect("write");
+    let bots = vec![
+        "--bots".to_string(),
+        sb.path("bots.toml").display().to_string(),
+        "new=builtin:greedy".to_string(),
+    ];
+    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", "1"]);
+    let names: Vec<&str> = report["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .map(|b| b["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, ["old", "new"]);
+    let seen = std::fs::read_to_string(folder.join("seen.txt")).expect("it ran in its folder");
+    assert_eq!(seen, "yes");
+    let json = sb.path("bots.json");
+    std::fs::write(
+        &json,
+        r#"{"bots": [{"name": "x", "command": "builtin:random", "colour": 1}]}"#,
+    )
+    .expect("write");
+    let ran = allfives(&[
+        "match",
+        "--bots",
+        &json.display().to_string(),
+        "builtin:greedy",
+    ]);
+    assert_eq!(ran.code, Some(2));
+    assert!(ran.stderr.contains("colour"), "{}", ran.stderr);
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
 }

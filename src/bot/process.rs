@@ -3,9 +3,10 @@
 //! output read line by line with a length cap, its stderr drained to a capped
 //! file, and killed with its whole group.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,6 +60,18 @@ pub enum Received {
     Timeout,
 }
 
+/// What to start: the command's words, the folder it starts in, variables added to its
+/// environment.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The program and its arguments.
+    pub argv: &'a [String],
+    /// The working directory (default: the referee's).
+    pub dir: Option<&'a Path>,
+    /// Added to the referee's environment.
+    pub env: &'a BTreeMap<String, String>,
+}
+
 /// A running bot process.
 pub struct BotProcess {
     child: Child,
@@ -74,13 +87,19 @@ pub struct BotProcess {
 }
 
 impl BotProcess {
-    /// Starts `argv` in a new process group with all three streams piped.
-    pub fn spawn(argv: &[String], max_line: usize, stderr: StderrSink) -> io::Result<BotProcess> {
-        let (program, args) = argv
+    /// Starts the command in a new process group with all three streams piped.
+    pub fn spawn(launch: &Launch, max_line: usize, stderr: StderrSink) -> io::Result<BotProcess> {
+        let (program, args) = launch
+            .argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty bot command"))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        if let Some(dir) = launch.dir {
+            command.current_dir(dir);
+        }
+        let mut child = command
             .args(args)
+            .envs(launch.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::bot::clock::Clocks;
 use crate::bot::player::BotSpec;
+use crate::cli::entrants;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame};
 use crate::tournament::schedule::{self, Table};
@@ -73,10 +74,15 @@ pub enum OnFault {
 /// `allfives match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// The bots, 2 to 4: `builtin:random`, `builtin:greedy`, a path to an executable, or a
-    /// quoted command line such as "python3 sample_bots/python/greedy_bot.py".
-    #[arg(required = true, num_args = 2..=4, value_name = "BOT")]
+    /// The bots, 2 to 4 (with those of --bots): `builtin:random`, `builtin:greedy`, a path to an
+    /// executable, or a quoted command line such as "python3 sample_bots/python/greedy_bot.py";
+    /// `NAME=COMMAND` names one (`v2="python3 v2/bot.py"`).
+    #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
+    /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
+    /// (relative to the file) and `env`; they come before the BOT arguments.
+    #[arg(long = "bots", value_name = "FILE")]
+    pub bots_file: Option<PathBuf>,
     /// How many games; the seats go through every arrangement that matters (2 players: both
     /// seats; 3: all 6 orders; 4: see docs/results.md) before a new deal.
     #[arg(long, short = 'g', default_value_t = 1)]
@@ -259,21 +265,11 @@ impl MatchArgs {
 
     /// The bots, with names made unique ("greedy", "greedy#2").
     fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
-        let mut specs: Vec<BotSpec> = Vec::new();
-        let mut bases: Vec<String> = Vec::new();
-        for text in &self.bots {
-            let spec = BotSpec::parse(text)?;
-            let same = bases.iter().filter(|b| **b == spec.name).count();
-            bases.push(spec.name.clone());
-            specs.push(match same {
-                0 => spec,
-                _ => {
-                    let name = format!("{}#{}", spec.name, same + 1);
-                    spec.renamed(name)
-                }
-            });
+        let specs = entrants::entrants(self.bots_file.as_deref(), &self.bots)?;
+        if !(2..=4).contains(&specs.len()) {
+            return Err(format!("a match needs 2 to 4 bots, not {}", specs.len()));
         }
-        Ok(specs)
+        Ok(entrants::unique_names(specs))
     }
 
     fn rules(&self, players: usize) -> Result<Rules, String> {

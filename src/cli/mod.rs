@@ -3,4 +3,5 @@
 
 pub mod args;
 pub mod commands;
+pub mod entrants;
 pub mod output;

@@ -3,5 +3,7 @@
 //!
 //! May use `bot/`, `referee/` and `gamelog/`; never `cli/`.
 
+pub mod ratings;
+pub mod results;
 pub mod schedule;
 pub mod seeds;

@@ -1,0 +1,254 @@
+//! Results: one line per finished game (`results.jsonl`, and the `games` of a match's JSON),
+//! appended only after the game's log is complete, flushed and synced to disk; read back with a
+//! torn last line (a referee killed mid-write) ignored. The format is docs/results.md.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::bot::fault::FaultKind;
+use crate::bot::timing::MoveTimes;
+use crate::referee::game::GameRecord;
+use allfives_engine::game::GameEnding;
+use allfives_engine::rules::Rules;
+
+/// The version of the results format (docs/results.md): raised when a field changes meaning or
+/// goes away; new fields may appear within a version.
+pub const RESULTS_VERSION: u32 = 1;
+
+/// An entrant, as results name it: by index (in the order given) and by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Entrant {
+    /// Its index among the entrants, from 0.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// The command that runs it (`builtin:NAME` for builtins).
+    pub command: String,
+}
+
+/// One finished game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GameLine {
+    /// Its id: `N` in a match; `E-E-.../DEAL/ARRANGEMENT` in a tournament (entrant indices of
+    /// its group), unique within a tournament and stable when entrants are added.
+    pub id: String,
+    /// The entrant index of each member of its group (a team of copies lists an entrant twice).
+    pub group: Vec<usize>,
+    /// The deal's index: in a tournament, every group plays deal `d` from the same seed.
+    pub deal: u64,
+    /// The deal's seed.
+    pub deal_seed: u64,
+    /// The index of the seat arrangement.
+    pub arrangement: usize,
+    /// The seed the game's hands were dealt from (in its log's header).
+    pub seed: u64,
+    /// With partnerships (seats 0 and 2 against 1 and 3).
+    pub teams: bool,
+    /// Each seat.
+    pub seats: Vec<SeatLine>,
+    /// Each side's final score (a side is a team with partnerships, else a seat).
+    pub scores: Vec<i32>,
+    /// Hands started.
+    pub hands: u32,
+    /// Why it ended: `target`, `max_hands` or `forfeit`.
+    pub ending: String,
+    /// Every fault, in order; the one with `forfeit` cost the game.
+    pub faults: Vec<FaultLine>,
+    /// The log, relative to the results' folder (a tournament) or as written (a match).
+    pub log: Option<String>,
+    /// The command line that plays this game again, alone, exactly as dealt.
+    pub rerun: String,
+}
+
+/// A seat of a finished game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatLine {
+    /// The entrant's index.
+    pub entrant: usize,
+    /// The entrant's name.
+    pub name: String,
+    /// Its side (its team with partnerships, else its seat).
+    pub side: usize,
+    /// Its rank, 1 for the best; equal scores share a rank; a forfeit ranks below all others.
+    pub rank: u32,
+    /// Moves it chose (forced single moves excluded).
+    pub moves: u64,
+    /// Their total time in microseconds.
+    pub time_us: u64,
+    /// Their times as a histogram: `[bucket, count]` pairs, bucket `b` holding times from
+    /// 2^(b/4) to 2^((b+1)/4) microseconds.
+    pub time_buckets: Vec<(u8, u64)>,
+}
+
+/// A fault of a finished game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FaultLine {
+    /// The seat.
+    pub seat: usize,
+    /// The entrant's index.
+    pub entrant: usize,
+    /// Its kind.
+    pub kind: FaultKind,
+    /// What happened.
+    pub detail: String,
+    /// Whether it cost the game.
+    pub forfeit: bool,
+}
+
+/// What a game line is built from besides the referee's record.
+#[derive(Debug, Clone)]
+pub struct LineContext<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// The entrant index of each member.
+    pub group: &'a [usize],
+    /// The entrants.
+    pub entrants: &'a [Entrant],
+    /// The deal's index and seed, the arrangement.
+    pub deal: (u64, u64, usize),
+    /// The rules.
+    pub rules: &'a Rules,
+    /// Each seat's move times in this game.
+    pub times: &'a [MoveTimes],
+    /// The log's path as results show it.
+    pub log: Option<String>,
+    /// The rerun command.
+    pub rerun: String,
+}
+
+impl GameLine {
+    /// The line of a finished game.
+    pub fn new(record: &GameRecord, cx: LineContext) -> GameLine {
+        let result = &record.result;
+        let seats = record
+            .seating
+            .iter()
+            .enumerate()
+            .map(|(seat, &member)| {
+                let entrant = cx.group[member];
+                SeatLine {
+                    entrant,
+                    name: cx.entrants[entrant].name.clone(),
+                    side: cx.rules.side_of(seat),
+                    rank: result.ranks[seat],
+                    moves: cx.times[seat].moves(),
+                    time_us: cx.times[seat].total_us(),
+                    time_buckets: cx.times[seat].buckets(),
+                }
+            })
+            .collect::<Vec<_>>();
+        let faults = record
+            .faults
+            .iter()
+            .map(|f| FaultLine {
+                seat: f.seat,
+                entrant: seats[f.seat].entrant,
+                kind: f.fault.kind,
+                detail: f.fault.detail.clone(),
+                forfeit: f.forfeit,
+            })
+            .collect();
+        GameLine {
+            id: cx.id.to_string(),
+            group: cx.group.to_vec(),
+            deal: cx.deal.0,
+            deal_seed: cx.deal.1,
+            arrangement: cx.deal.2,
+            seed: record.seed,
+            teams: cx.rules.teams,
+            seats,
+            scores: result.scores.clone(),
+            hands: result.hands,
+            ending: match result.ending {
+                GameEnding::Target { .. } => "target",
+                GameEnding::MaxHands => "max_hands",
+                GameEnding::Forfeit { .. } => "forfeit",
+            }
+            .to_string(),
+            faults,
+            log: cx.log,
+            rerun: cx.rerun,
+        }
+    }
+
+    /// The key of its duplicate set: the same group on the same deal.
+    pub fn set_key(&self) -> (Vec<usize>, u64) {
+        (self.group.clone(), self.deal)
+    }
+
+    /// Each side's seats.
+    pub fn sides(&self) -> Vec<Vec<usize>> {
+        let count = self.seats.iter().map(|s| s.side + 1).max().unwrap_or(0);
+        (0..count)
+            .map(|side| {
+                (0..self.seats.len())
+                    .filter(|&s| self.seats[s].side == side)
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Appends game lines to `results.jsonl`, each written whole and synced before it counts.
+#[derive(Debug)]
+pub struct ResultsWriter {
+    file: File,
+}
+
+impl ResultsWriter {
+    /// Opens (or creates) the file for appending; a torn last line is cut off first, so the next
+    /// line starts on a line of its own.
+    pub fn open(path: &Path) -> io::Result<ResultsWriter> {
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)?;
+        let text = std::fs::read(path)?;
+        let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole < text.len() {
+            file.set_len(whole as u64)?;
+        }
+        Ok(ResultsWriter { file })
+    }
+
+    /// Appends one line, flushed and synced to disk.
+    pub fn append(&mut self, line: &GameLine) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec(line).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        self.file.write_all(&bytes)?;
+        self.file.sync_data()
+    }
+}
+
+/// Reads a results file line by line, calling `each` for every whole line; a torn last line (no
+/// newline, or not JSON at the very end) is skipped. A bad line elsewhere is an error.
+pub fn read_results(path: &Path, mut each: impl FnMut(GameLine)) -> Result<(), String> {
+    let shown = path.display();
+    let file = File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if buf.last() != Some(&b'\n') {
+            // Torn: the referee was killed while writing it; the game is played again on resume.
+            return Ok(());
+        }
+        match serde_json::from_slice::<GameLine>(&buf) {
+            Ok(line) => each(line),
+            Err(e) => return Err(format!("{shown}, line {number}, is not a game result: {e}")),
+        }
+    }
+}
