@@ -120,6 +120,8 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
             .map(|g| PlannedGame {
                 number: g,
                 seed: u64::from((g - 1) / 2),
+                deal: u64::from((g - 1) / 2),
+                arrangement: (g as usize - 1) % 2,
                 seating: if g % 2 == 1 { vec![0, 1] } else { vec![1, 0] },
             })
             .collect(),
@@ -139,17 +141,15 @@ fn cpu_seconds() -> f64 {
 async fn referee_match(bot: &str, dir: &std::path::Path) -> (usize, Measured) {
     // Warm up: start-up and first games are not what a long match pays per move.
     let warm = config([bot, bot], 4, dir);
-    run_match(&warm, |_, _| {})
-        .await
-        .expect("the warm-up match runs");
+    run_match(&warm).await.expect("the warm-up match runs");
     let games = 200;
     let config = config([bot, bot], games, dir);
     let cpu = cpu_seconds();
     let start = Instant::now();
-    let report = run_match(&config, |_, _| {}).await.expect("the match runs");
+    let stats = run_match(&config).await.expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
-    let asked: u64 = report.totals.iter().map(|t| t.stats.answers).sum();
+    let asked: u64 = stats.iter().map(|s| s.answers).sum();
     let plays = count_plays(dir, games);
     (
         mean_turn_bytes(dir),
@@ -167,12 +167,12 @@ async fn builtin_match(dir: &std::path::Path) -> Measured {
     let games = 2000;
     let config = config(["builtin:greedy", "builtin:random"], games, dir);
     let start = Instant::now();
-    let report = run_match(&config, |_, _| {}).await.expect("the match runs");
+    let stats = run_match(&config).await.expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
     Measured {
         games,
         plays: count_plays(dir, games),
-        asked: report.totals.iter().map(|t| t.stats.answers).sum(),
+        asked: stats.iter().map(|s| s.answers).sum(),
         wall,
         cpu: 0.0,
     }

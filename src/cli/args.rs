@@ -238,14 +238,19 @@ impl MatchArgs {
         })
     }
 
-    /// The games: all of them, or game `--game K` alone.
-    fn plan(&self, rules: &Rules, seed: u64) -> Result<Vec<PlannedGame>, String> {
-        let table = Table {
+    /// The table of a match: its bots are all distinct players (teams as given).
+    pub fn table(&self, rules: &Rules) -> Table {
+        Table {
             players: rules.players,
             teams: rules.teams,
             splits: true,
             all_orders: false,
-        };
+        }
+    }
+
+    /// The games: all of them, or game `--game K` alone.
+    fn plan(&self, rules: &Rules, seed: u64) -> Result<Vec<PlannedGame>, String> {
+        let table = self.table(rules);
         let numbers = match self.game {
             Some(0) => return Err("--game counts from 1".into()),
             Some(k) => k..=k,
@@ -257,6 +262,8 @@ impl MatchArgs {
                 Ok(PlannedGame {
                     number: u32::try_from(k).map_err(|_| "--game is too large".to_string())?,
                     seed: game.seed,
+                    deal: game.deal,
+                    arrangement: game.arrangement,
                     seating: game.seating,
                 })
             })

@@ -17,8 +17,10 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
-use crate::referee::matchplay::Match;
-use crate::tournament::seeds;
+use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
+use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
+use crate::tournament::standings::Tally;
+use crate::tournament::{schedule, seeds};
 
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;
@@ -56,17 +58,30 @@ fn match_command(args: &MatchArgs) -> u8 {
     if !json && let Err(e) = output::print_line(&output::match_banner(&config)) {
         return output_failed(&e);
     }
+    let entrants = results::entrants_of(&config.bots);
+    let rules = config.settings.rules;
+    let set_size = match args.no_rotate {
+        true => 1,
+        false => schedule::arrangements(&args.table(&rules)).len(),
+    };
+    let names = entrants.iter().map(|e| e.name.clone()).collect();
+    let mut tally = Tally::new(names, set_size, rules.players, None);
+    let mut lines: Vec<GameLine> = Vec::new();
     let mut played = match Match::new(config) {
         Ok(played) => played,
         Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
     };
     let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
-        let games = played.play(|config, record| {
-            if json {
-                return ControlFlow::Continue(());
-            }
-            output::print_line(&output::game_line(config, record)).map_or_else(
+        let games = played.play(|config, planned, game| {
+            let line = match_line(config, planned, game, &entrants, args);
+            tally.add(&line);
+            let printed = match json {
+                true => Ok(()),
+                false => output::print_line(&output::game_line(&line)),
+            };
+            lines.push(line);
+            printed.map_or_else(
                 |e| {
                     broken = Some(e);
                     ControlFlow::Break(())
@@ -96,10 +111,15 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
         Some(Ok(())) => None,
     };
-    let report = played.report();
+    let mut report = Report::new("match", played.complete(), entrants, tally.standings());
+    report.seed = Some(played.config.seed);
+    report.rules = Some(rules);
     let text = match json {
-        true => serde_json::to_string_pretty(&report).expect("a report always serializes"),
-        false => output::match_table(&report),
+        true => {
+            report.games = Some(lines);
+            serde_json::to_string_pretty(&report).expect("a report always serializes")
+        }
+        false => output::standings_text(&report),
     };
     if let Err(e) = output::print_line(&text) {
         return output_failed(&e);
@@ -108,6 +128,39 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some((code, message)) => fail(code, message),
         None => 0,
     }
+}
+
+/// The results line of a match's game.
+fn match_line(
+    config: &MatchConfig,
+    planned: &PlannedGame,
+    game: &Played,
+    entrants: &[Entrant],
+    args: &MatchArgs,
+) -> GameLine {
+    let bots: Vec<&BotSpec> = config.bots.iter().collect();
+    let group: Vec<usize> = (0..bots.len()).collect();
+    let number = u64::from(planned.number);
+    GameLine::new(
+        &game.record,
+        LineContext {
+            id: &number.to_string(),
+            game: number,
+            group: &group,
+            entrants,
+            deal: (planned.deal, config.seed, planned.arrangement),
+            rules: &config.settings.rules,
+            times: &game.times,
+            log: game.record.log.clone(),
+            rerun: results::rerun(
+                &bots,
+                config.seed,
+                number,
+                &config.settings,
+                args.deal.as_deref(),
+            ),
+        },
+    )
 }
 
 /// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.

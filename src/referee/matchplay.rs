@@ -8,12 +8,10 @@ use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::bot::clock::Clocks;
-use crate::bot::fault::FaultKind;
 use crate::bot::player::{BotSpec, BotStats, Player, Stop};
 use crate::bot::process::StderrSink;
+use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
 use allfives_engine::deal::Deal;
@@ -33,6 +31,10 @@ pub enum LogTarget {
 pub struct PlannedGame {
     /// Its number in the match, from 1.
     pub number: u32,
+    /// Its deal's index (a round of seat arrangements).
+    pub deal: u64,
+    /// Its seat arrangement's index.
+    pub arrangement: usize,
     /// The seed its hands are dealt from.
     pub seed: u64,
     /// For each seat, the index of its bot.
@@ -75,53 +77,21 @@ pub struct MatchConfig {
     pub echo_stderr: bool,
 }
 
-/// A bot's totals over a match.
-#[derive(Debug, Clone, Serialize)]
-pub struct BotTotals {
-    /// The bot's name.
-    pub name: String,
-    /// Games played.
-    pub games: u32,
-    /// Games ranked first alone (with a partner, as a team).
-    pub wins: u32,
-    /// Games ranked first level with another side.
-    pub draws: u32,
-    /// The other games.
-    pub losses: u32,
-    /// Games lost by forfeit.
-    pub forfeits: u32,
-    /// The sum of its side's final scores.
-    pub points: i64,
-    /// Its mean rank.
-    pub mean_rank: f64,
-    /// Answer times and faults.
-    #[serde(flatten)]
-    pub stats: BotStats,
-}
-
-/// A whole match's outcome.
-#[derive(Debug, Clone, Serialize)]
-pub struct MatchReport {
-    /// Whether every planned game was played (false when the match was cut short).
-    pub complete: bool,
-    /// The match seed.
-    pub seed: u64,
-    /// The rules.
-    pub rules: Rules,
-    /// The bots, in the order given.
-    pub bots: Vec<BotSpec>,
-    /// Every game.
-    pub games: Vec<GameRecord>,
-    /// Each bot's totals, in the order given.
-    pub totals: Vec<BotTotals>,
-}
-
-/// A match being played: its players and the games finished so far.
+/// A match being played: its players and how many games are finished.
 pub struct Match {
     /// What was asked for.
     pub config: MatchConfig,
     players: Vec<Player>,
-    records: Vec<GameRecord>,
+    finished: usize,
+}
+
+/// A finished game: the referee's record and each seat's move times in it.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// The referee's record.
+    pub record: GameRecord,
+    /// Each seat's move times in this game.
+    pub times: Vec<MoveTimes>,
 }
 
 impl Match {
@@ -131,33 +101,38 @@ impl Match {
         Ok(Match {
             config,
             players,
-            records: Vec::new(),
+            finished: 0,
         })
     }
 
-    /// The games finished so far.
-    pub fn records(&self) -> &[GameRecord] {
-        &self.records
+    /// Each bot's statistics so far.
+    pub fn stats(&self) -> Vec<BotStats> {
+        self.players.iter().map(|p| p.stats.clone()).collect()
+    }
+
+    /// Whether every planned game is finished.
+    pub fn complete(&self) -> bool {
+        self.finished == self.config.plan.len()
     }
 
     /// Plays the games not played yet; `on_game` hears of each game as it ends and may stop
     /// the match. Every bot is stopped at the end.
     pub async fn play(
         &mut self,
-        mut on_game: impl FnMut(&MatchConfig, &GameRecord) -> ControlFlow<()>,
+        mut on_game: impl FnMut(&MatchConfig, &PlannedGame, &Played) -> ControlFlow<()>,
     ) -> io::Result<()> {
         let config = &self.config;
-        for planned in config.plan.iter().skip(self.records.len()) {
+        for planned in config.plan.iter().skip(self.finished) {
             let mut log = match &config.logs {
                 LogTarget::File(path) => GameLog::create(path),
                 LogTarget::Dir(dir) => {
                     GameLog::create(&dir.join(format!("game-{}.jsonl", planned.number)))
                 }
             }?;
-            let record =
+            let played =
                 play_planned(&config.settings, planned, &mut self.players, &mut log).await?;
-            let flow = on_game(config, &record);
-            self.records.push(record);
+            let flow = on_game(config, planned, &played);
+            self.finished += 1;
             if config.fresh {
                 stop_all(&mut self.players).await;
             }
@@ -168,33 +143,13 @@ impl Match {
         stop_all(&mut self.players).await;
         Ok(())
     }
-
-    /// The outcome of the games finished so far.
-    pub fn report(&self) -> MatchReport {
-        MatchReport {
-            complete: self.records.len() == self.config.plan.len(),
-            seed: self.config.seed,
-            rules: self.config.settings.rules,
-            bots: self.config.bots.clone(),
-            games: self.records.clone(),
-            totals: totals(&self.config, &self.players, &self.records),
-        }
-    }
 }
 
-/// Plays a whole match and reports it, for callers that never cut it short.
-pub async fn run_match(
-    config: &MatchConfig,
-    mut on_game: impl FnMut(&MatchConfig, &GameRecord),
-) -> io::Result<MatchReport> {
+/// Plays a whole match, for callers that never cut it short; returns each bot's statistics.
+pub async fn run_match(config: &MatchConfig) -> io::Result<Vec<BotStats>> {
     let mut played = Match::new(config.clone())?;
-    played
-        .play(|config, record| {
-            on_game(config, record);
-            ControlFlow::Continue(())
-        })
-        .await?;
-    Ok(played.report())
+    played.play(|_, _, _| ControlFlow::Continue(())).await?;
+    Ok(played.stats())
 }
 
 /// Plays one planned game with `players`: builtins are seeded from the game's seed and seat, so
@@ -204,7 +159,12 @@ pub async fn play_planned(
     planned: &PlannedGame,
     players: &mut [Player],
     log: &mut GameLog,
-) -> io::Result<GameRecord> {
+) -> io::Result<Played> {
+    let before: Vec<MoveTimes> = planned
+        .seating
+        .iter()
+        .map(|&p| players[p].stats.times.clone())
+        .collect();
     for (seat, &p) in planned.seating.iter().enumerate() {
         let seed = planned.seed ^ 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(seat as u64 + 1);
         players[p].reseed(seed);
@@ -218,7 +178,14 @@ pub async fn play_planned(
         on_fault: settings.on_fault,
         deals: settings.deals.clone(),
     };
-    play_game(&setup, players, log).await
+    let record = play_game(&setup, players, log).await?;
+    let times = planned
+        .seating
+        .iter()
+        .zip(&before)
+        .map(|(&p, earlier)| players[p].stats.times.since(earlier))
+        .collect();
+    Ok(Played { record, times })
 }
 
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
@@ -271,63 +238,4 @@ pub async fn stop_all(players: &mut [Player]) {
     for player in players {
         player.stop(Stop::Politely(GRACE)).await;
     }
-}
-
-fn totals(config: &MatchConfig, players: &[Player], records: &[GameRecord]) -> Vec<BotTotals> {
-    let rules = &config.settings.rules;
-    players
-        .iter()
-        .enumerate()
-        .map(|(bot, player)| {
-            let mut t = BotTotals {
-                name: player.spec.name.clone(),
-                games: 0,
-                wins: 0,
-                draws: 0,
-                losses: 0,
-                forfeits: 0,
-                points: 0,
-                mean_rank: 0.0,
-                stats: player.stats.clone(),
-            };
-            let mut rank_sum = 0u64;
-            for record in records {
-                let Some(seat) = record.seating.iter().position(|&p| p == bot) else {
-                    continue;
-                };
-                let rank = record.result.ranks[seat];
-                let firsts = record.result.ranks.iter().filter(|&&r| r == 1).count();
-                let partners = if rules.teams { 2 } else { 1 };
-                t.games += 1;
-                rank_sum += u64::from(rank);
-                match (rank, firsts > partners) {
-                    (1, false) => t.wins += 1,
-                    (1, true) => t.draws += 1,
-                    _ => t.losses += 1,
-                }
-                let side = rules.side_of(seat);
-                t.points += i64::from(record.result.scores[side]);
-                let lost_by_fault = record
-                    .forfeit
-                    .as_ref()
-                    .is_some_and(|f| rules.side_of(f.seat) == side);
-                t.forfeits += u32::from(lost_by_fault);
-            }
-            t.mean_rank = rank_sum as f64 / f64::from(t.games.max(1));
-            t
-        })
-        .collect()
-}
-
-/// The faults of a bot over the match, as "timeout 2, illegal 1".
-pub fn fault_summary(stats: &BotStats) -> String {
-    if stats.faults.is_empty() {
-        return "none".to_string();
-    }
-    stats
-        .faults
-        .iter()
-        .map(|(kind, n): (&FaultKind, &u32)| format!("{kind} {n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

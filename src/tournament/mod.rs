@@ -7,3 +7,4 @@ pub mod ratings;
 pub mod results;
 pub mod schedule;
 pub mod seeds;
+pub mod standings;

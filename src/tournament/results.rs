@@ -10,8 +10,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
+use crate::bot::player::BotSpec;
 use crate::bot::timing::MoveTimes;
+use crate::referee::game::FaultPolicy;
 use crate::referee::game::GameRecord;
+use crate::referee::matchplay::GameSettings;
 use allfives_engine::game::GameEnding;
 use allfives_engine::rules::Rules;
 
@@ -36,11 +39,13 @@ pub struct GameLine {
     /// Its id: `N` in a match; `E-E-.../DEAL/ARRANGEMENT` in a tournament (entrant indices of
     /// its group), unique within a tournament and stable when entrants are added.
     pub id: String,
+    /// Its number in the match that plays it again (`K` of `--game K` in `rerun`).
+    pub game: u64,
     /// The entrant index of each member of its group (a team of copies lists an entrant twice).
     pub group: Vec<usize>,
     /// The deal's index: in a tournament, every group plays deal `d` from the same seed.
     pub deal: u64,
-    /// The deal's seed.
+    /// The seed of `allfives match --seed` that deals it (a match's own seed, in a match).
     pub deal_seed: u64,
     /// The index of the seat arrangement.
     pub arrangement: usize,
@@ -54,8 +59,8 @@ pub struct GameLine {
     pub scores: Vec<i32>,
     /// Hands started.
     pub hands: u32,
-    /// Why it ended: `target`, `max_hands` or `forfeit`.
-    pub ending: String,
+    /// Why it ended.
+    pub ending: GameEnding,
     /// Every fault, in order; the one with `forfeit` cost the game.
     pub faults: Vec<FaultLine>,
     /// The log, relative to the results' folder (a tournament) or as written (a match).
@@ -95,6 +100,9 @@ pub struct FaultLine {
     pub kind: FaultKind,
     /// What happened.
     pub detail: String,
+    /// The offending input, cut short; absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
     /// Whether it cost the game.
     pub forfeit: bool,
 }
@@ -104,6 +112,8 @@ pub struct FaultLine {
 pub struct LineContext<'a> {
     /// Its id.
     pub id: &'a str,
+    /// Its number in the match that plays it again.
+    pub game: u64,
     /// The entrant index of each member.
     pub group: &'a [usize],
     /// The entrants.
@@ -149,11 +159,13 @@ impl GameLine {
                 entrant: seats[f.seat].entrant,
                 kind: f.fault.kind,
                 detail: f.fault.detail.clone(),
+                input: f.fault.input.clone(),
                 forfeit: f.forfeit,
             })
             .collect();
         GameLine {
             id: cx.id.to_string(),
+            game: cx.game,
             group: cx.group.to_vec(),
             deal: cx.deal.0,
             deal_seed: cx.deal.1,
@@ -163,12 +175,7 @@ impl GameLine {
             seats,
             scores: result.scores.clone(),
             hands: result.hands,
-            ending: match result.ending {
-                GameEnding::Target { .. } => "target",
-                GameEnding::MaxHands => "max_hands",
-                GameEnding::Forfeit { .. } => "forfeit",
-            }
-            .to_string(),
+            ending: result.ending,
             faults,
             log: cx.log,
             rerun: cx.rerun,
@@ -250,5 +257,124 @@ pub fn read_results(path: &Path, mut each: impl FnMut(GameLine)) -> Result<(), S
             Ok(line) => each(line),
             Err(e) => return Err(format!("{shown}, line {number}, is not a game result: {e}")),
         }
+    }
+}
+
+/// The JSON that `match`, `tournament` and `standings` print (docs/results.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Report {
+    /// Always `allfives-results`.
+    pub format: String,
+    /// [`RESULTS_VERSION`].
+    pub version: u32,
+    /// `match`, `tournament` or `standings`.
+    pub kind: String,
+    /// False when the run was cut short (Ctrl-C, an SPRT decision is not a cut) or results are
+    /// missing.
+    pub complete: bool,
+    /// The master seed (absent for merged standings of several runs).
+    pub seed: Option<u64>,
+    /// The rules (absent for merged standings).
+    pub rules: Option<Rules>,
+    /// The entrants, by index.
+    pub entrants: Vec<Entrant>,
+    /// Every game (a match only: a tournament's are in its results.jsonl).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<Vec<GameLine>>,
+    /// The standings.
+    pub standings: crate::tournament::standings::Standings,
+}
+
+impl Report {
+    /// A report of `kind`.
+    pub fn new(
+        kind: &str,
+        complete: bool,
+        entrants: Vec<Entrant>,
+        standings: crate::tournament::standings::Standings,
+    ) -> Report {
+        Report {
+            format: "allfives-results".to_string(),
+            version: RESULTS_VERSION,
+            kind: kind.to_string(),
+            complete,
+            seed: None,
+            rules: None,
+            entrants,
+            games: None,
+            standings,
+        }
+    }
+}
+
+/// The entrants of `bots`, by index.
+pub fn entrants_of(bots: &[BotSpec]) -> Vec<Entrant> {
+    bots.iter()
+        .enumerate()
+        .map(|(index, b)| Entrant {
+            index,
+            name: b.name.clone(),
+            command: b.command.clone(),
+        })
+        .collect()
+}
+
+/// The command line that plays game `game` of a match of `bots` (in that order) with seed
+/// `seed` alone, exactly as dealt: every rule and clock option is written out. Bots from a
+/// bots file with a `dir` or `env` need the same folder and variables.
+pub fn rerun(
+    bots: &[&BotSpec],
+    seed: u64,
+    game: u64,
+    settings: &GameSettings,
+    deal_file: Option<&Path>,
+) -> String {
+    let quote = |w: &str| {
+        shlex::try_quote(w)
+            .map(|q| q.into_owned())
+            .unwrap_or_else(|_| w.to_string())
+    };
+    let r = &settings.rules;
+    let mut words: Vec<String> = vec!["allfives".into(), "match".into()];
+    words.extend(
+        bots.iter()
+            .map(|b| quote(&format!("{}={}", b.name, b.command))),
+    );
+    words.push(format!("--seed {seed} --game {game}"));
+    if r.players == 4 {
+        words.push(if r.teams { "--teams" } else { "--no-teams" }.into());
+    }
+    words.push(format!(
+        "--hand-size {} --spinner {} --hand-end {} --target {} --finish {} --max-hands {}",
+        r.hand_size,
+        option_name(&r.spinner),
+        option_name(&r.hand_end),
+        r.target,
+        option_name(&r.finish),
+        r.max_hands
+    ));
+    let c = settings.clocks.info();
+    words.push(format!(
+        "--startup-ms {} --move-ms {} --bank-ms {}",
+        c.startup_ms, c.move_ms, c.bank_ms
+    ));
+    words.push(match settings.on_fault {
+        FaultPolicy::Forfeit => "--on-fault forfeit".to_string(),
+        FaultPolicy::Fallback { max_faults } => {
+            format!("--on-fault fallback --max-faults {max_faults}")
+        }
+    });
+    words.push(format!("--max-line {}", settings.max_line));
+    if let Some(path) = deal_file {
+        words.push(format!("--deal {}", quote(&path.display().to_string())));
+    }
+    words.join(" ")
+}
+
+/// A rule option by its JSON name, as the command line takes it (`end-of-hand`).
+fn option_name<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s.replace('_', "-"),
+        _ => String::new(),
     }
 }
