@@ -11,7 +11,8 @@ use crate::bot::player::BotSpec;
 use crate::cli::entrants;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame};
-use crate::tournament::schedule::{self, Table};
+use crate::tournament::ratings::SprtSpec;
+use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::SEED_LIMIT;
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
@@ -35,8 +36,118 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Check that a bot speaks the protocol: a scripted conversation, PASS or FAIL per step.
     Check(CheckArgs),
-    /// Print the JSON Schema of every protocol message, both ways.
-    Schema,
+    /// Play a tournament: every group of entrants on duplicate deals, on every core, with
+    /// results kept in a folder that can be resumed.
+    Tournament(TournamentArgs),
+    /// Print the standings of one or more tournament folders (shards, or runs on several
+    /// machines), merged.
+    Standings(StandingsArgs),
+    /// Print a JSON Schema: of every protocol message (the default), or of the results format.
+    Schema(SchemaArgs),
+}
+
+/// `allfives schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// `protocol` (every message, both ways), `results` (the --json of match, tournament and
+    /// standings) or `results-line` (a line of results.jsonl).
+    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line"])]
+    pub what: String,
+}
+
+/// `allfives tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The entrants (with those of --bots): `NAME=COMMAND`, `builtin:NAME`, a path to an
+    /// executable, or a quoted command line. With --resume, none repeats the stored ones; more
+    /// than stored adds entrants (a ladder: only their games are played).
+    #[arg(value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
+    /// (relative to the file) and `env`.
+    #[arg(long = "bots", value_name = "FILE")]
+    pub bots_file: Option<PathBuf>,
+    /// Players at each table: 2, 3 or 4.
+    #[arg(long, short = 'p', default_value_t = 2)]
+    pub players: usize,
+    /// round-robin (every group of entrants meets equally often) or gauntlet (the first
+    /// entrant against every group of the others).
+    #[arg(long, value_enum, default_value_t = Format::RoundRobin)]
+    pub format: Format,
+    /// Deals each group plays (default 10); each deal is played in every seat arrangement that
+    /// matters. With --resume, more deals than stored plays only the new ones.
+    #[arg(long)]
+    pub deals: Option<u64>,
+    /// With 4 players in partnerships: play every split of four entrants into two teams
+    /// (default: a team is two copies of one entrant).
+    #[arg(long)]
+    pub splits: bool,
+    /// With 4 players cut-throat: all 24 seat orders (default: a balanced 8).
+    #[arg(long)]
+    pub all_orders: bool,
+    /// The master seed, below 2^53 (default: a fresh one from the operating system, printed
+    /// and recorded); deal d's seed derives from it and d.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
+    /// folder allfives-tournaments/tournament-SEED-N).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue the tournament in --out DIR: play only the games missing from it, with the
+    /// seed, schedule, rules and clocks stored there (other options are not read).
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Stop as soon as a sequential test decides (two entrants, two players), e.g.
+    /// elo0=0,elo1=10,alpha=0.05,beta=0.05.
+    #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
+    pub sprt: Option<SprtSpec>,
+    /// Print the standings so far to stderr every K games.
+    #[arg(long, value_name = "K")]
+    pub standings_every: Option<u64>,
+    /// A fresh process for every game (default: a worker keeps its bots' processes for its
+    /// next game with the same entrants).
+    #[arg(long)]
+    pub fresh: bool,
+    /// No progress on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the final standings as JSON (docs/results.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// How every game is played.
+    #[command(flatten)]
+    pub game_options: GameArgs,
+}
+
+/// `allfives standings`.
+#[derive(Debug, Args)]
+pub struct StandingsArgs {
+    /// Tournament folders (each with tournament.json and results.jsonl).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The sequential test to report (two entrants, two players).
+    #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
+    pub sprt: Option<SprtSpec>,
+    /// Print JSON (docs/results.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads a shard `I/N` (1 <= I <= N).
+fn shard(text: &str) -> Result<(u64, u64), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+    match parsed {
+        Some((i, n)) if i >= 1 && i <= n => Ok((i, n)),
+        _ => Err(format!("'{text}' is not I/N with 1 <= I <= N")),
+    }
 }
 
 /// `allfives check`.
@@ -97,10 +208,37 @@ pub struct MatchArgs {
     /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
-    /// With 4 bots: partnerships, seats 0 and 2 against 1 and 3 (the default with 4).
+    /// How every game is played.
+    #[command(flatten)]
+    pub game_options: GameArgs,
+    /// Write the game's log to FILE (a one-game match).
+    #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
+    pub log: Option<PathBuf>,
+    /// Write each game's log to DIR/game-N.jsonl (default: a new folder
+    /// allfives-logs/match-SEED-N, never one used before).
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// Print one JSON object with the whole result instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Start a fresh process for every game (default: one per bot for the whole match).
+    #[arg(long)]
+    pub fresh: bool,
+    /// Keep every bot in the seat given (default: rotate the seats from game to game).
+    #[arg(long)]
+    pub no_rotate: bool,
+    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+/// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).
+#[derive(Debug, Args)]
+pub struct GameArgs {
+    /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 (the default with 4).
     #[arg(long, overrides_with = "no_teams")]
     pub teams: bool,
-    /// With 4 bots: every player for themselves.
+    /// With 4 players: every player for themselves.
     #[arg(long)]
     pub no_teams: bool,
     /// Tiles dealt to each player (default: 9 with 2 players, 7 with 3, 5 with 4).
@@ -136,28 +274,60 @@ pub struct MatchArgs {
     /// With --on-fault fallback: the fault of a game that forfeits it.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub max_faults: u32,
-    /// Write the game's log to FILE (a one-game match).
-    #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
-    pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl (default: a new folder
-    /// allfives-logs/match-SEED-N, never one used before).
-    #[arg(long, value_name = "DIR")]
-    pub log_dir: Option<PathBuf>,
-    /// Print one JSON object with the whole result instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Start a fresh process for every game (default: one per bot for the whole match).
-    #[arg(long)]
-    pub fresh: bool,
-    /// Keep every bot in the seat given (default: rotate the seats from game to game).
-    #[arg(long)]
-    pub no_rotate: bool,
-    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
+}
+
+impl GameArgs {
+    /// Checks the options and builds the games' settings for `players` players.
+    pub fn settings(&self, players: usize, deals: Vec<Deal>) -> Result<GameSettings, String> {
+        if self.move_ms == 0 || self.startup_ms == 0 {
+            return Err("--move-ms and --startup-ms must be above 0".into());
+        }
+        if self.max_faults == 0 {
+            return Err("--max-faults must be at least 1".into());
+        }
+        if self.max_line < 64 {
+            return Err("--max-line must be at least 64 bytes".into());
+        }
+        Ok(GameSettings {
+            rules: self.rules(players)?,
+            deals,
+            max_line: self.max_line,
+            stderr_cap: 1024 * 1024,
+            clocks: Clocks {
+                startup: Duration::from_millis(self.startup_ms),
+                per_move: Duration::from_millis(self.move_ms),
+                bank: Duration::from_millis(self.bank_ms),
+            },
+            on_fault: match self.on_fault {
+                OnFault::Forfeit => FaultPolicy::Forfeit,
+                OnFault::Fallback => FaultPolicy::Fallback {
+                    max_faults: self.max_faults,
+                },
+            },
+        })
+    }
+
+    /// The rules for `players` players.
+    pub fn rules(&self, players: usize) -> Result<Rules, String> {
+        let mut rules = Rules::new(players);
+        if self.teams && players != 4 {
+            return Err(format!("--teams needs 4 players, not {players}"));
+        }
+        if self.no_teams {
+            rules.teams = false;
+        }
+        rules.hand_size = self.hand_size.unwrap_or(rules.hand_size);
+        rules.spinner = self.spinner.unwrap_or(rules.spinner);
+        rules.hand_end = self.hand_end.unwrap_or(rules.hand_end);
+        rules.target = self.target.unwrap_or(rules.target);
+        rules.finish = self.finish.unwrap_or(rules.finish);
+        rules.max_hands = self.max_hands.unwrap_or(rules.max_hands);
+        rules.validate().map_err(|e| e.to_string())?;
+        Ok(rules)
+    }
 }
 
 /// Parses a rule option by its JSON name; `end-of-hand` is accepted for `end_of_hand`.
@@ -175,18 +345,9 @@ impl MatchArgs {
         fresh_seed: impl FnOnce() -> Result<u64, String>,
     ) -> Result<MatchConfig, String> {
         let bots = self.bot_specs()?;
-        let rules = self.rules(bots.len())?;
+        let rules = self.game_options.rules(bots.len())?;
         if self.games == 0 {
             return Err("--games must be at least 1".into());
-        }
-        if self.move_ms == 0 || self.startup_ms == 0 {
-            return Err("--move-ms and --startup-ms must be above 0".into());
-        }
-        if self.max_faults == 0 {
-            return Err("--max-faults must be at least 1".into());
-        }
-        if self.max_line < 64 {
-            return Err("--max-line must be at least 64 bytes".into());
         }
         let seed = match self.seed {
             Some(seed) if seed >= SEED_LIMIT => {
@@ -195,6 +356,11 @@ impl MatchArgs {
             Some(seed) => seed,
             None => fresh_seed()?,
         };
+        let deals = match &self.deal {
+            Some(path) => read_deals(path, &rules)?,
+            None => Vec::new(),
+        };
+        let settings = self.game_options.settings(bots.len(), deals)?;
         let plan = self.plan(&rules, seed)?;
         let logs = match (&self.log, &self.log_dir) {
             (Some(_), _) if plan.len() > 1 => {
@@ -207,10 +373,6 @@ impl MatchArgs {
                     .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
             ),
         };
-        let deals = match &self.deal {
-            Some(path) => read_deals(path, &rules)?,
-            None => Vec::new(),
-        };
         Ok(MatchConfig {
             bots,
             seed,
@@ -218,23 +380,7 @@ impl MatchArgs {
             fresh: self.fresh,
             logs,
             echo_stderr: self.verbose,
-            settings: GameSettings {
-                rules,
-                deals,
-                max_line: self.max_line,
-                stderr_cap: 1024 * 1024,
-                clocks: Clocks {
-                    startup: Duration::from_millis(self.startup_ms),
-                    per_move: Duration::from_millis(self.move_ms),
-                    bank: Duration::from_millis(self.bank_ms),
-                },
-                on_fault: match self.on_fault {
-                    OnFault::Forfeit => FaultPolicy::Forfeit,
-                    OnFault::Fallback => FaultPolicy::Fallback {
-                        max_faults: self.max_faults,
-                    },
-                },
-            },
+            settings,
         })
     }
 
@@ -277,24 +423,6 @@ impl MatchArgs {
             return Err(format!("a match needs 2 to 4 bots, not {}", specs.len()));
         }
         Ok(entrants::unique_names(specs))
-    }
-
-    fn rules(&self, players: usize) -> Result<Rules, String> {
-        let mut rules = Rules::new(players);
-        if self.teams && players != 4 {
-            return Err(format!("--teams needs 4 bots, not {players}"));
-        }
-        if self.no_teams {
-            rules.teams = false;
-        }
-        rules.hand_size = self.hand_size.unwrap_or(rules.hand_size);
-        rules.spinner = self.spinner.unwrap_or(rules.spinner);
-        rules.hand_end = self.hand_end.unwrap_or(rules.hand_end);
-        rules.target = self.target.unwrap_or(rules.target);
-        rules.finish = self.finish.unwrap_or(rules.finish);
-        rules.max_hands = self.max_hands.unwrap_or(rules.max_hands);
-        rules.validate().map_err(|e| e.to_string())?;
-        Ok(rules)
     }
 }
 

@@ -16,19 +16,27 @@ use crate::bot::process::StderrSink;
 use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
 use crate::cli::output;
+use crate::cli::tournament;
 use crate::gamelog;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
 use crate::tournament::standings::Tally;
 use crate::tournament::{schedule, seeds};
 
-const FAILED: u8 = 1;
-const BAD_INPUT: u8 = 2;
-const BAD_LOG: u8 = 3;
-const CHECK_FAILED: u8 = 4;
-const OUTPUT_FAILED: u8 = 5;
-const INTERRUPTED: u8 = 130;
-const BROKEN_PIPE: u8 = 141;
+/// The referee itself failed (e.g. a log could not be written).
+pub const FAILED: u8 = 1;
+/// Bad arguments or an unreadable input file.
+pub const BAD_INPUT: u8 = 2;
+/// A replayed log does not check out.
+pub const BAD_LOG: u8 = 3;
+/// A bot failed `check`.
+pub const CHECK_FAILED: u8 = 4;
+/// Stdout cannot be written (closed, or the disk is full).
+pub const OUTPUT_FAILED: u8 = 5;
+/// Interrupted (Ctrl-C or SIGTERM).
+pub const INTERRUPTED: u8 = 130;
+/// Stdout's reader went away.
+pub const BROKEN_PIPE: u8 = 141;
 
 /// Runs the parsed command line and returns the process's exit code.
 pub fn run(cli: Cli) -> u8 {
@@ -36,11 +44,14 @@ pub fn run(cli: Cli) -> u8 {
         Command::Match(args) => match_command(&args),
         Command::Replay(args) => replay_command(&args),
         Command::Check(args) => check_command(&args),
-        Command::Schema => schema_command(),
+        Command::Tournament(args) => tournament::tournament_command(&args),
+        Command::Standings(args) => tournament::standings_command(&args),
+        Command::Schema(args) => schema_command(&args.what),
     }
 }
 
-fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+/// Writes one line on stderr and returns `code`.
+pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
     eprintln!("allfives: {message}");
     code
 }
@@ -164,7 +175,7 @@ fn match_line(
 }
 
 /// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.
-fn output_failed(e: &std::io::Error) -> u8 {
+pub fn output_failed(e: &std::io::Error) -> u8 {
     match e.kind() {
         std::io::ErrorKind::BrokenPipe => BROKEN_PIPE,
         _ => fail(OUTPUT_FAILED, format!("cannot write to stdout: {e}")),
@@ -261,8 +272,13 @@ fn runtime() -> Result<tokio::runtime::Runtime, u8> {
         .map_err(|e| fail(FAILED, format!("cannot start the async runtime: {e}")))
 }
 
-fn schema_command() -> u8 {
-    match serde_json::to_string_pretty(&allfives_engine::protocol::schema()) {
+fn schema_command(what: &str) -> u8 {
+    let schema = match what {
+        "results" => serde_json::to_value(schemars::schema_for!(Report)),
+        "results-line" => serde_json::to_value(schemars::schema_for!(GameLine)),
+        _ => serde_json::to_value(allfives_engine::protocol::schema()),
+    };
+    match schema.and_then(|s| serde_json::to_string_pretty(&s)) {
         Ok(text) => {
             println!("{text}");
             0
@@ -272,7 +288,7 @@ fn schema_command() -> u8 {
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
-async fn interrupted() {
+pub async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
     match signal(SignalKind::terminate()) {
         Ok(mut term) => {

@@ -3,8 +3,10 @@
 //!
 //! May use `bot/`, `referee/` and `gamelog/`; never `cli/`.
 
+pub mod definition;
 pub mod ratings;
 pub mod results;
 pub mod schedule;
 pub mod seeds;
 pub mod standings;
+pub mod workers;

@@ -182,9 +182,10 @@ impl GameLine {
         }
     }
 
-    /// The key of its duplicate set: the same group on the same deal.
-    pub fn set_key(&self) -> (Vec<usize>, u64) {
-        (self.group.clone(), self.deal)
+    /// The key of its duplicate set: the same group on the same deal (index and seed, so that
+    /// runs with different seeds never mix their sets).
+    pub fn set_key(&self) -> (Vec<usize>, u64, u64) {
+        (self.group.clone(), self.deal, self.deal_seed)
     }
 
     /// Each side's seats.

@@ -149,7 +149,7 @@ pub struct Tally {
     totals: Vec<Totals>,
     cross: Vec<Vec<Cell>>,
     teams: BTreeMap<Vec<usize>, TeamTotals>,
-    pending: HashMap<(Vec<usize>, u64), PendingSet>,
+    pending: HashMap<(Vec<usize>, u64, u64), PendingSet>,
     complete: Vec<(u64, Vec<usize>, Vec<RatedGame>)>,
     complete_sets: u64,
     pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
@@ -272,7 +272,7 @@ impl Tally {
         self.gather(line.set_key(), game);
     }
 
-    fn gather(&mut self, key: (Vec<usize>, u64), game: RatedGame) {
+    fn gather(&mut self, key: (Vec<usize>, u64, u64), game: RatedGame) {
         let set = self.pending.entry(key.clone()).or_default();
         set.games.push(game);
         if set.games.len() < self.set_size {
