@@ -7,3 +7,4 @@ mod referee_tests;
 mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;
+mod tournament_tests;

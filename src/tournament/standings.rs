@@ -134,10 +134,11 @@ struct TeamTotals {
     points: i64,
 }
 
-/// A set being gathered: its games so far, each as its sides' entrants and ranks.
+/// A set being gathered: its games so far, each by its arrangement, as its sides' entrants and
+/// ranks.
 #[derive(Debug, Default)]
 struct PendingSet {
-    games: Vec<RatedGame>,
+    games: Vec<(usize, RatedGame)>,
 }
 
 /// Standings being folded.
@@ -269,24 +270,26 @@ impl Tally {
                 .or_default() += 1;
         }
         let game: RatedGame = side_entrants.into_iter().zip(ranks).collect();
-        self.gather(line.set_key(), game);
+        self.gather(line.set_key(), line.arrangement, game);
     }
 
-    fn gather(&mut self, key: (Vec<usize>, u64, u64), game: RatedGame) {
+    fn gather(&mut self, key: (Vec<usize>, u64, u64), arrangement: usize, game: RatedGame) {
         let set = self.pending.entry(key.clone()).or_default();
-        set.games.push(game);
+        set.games.push((arrangement, game));
         if set.games.len() < self.set_size {
             return;
         }
-        let set = self.pending.remove(&key).expect("the set was just found");
+        let mut set = self.pending.remove(&key).expect("the set was just found");
+        // Rated in arrangement order, whatever order the games finished in.
+        set.games.sort_by_key(|(a, _)| *a);
+        let games: Vec<RatedGame> = set.games.into_iter().map(|(_, g)| g).collect();
         self.complete_sets += 1;
-        if let [(a, _), (b, _)] = &set.games[0][..]
+        if let [(a, _), (b, _)] = &games[0][..]
             && let ([a], [b]) = (&a[..], &b[..])
-            && set.games.len() == 2
+            && games.len() == 2
         {
             let (first, second) = ((*a).min(*b), (*a).max(*b));
-            let pair: f64 = set
-                .games
+            let pair: f64 = games
                 .iter()
                 .map(|g| {
                     let side = g
@@ -301,7 +304,7 @@ impl Tally {
                 [(pair * 2.0).round() as usize] += 1;
         }
         if self.rate_sets {
-            self.complete.push((key.1, key.0, set.games));
+            self.complete.push((key.1, key.0, games));
         }
     }
 
