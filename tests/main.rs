@@ -2,7 +2,9 @@
 
 mod harness;
 
+mod architecture_tests;
 mod check_tests;
+mod golden_tests;
 mod referee_tests;
 mod results_tests;
 mod sample_bot_tests;

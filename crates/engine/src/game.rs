@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::deal::Deal;
 use crate::error::{DealError, MoveError};
 use crate::layout::{EndId, Layout, points_of};
-use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat};
-use crate::tile::{Tile, TileSet};
+use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};
+use crate::tile::{ALL_TILES, SET_SIZE, Tile, TileSet};
 
 /// A move: a tile and the end it goes on (`None` for the lead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -161,21 +161,66 @@ enum State {
 struct Table {
     hands: [TileSet; 4],
     drawn: [TileSet; 4],
-    boneyard: Vec<Tile>,
+    /// The boneyard in drawing order, `next_draw..boneyard_len` still to draw; a fixed array,
+    /// so that copying a game (as a search does, many times a move) allocates nothing.
+    boneyard: [Tile; SET_SIZE],
+    boneyard_len: usize,
     next_draw: usize,
     layout: Layout,
+}
+
+impl Table {
+    /// An empty table: no hands, no boneyard, no layout.
+    fn new(rule: SpinnerRule) -> Table {
+        Table {
+            hands: [TileSet::EMPTY; 4],
+            drawn: [TileSet::EMPTY; 4],
+            boneyard: ALL_TILES,
+            boneyard_len: 0,
+            next_draw: 0,
+            layout: Layout::new(rule),
+        }
+    }
+
+    /// Sets the boneyard, in drawing order (at most the 28 tiles, as a valid deal has).
+    fn set_boneyard(&mut self, tiles: &[Tile]) {
+        let len = tiles.len().min(SET_SIZE);
+        self.boneyard[..len].copy_from_slice(&tiles[..len]);
+        self.boneyard_len = len;
+        self.next_draw = 0;
+    }
+}
+
+/// The parts of a game in the middle of a hand (see [`Game::mid_hand`]).
+pub(crate) struct MidHand {
+    pub(crate) rules: Rules,
+    pub(crate) number: u32,
+    pub(crate) scores: [i32; 4],
+    pub(crate) hand_no: u32,
+    pub(crate) leader: Seat,
+    pub(crate) turn: Seat,
+    pub(crate) forced: Option<Tile>,
+    pub(crate) hands: [TileSet; 4],
+    pub(crate) drawn: [TileSet; 4],
+    pub(crate) boneyard: Vec<Tile>,
+    pub(crate) layout: Layout,
 }
 
 /// A game in progress: the whole truth, hidden tiles included. Show a seat only its [`view`](Game::view).
 #[derive(Debug, Clone)]
 pub struct Game {
     rules: Rules,
+    /// The game's number within its match, from 1.
+    number: u32,
     scores: [i32; 4],
     hand_no: u32,
+    leader: Seat,
     state: State,
     table: Table,
     events: Vec<Event>,
     hand_events: usize,
+    /// Whether events are kept (see [`Game::without_history`]).
+    history: bool,
 }
 
 impl Game {
@@ -184,19 +229,73 @@ impl Game {
         rules.validate()?;
         Ok(Game {
             rules,
+            number: 1,
             scores: [0; 4],
             hand_no: 0,
+            leader: 0,
             state: State::Dealing { leader: None },
+            table: Table::new(rules.spinner),
+            events: Vec::new(),
+            hand_events: 0,
+            history: true,
+        })
+    }
+
+    /// The same game, numbered `number` within its match (1 unless set); views show it.
+    pub fn numbered(mut self, number: u32) -> Game {
+        self.number = number;
+        self
+    }
+
+    /// The game's number within its match, from 1.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// The seat that led the current (or last) hand; 0 before the first deal.
+    pub fn leader(&self) -> Seat {
+        self.leader
+    }
+
+    /// A game in the middle of a hand, from parts already checked against each other (see
+    /// [`Game::from_view`]). Its events begin at this moment.
+    pub(crate) fn mid_hand(parts: MidHand) -> Game {
+        let mut game = Game {
+            rules: parts.rules,
+            number: parts.number,
+            scores: parts.scores,
+            hand_no: parts.hand_no,
+            leader: parts.leader,
+            state: State::Turn {
+                seat: parts.turn,
+                drawn: parts.forced,
+            },
             table: Table {
-                hands: [TileSet::EMPTY; 4],
-                drawn: [TileSet::EMPTY; 4],
-                boneyard: Vec::new(),
-                next_draw: 0,
-                layout: Layout::new(rules.spinner),
+                hands: parts.hands,
+                drawn: parts.drawn,
+                layout: parts.layout,
+                ..Table::new(parts.rules.spinner)
             },
             events: Vec::new(),
             hand_events: 0,
-        })
+            history: true,
+        };
+        game.table.set_boneyard(&parts.boneyard);
+        game
+    }
+
+    /// The same game, keeping no events from now on: for a search that plays out many copies of
+    /// a game, where the history would only cost copying. Its [`events`](Game::events) and its
+    /// views' `history` stay as they are now; the rules are played exactly as before.
+    pub fn without_history(mut self) -> Game {
+        self.history = false;
+        self
+    }
+
+    fn record(&mut self, event: Event) {
+        if self.history {
+            self.events.push(event);
+        }
     }
 
     /// The rules in force.
@@ -248,7 +347,7 @@ impl Game {
 
     /// The boneyard still to draw, in order (hidden information).
     pub fn boneyard(&self) -> &[Tile] {
-        &self.table.boneyard[self.table.next_draw..]
+        &self.table.boneyard[self.table.next_draw..self.table.boneyard_len]
     }
 
     /// The tile a seat drew and must now play, if its turn began with a forced draw.
@@ -292,16 +391,16 @@ impl Game {
         self.table = Table {
             hands,
             drawn: [TileSet::EMPTY; 4],
-            boneyard: deal.boneyard.clone(),
-            next_draw: 0,
-            layout: Layout::new(self.rules.spinner),
+            ..Table::new(self.rules.spinner)
         };
+        self.table.set_boneyard(&deal.boneyard);
         self.hand_no += 1;
+        self.leader = deal.leader;
         self.state = State::Turn {
             seat: deal.leader,
             drawn: None,
         };
-        self.events.push(Event::HandStart {
+        self.record(Event::HandStart {
             hand: self.hand_no,
             deal: Box::new(deal),
         });
@@ -360,7 +459,7 @@ impl Game {
         let sum = self.table.layout.place_checked(mv.tile, mv.end);
         self.table.hands[seat].remove(mv.tile);
         let points = points_of(sum);
-        self.events.push(Event::Play(Play {
+        self.record(Event::Play(Play {
             seat,
             tile: mv.tile,
             end: mv.end,
@@ -403,11 +502,11 @@ impl Game {
                 self.state = State::Turn { seat, drawn: None };
                 return;
             }
-            while let Some(&tile) = self.table.boneyard.get(self.table.next_draw) {
+            while let Some(&tile) = self.boneyard().first() {
                 self.table.next_draw += 1;
                 self.table.hands[seat].insert(tile);
                 self.table.drawn[seat].insert(tile);
-                self.events.push(Event::Draw { seat, tile });
+                self.record(Event::Draw { seat, tile });
                 if playable.contains(tile) {
                     self.state = State::Turn {
                         seat,
@@ -421,7 +520,7 @@ impl Game {
                 self.end_hand(HandEnding::Blocked);
                 return;
             }
-            self.events.push(Event::Pass { seat });
+            self.record(Event::Pass { seat });
             seat = self.rules.next_seat(seat);
         }
     }
@@ -438,7 +537,7 @@ impl Game {
             HandEnding::WentOut { seat } => Some(seat),
             HandEnding::Blocked => None,
         };
-        self.events.push(Event::HandEnd(Box::new(HandSummary {
+        self.record(Event::HandEnd(Box::new(HandSummary {
             hand: self.hand_no,
             ending,
             hands: hands.iter().map(|h| h.iter().collect()).collect(),
@@ -470,7 +569,7 @@ impl Game {
             scores,
             ranks,
         };
-        self.events.push(Event::GameEnd(Box::new(result.clone())));
+        self.record(Event::GameEnd(Box::new(result.clone())));
         self.state = State::Over(result);
     }
 }
