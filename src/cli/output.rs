@@ -134,16 +134,17 @@ pub fn standings_text(report: &Report) -> String {
         text.push_str(&crosstable(s));
     }
     for e in &s.elo {
-        let elo = e.elo.map_or("n/a".to_string(), |x| format!("{x:+.1}"));
-        let interval = e
-            .interval
-            .map_or(String::new(), |(lo, hi)| format!(" [{lo:+.1}, {hi:+.1}]"));
+        let elo = match (e.elo, e.interval) {
+            (Some(x), Some((lo, hi))) => format!("{x:+.1} [{lo:+.1}, {hi:+.1}] (95%)"),
+            (Some(x), None) => format!("{x:+.1}"),
+            (None, _) => "unbounded (one side won every pair)".to_string(),
+        };
         let los = e
             .los
             .map_or(String::new(), |l| format!(", LOS {:.1}%", l * 100.0));
         let _ = writeln!(
             text,
-            "elo {} vs {}: {elo}{interval} (95%){los}, pairs {:?} (0, 0.5, 1, 1.5, 2)",
+            "elo {} vs {}: {elo}{los}; pairs scoring 0, 0.5, 1, 1.5, 2: {:?}",
             e.first, e.second, e.pentanomial
         );
     }

@@ -103,11 +103,10 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let stop = Arc::new(AtomicBool::new(false));
     let mut progress = Progress::new(missing, args.quiet);
     let collected = runtime.block_on(async {
-        let games = schedule
-            .games(shard)
-            .filter(move |g| !done.contains(&g.id))
-            .collect::<Vec<_>>();
-        let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games.into_iter())));
+        let games = Arc::new(schedule)
+            .into_games(shard)
+            .filter(move |g| !done.contains(&g.id));
+        let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games)));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut workers = workers::start(run, queue, concurrency, stop.clone(), tx);
         let mut collector = Collector {
@@ -121,10 +120,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         loop {
             tokio::select! {
                 line = rx.recv() => match line {
-                    Some(Ok(line)) => collector.take(&line, &mut writer, &mut tally, &stop, &mut progress, args),
-                    Some(Err(e)) => {
-                        collector.error.get_or_insert(e);
-                        stop.store(true, Ordering::SeqCst);
+                    Some(first) => {
+                        // Every game finished meanwhile goes into one write and one sync.
+                        let mut batch = vec![first];
+                        while let Ok(more) = rx.try_recv() {
+                            batch.push(more);
+                        }
+                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
                     }
                     None => break,
                 },
@@ -177,22 +179,47 @@ struct Collector {
 }
 
 impl Collector {
-    /// Records a finished game: results line first (synced), then standings and progress.
+    /// Records finished games (or a worker's error): results lines first (synced), then
+    /// standings and progress.
     fn take(
         &mut self,
-        line: &GameLine,
+        batch: Vec<Result<GameLine, String>>,
         writer: &mut ResultsWriter,
         tally: &mut Tally,
         stop: &AtomicBool,
         progress: &mut Progress,
         args: &TournamentArgs,
     ) {
-        if let Err(e) = writer.append(line) {
+        let mut lines = Vec::with_capacity(batch.len());
+        for item in batch {
+            match item {
+                Ok(line) => lines.push(line),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+        if let Err(e) = writer.append(&lines) {
             self.error
                 .get_or_insert(format!("cannot write {RESULTS}: {e}"));
             stop.store(true, Ordering::SeqCst);
             return;
         }
+        for line in &lines {
+            self.count(line, tally, stop, progress, args);
+        }
+    }
+
+    /// Counts one recorded game in the standings and the progress.
+    fn count(
+        &mut self,
+        line: &GameLine,
+        tally: &mut Tally,
+        stop: &AtomicBool,
+        progress: &mut Progress,
+        args: &TournamentArgs,
+    ) {
         self.played += 1;
         tally.add(line);
         let needs_standings = args.sprt.is_some()

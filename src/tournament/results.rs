@@ -216,21 +216,44 @@ impl ResultsWriter {
             .read(true)
             .append(true)
             .open(path)?;
-        let text = std::fs::read(path)?;
-        let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if whole < text.len() {
-            file.set_len(whole as u64)?;
+        let len = file.metadata()?.len();
+        let whole = end_of_last_line(&file, len)?;
+        if whole < len {
+            file.set_len(whole)?;
         }
         Ok(ResultsWriter { file })
     }
 
-    /// Appends one line, flushed and synced to disk.
-    pub fn append(&mut self, line: &GameLine) -> io::Result<()> {
-        let mut bytes = serde_json::to_vec(line).map_err(io::Error::other)?;
-        bytes.push(b'\n');
+    /// Appends lines in one write, then syncs them to disk (one sync for many games).
+    pub fn append(&mut self, lines: &[GameLine]) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        for line in lines {
+            serde_json::to_writer(&mut bytes, line).map_err(io::Error::other)?;
+            bytes.push(b'\n');
+        }
         self.file.write_all(&bytes)?;
         self.file.sync_data()
     }
+}
+
+/// Where the last whole line of a file of `len` bytes ends, read backwards from its end.
+fn end_of_last_line(file: &File, len: u64) -> io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut end = len;
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let part = &mut chunk[..(end - start) as usize];
+        file.read_exact_at(part, start)?;
+        if let Some(i) = part.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 /// Reads a results file line by line, calling `each` for every whole line; a torn last line (no

@@ -166,18 +166,35 @@ impl Schedule {
     /// The games in playing order: blocks of deals, each group's games of a block together.
     /// With a shard `(i, n)`, only the sets (group and deal) whose index is `i - 1` modulo `n`.
     pub fn games(&self, shard: Option<(u64, u64)>) -> impl Iterator<Item = GamePlan> + '_ {
-        let blocks = self.deals.div_ceil(BLOCK);
+        self.positions(shard)
+            .map(|(g, deal, a)| self.plan(g, deal, a))
+    }
+
+    /// [`games`](Schedule::games), owning the schedule: made one at a time, so that a long
+    /// tournament never holds its whole schedule.
+    pub fn into_games(
+        self: std::sync::Arc<Self>,
+        shard: Option<(u64, u64)>,
+    ) -> impl Iterator<Item = GamePlan> + Send + 'static {
+        let positions = self.positions(shard);
+        positions.map(move |(g, deal, a)| self.plan(g, deal, a))
+    }
+
+    /// (group, deal, arrangement) of every game, in playing order.
+    fn positions(
+        &self,
+        shard: Option<(u64, u64)>,
+    ) -> impl Iterator<Item = (usize, u64, usize)> + Send + use<> {
+        let (deals, orders) = (self.deals, self.orders.len());
         let groups = self.groups.len() as u64;
-        (0..blocks).flat_map(move |block| {
+        (0..deals.div_ceil(BLOCK)).flat_map(move |block| {
             (0..groups).flat_map(move |g| {
                 let first = block * BLOCK;
-                (first..(first + BLOCK).min(self.deals))
+                (first..(first + BLOCK).min(deals))
                     .filter(move |&deal| {
                         shard.is_none_or(|(i, n)| (deal * groups + g) % n == i - 1)
                     })
-                    .flat_map(move |deal| {
-                        (0..self.orders.len()).map(move |a| self.plan(g as usize, deal, a))
-                    })
+                    .flat_map(move |deal| (0..orders).map(move |a| (g as usize, deal, a)))
             })
         })
     }

@@ -104,9 +104,12 @@ impl Worker {
             .await
             .map_err(failed)?;
         drop(log);
-        // The results line counts the game only once its log is safely on disk.
-        File::open(&path)
-            .and_then(|f| f.sync_all())
+        // The results line counts the game only once its log is safely on disk; the sync waits
+        // off the runtime's threads, which go on playing other workers' games meanwhile.
+        let synced = path.clone();
+        tokio::task::spawn_blocking(move || File::open(&synced).and_then(|f| f.sync_all()))
+            .await
+            .map_err(|e| failed(std::io::Error::other(e)))?
             .map_err(failed)?;
         let bots: Vec<&BotSpec> = plan.members.iter().map(|&e| &self.run.bots[e]).collect();
         Ok(GameLine::new(
