@@ -413,3 +413,20 @@ fn standings_of_a_hand_made_results_file() {
     assert_eq!(s["winner"]["names"], serde_json::json!(["a"]));
     assert_eq!(report["complete"], true);
 }
+
+#[test]
+fn sprt_stops_the_tournament_once_it_decides() {
+    let sb = Sandbox::new();
+    let sprt = "elo0=0,elo1=20,alpha=0.05,beta=0.05";
+    let (_, report) = tournament(
+        &sb.path("t"),
+        &[
+            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "1", "--sprt", sprt,
+        ],
+    );
+    let s = &report["standings"];
+    assert_eq!(s["sprt"]["decision"], "h1", "{s:#}");
+    assert!(s["sprt"]["llr"].as_f64() >= s["sprt"]["upper"].as_f64());
+    assert_eq!(report["complete"], false);
+    assert!(s["games"].as_u64().expect("games") < 10_000);
+}

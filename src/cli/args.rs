@@ -97,7 +97,7 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
-    /// seed, schedule, rules and clocks stored there (other options are not read).
+    /// seed, schedule, rules and clocks stored there (the options that set those are not read).
     #[arg(long, requires = "out")]
     pub resume: bool,
     /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.

@@ -82,13 +82,7 @@ pub fn game_line(line: &GameLine) -> String {
 pub fn standings_text(report: &Report) -> String {
     let s = &report.standings;
     let mut text = String::new();
-    let width = s
-        .entrants
-        .iter()
-        .map(|r| r.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = name_width(s, 4);
     let _ = writeln!(
         text,
         "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms   p99 ms  faults",
@@ -189,13 +183,7 @@ pub fn standings_text(report: &Report) -> String {
 
 /// Each entrant's score against each other, in percent.
 fn crosstable(s: &Standings) -> String {
-    let width = s
-        .entrants
-        .iter()
-        .map(|r| r.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(6);
+    let width = name_width(s, 6);
     let mut text = format!("{:<width$}", "vs");
     for r in &s.entrants {
         let _ = write!(text, "  {:>width$}", r.name);
@@ -212,6 +200,16 @@ fn crosstable(s: &Standings) -> String {
         text.push('\n');
     }
     text
+}
+
+/// The width of the names' column: the longest name, at least `least`.
+fn name_width(s: &Standings, least: usize) -> usize {
+    s.entrants
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(least)
 }
 
 /// Faults by kind, as "timeout 2, illegal 1".

@@ -24,10 +24,9 @@ impl Progress {
         let terminal = std::io::stderr().is_terminal();
         let bar = (!quiet && terminal).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} games, {per_sec}, {eta} left; {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            let style =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} games ({eta} left), {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
             bar
         });
@@ -43,13 +42,13 @@ impl Progress {
 
     /// `done` games are finished; `leader` says who leads.
     pub fn update(&mut self, done: u64, leader: &str) {
+        let rate = done as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
         if let Some(bar) = &self.bar {
             bar.set_position(done);
-            bar.set_message(leader.to_string());
+            bar.set_message(format!("{rate:.0} games/s; {leader}"));
         }
         if self.plain && (self.last.elapsed() >= EVERY || done == self.total) {
             self.last = Instant::now();
-            let rate = done as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
             eprintln!(
                 "allfives: {done}/{} games, {rate:.1} games/s; {leader}",
                 self.total

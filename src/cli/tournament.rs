@@ -226,39 +226,28 @@ impl Collector {
             || args
                 .standings_every
                 .is_some_and(|k| self.played.is_multiple_of(k.max(1)));
-        let leader = match needs_standings {
-            true => {
-                let standings = tally.standings();
-                if let Some(k) = args.standings_every
-                    && self.played.is_multiple_of(k.max(1))
-                {
-                    let report = Report::new("tournament", false, Vec::new(), standings.clone());
-                    progress.note(&output::standings_text(&report));
-                }
-                if standings
-                    .sprt
-                    .as_ref()
-                    .is_some_and(|s| s.decision != "continue")
-                {
-                    self.sprt_decided = true;
-                    stop.store(true, Ordering::SeqCst);
-                }
-                leader_of(&standings)
+        if needs_standings {
+            let standings = tally.standings();
+            if let Some(k) = args.standings_every
+                && self.played.is_multiple_of(k.max(1))
+            {
+                let report = Report::new("tournament", false, Vec::new(), standings.clone());
+                progress.note(&output::standings_text(&report));
             }
-            false => format!("{} played", tally.games()),
-        };
+            if standings
+                .sprt
+                .as_ref()
+                .is_some_and(|s| s.decision != "continue")
+            {
+                self.sprt_decided = true;
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+        let leader = tally.leader().map_or(String::new(), |(name, pct)| {
+            format!("leader {name} {pct:.1}%")
+        });
         progress.update(self.played, &leader);
     }
-}
-
-fn leader_of(standings: &crate::tournament::standings::Standings) -> String {
-    standings
-        .entrants
-        .iter()
-        .max_by(|a, b| a.score_pct.total_cmp(&b.score_pct))
-        .map_or(String::new(), |r| {
-            format!("leader {} {:.1}%", r.name, r.score_pct)
-        })
 }
 
 fn print_report(report: &Report, json: bool) -> std::io::Result<()> {

@@ -147,12 +147,18 @@ pub fn elo(first: &str, second: &str, counts: [u64; 5]) -> Elo {
     }
 }
 
+/// The smallest variance of a pair's score the SPRT assumes (a pair off by 1/4 in 625).
+const VARIANCE_FLOOR: f64 = 1e-4;
+
 /// The SPRT of H0 (`elo0`) against H1 (`elo1`) on the pairs so far (normal approximation of the
 /// pentanomial log-likelihood ratio, as fishtest's).
 pub fn sprt(spec: &SprtSpec, counts: [u64; 5]) -> Sprt {
     let (score, var, n) = moments(&counts);
     let (s0, s1) = (score_of(spec.elo0), score_of(spec.elo1));
-    let llr = match var > 0.0 {
+    // Pairs that all scored alike have no spread: a small floor lets them decide the test
+    // rather than leave it undecided forever.
+    let var = var.max(VARIANCE_FLOOR);
+    let llr = match n > 0.0 {
         true => n * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * var),
         false => 0.0,
     };
@@ -272,6 +278,10 @@ mod tests {
         assert!((s.upper - 2.944).abs() < 1e-3 && (s.lower + 2.944).abs() < 1e-3);
         assert_eq!(s.decision, "continue");
         assert!(SprtSpec::parse("elo0=5,elo1=0").is_err());
+        // Ten pairs won outright: LLR = 10 * .014387 * (2 - 1.014387) / (2 * 1e-4) = 709.0.
+        let s = sprt(&spec, [0, 0, 0, 0, 10]);
+        assert!((s.llr - 709.0).abs() < 0.5, "{s:?}");
+        assert_eq!(s.decision, "h1");
     }
 
     #[test]

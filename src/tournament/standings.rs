@@ -199,6 +199,16 @@ impl Tally {
         self.games
     }
 
+    /// The entrant with the best score so far, and its score in percent (cheap: for progress).
+    pub fn leader(&self) -> Option<(&str, f64)> {
+        self.totals
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.games > 0)
+            .map(|(e, t)| (self.names[e].as_str(), 100.0 * t.score / t.games as f64))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
     /// Folds in one game.
     pub fn add(&mut self, line: &GameLine) {
         self.games += 1;
