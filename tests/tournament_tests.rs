@@ -430,3 +430,74 @@ fn sprt_stops_the_tournament_once_it_decides() {
     assert_eq!(report["complete"], false);
     assert!(s["games"].as_u64().expect("games") < 10_000);
 }
+
+#[test]
+fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
+    let sb = Sandbox::new();
+    let received = sb.path("received.jsonl");
+    let recorder = format!(
+        "rec={}",
+        sb.fixture("recorder", &[&received.display().to_string()])
+    );
+    let greedy = format!("py={}", sb.sample("greedy_bot", &[]));
+    let (_, report) = tournament(
+        &sb.path("t"),
+        &[
+            &recorder,
+            &greedy,
+            RANDOM,
+            "--players",
+            "3",
+            "--deals",
+            "2",
+            "-j",
+            "1",
+        ],
+    );
+    assert_eq!(report["standings"]["games"], 12);
+    let kinds: Vec<String> = fs::read_to_string(&received)
+        .expect("the recorder's file")
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("JSON");
+            kind(&v).to_string()
+        })
+        .collect();
+    let count = |k: &str| kinds.iter().filter(|x| *x == k).count();
+    assert_eq!(count("hello"), 1, "one process for every game");
+    assert_eq!(count("game_start"), 12);
+    assert_eq!(count("bye"), 1);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_second_ctrl_c_stops_every_bot_at_once_and_keeps_the_results() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let mut args: Vec<String> = ["tournament", "--json", "--quiet", "--deals", "500", "--out"]
+        .map(String::from)
+        .to_vec();
+    args.push(out.display().to_string());
+    args.push(format!("py={}", sb.sample("greedy_bot", &[])));
+    args.push(format!("py2={}", sb.sample("random_bot", &[])));
+    let mut child = spawn(&args);
+    let deadline = Instant::now() + HUNG;
+    while fs::read_to_string(out.join("results.jsonl")).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(child.try_wait().expect("wait").is_none(), "it ended");
+        assert!(Instant::now() < deadline, "no results");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = Pid::from_raw(child.id() as i32);
+    kill(pid, Signal::SIGINT).expect("SIGINT");
+    std::thread::sleep(Duration::from_millis(20));
+    kill(pid, Signal::SIGINT).expect("a second SIGINT");
+    let ended = child.wait_with_output().expect("it ends");
+    assert_eq!(ended.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&ended.stdout).expect("valid JSON");
+    assert_eq!(report["complete"], false);
+    assert_eq!(
+        report["standings"]["games"].as_u64().expect("games") as usize,
+        results(&out).len()
+    );
+    sb.assert_no_bot_left();
+}
