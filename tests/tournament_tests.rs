@@ -501,3 +501,53 @@ fn a_second_ctrl_c_stops_every_bot_at_once_and_keeps_the_results() {
     );
     sb.assert_no_bot_left();
 }
+
+#[test]
+fn every_results_line_reruns_its_game_alone() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    tournament(
+        &out,
+        &[
+            GREEDY,
+            RANDOM,
+            RANDOM2,
+            "--players",
+            "3",
+            "--deals",
+            "2",
+            "--seed",
+            "12",
+        ],
+    );
+    for line in results(&out).iter().step_by(5) {
+        let rerun = line["rerun"].as_str().expect("a rerun command");
+        let mut words = shlex::split(rerun).expect("a command line");
+        assert_eq!(words.remove(0), "allfives");
+        let logs = sb.path(&format!(
+            "rerun-{}",
+            line["id"].as_str().expect("id").replace('/', "_")
+        ));
+        words.extend([
+            "--json".to_string(),
+            "--log-dir".into(),
+            logs.display().to_string(),
+        ]);
+        let ran = allfives(&words);
+        assert_eq!(ran.code, Some(0), "{rerun}: {}", ran.stderr);
+        let alone = &ran.json()["games"][0];
+        for key in ["seed", "scores", "hands", "ending"] {
+            assert_eq!(alone[key], line[key], "{key} of {rerun}");
+        }
+        let names = |g: &Value| -> Vec<Value> {
+            g["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .map(|s| s["name"].clone())
+                .collect()
+        };
+        assert_eq!(names(alone), names(line));
+        assert_eq!(ranks(alone), ranks(line));
+    }
+}
