@@ -4,6 +4,7 @@ mod harness;
 
 mod architecture_tests;
 mod check_tests;
+mod fair_play_tests;
 mod golden_tests;
 mod referee_tests;
 mod results_tests;

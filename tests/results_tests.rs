@@ -221,7 +221,8 @@ fn bots_are_named_on_the_command_line_and_in_bots_files() {
         sb.path("bots.toml").display().to_string(),
         "new=builtin:greedy".to_string(),
     ];
-    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", "1"]);
+    // Uncontained: the bot writes what it saw into its folder.
+    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", "1", "--no-sandbox"]);
     let names: Vec<&str> = report["entrants"]
         .as_array()
         .expect("bots")

@@ -452,6 +452,7 @@ fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
             "2",
             "-j",
             "1",
+            "--no-sandbox",
         ],
     );
     assert_eq!(report["standings"]["games"], 12);
@@ -550,4 +551,28 @@ fn every_results_line_reruns_its_game_alone() {
         assert_eq!(names(alone), names(line));
         assert_eq!(ranks(alone), ranks(line));
     }
+}
+
+#[test]
+fn a_contained_entrant_plays_from_its_own_folder() {
+    let sb = Sandbox::new();
+    let folder = sb.path("bots/v1");
+    fs::create_dir_all(&folder).expect("a folder");
+    fs::copy(
+        root().join("sample_bots/python/greedy_bot.py"),
+        folder.join("bot.py"),
+    )
+    .expect("copy");
+    let toml = format!(
+        "[[bots]]\nname = \"v1\"\ncommand = \"python3 bot.py {}\"\ndir = \"bots/v1\"\n",
+        sb.token()
+    );
+    fs::write(sb.path("bots.toml"), toml).expect("write");
+    let file = sb.path("bots.toml").display().to_string();
+    let (_, report) = tournament(&sb.path("t"), &["--bots", &file, GREEDY, "--deals", "2"]);
+    let rows = report["standings"]["entrants"].as_array().expect("rows");
+    assert_eq!(rows[0]["name"], "v1");
+    assert_eq!(rows[0]["faults"], serde_json::json!({}), "{report:#}");
+    assert!(rows[0]["moves"].as_u64().expect("moves") > 0);
+    sb.assert_no_bot_left();
 }

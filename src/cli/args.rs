@@ -6,11 +6,12 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::de::DeserializeOwned;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::BotSpec;
 use crate::cli::entrants;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame};
+use crate::sandbox::{Policy, ResourceLimits};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::SEED_LIMIT;
@@ -161,6 +162,44 @@ pub struct CheckArgs {
     /// Milliseconds the bot has to start and answer the handshake.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub startup_ms: u64,
+    /// How the bot is contained.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// How bots are contained (`docs/fair-play.md`).
+#[derive(Debug, Clone, Args)]
+pub struct SandboxArgs {
+    /// Run bots uncontained (for trusted bots): they can read the logs and each other.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Let bots use the network (off by default).
+    #[arg(long)]
+    pub bot_network: bool,
+    /// The most data memory, in MiB, each bot process may use.
+    #[arg(long, value_name = "MIB")]
+    pub bot_memory: Option<u64>,
+    /// The most processes and threads each bot may run at once (not enforced for root).
+    #[arg(long, value_name = "N")]
+    pub bot_processes: Option<u64>,
+}
+
+impl SandboxArgs {
+    /// The policy, with `hidden` (the logs) out of every bot's reach.
+    pub fn policy(&self, hidden: Vec<PathBuf>) -> Result<Policy, String> {
+        if self.bot_memory == Some(0) || self.bot_processes == Some(0) {
+            return Err("--bot-memory and --bot-processes must be above 0".into());
+        }
+        Ok(Policy {
+            enabled: !self.no_sandbox,
+            network: self.bot_network,
+            limits: ResourceLimits {
+                memory: self.bot_memory.map(|mib| mib << 20),
+                processes: self.bot_processes,
+            },
+            hidden,
+        })
+    }
 }
 
 /// `allfives replay`.
@@ -227,7 +266,8 @@ pub struct MatchArgs {
     /// Keep every bot in the seat given (default: rotate the seats from game to game).
     #[arg(long)]
     pub no_rotate: bool,
-    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
+    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
+    /// which protections are in force.
     #[arg(long, short = 'v')]
     pub verbose: bool,
 }
@@ -274,14 +314,27 @@ pub struct GameArgs {
     /// With --on-fault fallback: the fault of a game that forfeits it.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub max_faults: u32,
+    /// What a move's time is: `wall` (elapsed) or `cpu` (the CPU the bot's processes used,
+    /// with 3 times the allowance plus 1 s of wall time as a backstop).
+    #[arg(long, value_enum, default_value_t = ClockKind::Wall)]
+    pub clock: ClockKind,
+    /// How bots are contained.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
 }
 
 impl GameArgs {
-    /// Checks the options and builds the games' settings for `players` players.
-    pub fn settings(&self, players: usize, deals: Vec<Deal>) -> Result<GameSettings, String> {
+    /// Checks the options and builds the games' settings for `players` players, with `hidden`
+    /// (the folders holding logs and results) out of every bot's reach.
+    pub fn settings(
+        &self,
+        players: usize,
+        deals: Vec<Deal>,
+        hidden: Vec<PathBuf>,
+    ) -> Result<GameSettings, String> {
         if self.move_ms == 0 || self.startup_ms == 0 {
             return Err("--move-ms and --startup-ms must be above 0".into());
         }
@@ -296,10 +349,13 @@ impl GameArgs {
             deals,
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
+            sandbox: self.sandbox.policy(hidden)?,
+            protections: None,
             clocks: Clocks {
                 startup: Duration::from_millis(self.startup_ms),
                 per_move: Duration::from_millis(self.move_ms),
                 bank: Duration::from_millis(self.bank_ms),
+                kind: self.clock,
             },
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
@@ -360,7 +416,7 @@ impl MatchArgs {
             Some(path) => read_deals(path, &rules)?,
             None => Vec::new(),
         };
-        let settings = self.game_options.settings(bots.len(), deals)?;
+        let mut settings = self.game_options.settings(bots.len(), deals, Vec::new())?;
         let plan = self.plan(&rules, seed)?;
         let logs = match (&self.log, &self.log_dir) {
             (Some(_), _) if plan.len() > 1 => {
@@ -373,6 +429,11 @@ impl MatchArgs {
                     .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
             ),
         };
+        // Created last, once every option is checked: a refused command leaves no folder.
+        settings.sandbox.hidden = vec![match &logs {
+            LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            LogTarget::Dir(dir) => dir.clone(),
+        }];
         Ok(MatchConfig {
             bots,
             seed,
@@ -432,10 +493,12 @@ pub const DEFAULT_LOGS: &str = "allfives-logs";
 /// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the
 /// claim, so two runs at once never share one, and no folder is ever used twice.
 pub fn new_log_dir(parent: &Path, stem: &str) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
     std::fs::create_dir_all(parent)?;
     for n in 1u32.. {
         let dir = parent.join(format!("{stem}-{n}"));
-        match std::fs::create_dir(&dir) {
+        // Readable by the user only, as every log folder (docs/fair-play.md).
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),

@@ -6,11 +6,12 @@
 //! reader went away (`| head -1`), a quiet exit as the shell reports for other tools.
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Duration;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
@@ -19,6 +20,7 @@ use crate::cli::output;
 use crate::cli::tournament;
 use crate::gamelog;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
+use crate::sandbox::files;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
 use crate::tournament::standings::Tally;
 use crate::tournament::{schedule, seeds};
@@ -57,10 +59,17 @@ pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let config = match args.config(seeds::fresh) {
+    let mut config = match args.config(seeds::fresh) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    config.settings.protections =
+        crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
+    if args.verbose
+        && let Some(protections) = &config.settings.protections
+    {
+        eprintln!("{}", protections.summary());
+    }
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -220,10 +229,11 @@ fn check_command(args: &CheckArgs) -> u8 {
         Err(message) => return fail(BAD_INPUT, message),
     };
     let dir = check::log_dir();
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
-    }
     let stderr = dir.join("bot.stderr");
+    let created = files::create_private_dir(&dir).and_then(|()| files::create_new(&stderr));
+    if let Err(e) = created {
+        return fail(FAILED, format!("cannot prepare {}: {e}", dir.display()));
+    }
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
@@ -233,8 +243,13 @@ fn check_command(args: &CheckArgs) -> u8 {
         startup: Duration::from_millis(args.startup_ms),
         per_move: Duration::from_millis(args.move_ms),
         bank: Duration::ZERO,
+        kind: ClockKind::Wall,
     };
-    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let policy = match args.sandbox.policy(vec![dir.clone()]) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE, policy);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -287,18 +302,19 @@ fn schema_command(what: &str) -> u8 {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).
 pub async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
     }
 }

@@ -14,6 +14,8 @@ use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, ou
 use crate::cli::entrants;
 use crate::cli::output;
 use crate::cli::progress::Progress;
+use crate::referee::matchplay::protections;
+use crate::sandbox::files;
 use crate::tournament::definition::Definition;
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
 use crate::tournament::schedule::{Format, Table};
@@ -93,10 +95,17 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
     };
+    // The policy hides the tournament's folder (logs, results, stderr) from every bot.
+    let policy = match args.game_options.sandbox.policy(vec![dir.clone()]) {
+        Ok(policy) => policy,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let mut settings = definition.settings(policy);
+    settings.protections = protections(&bots, &settings.sandbox);
     let run = Arc::new(Run {
         bots,
         entrants: entrants.clone(),
-        settings: definition.settings(),
+        settings,
         dir: dir.clone(),
         fresh: args.fresh,
     });
@@ -280,7 +289,9 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
     if args.deals == Some(0) {
         return Err("--deals must be at least 1".into());
     }
-    let settings = args.game_options.settings(args.players, Vec::new())?;
+    let settings = args
+        .game_options
+        .settings(args.players, Vec::new(), Vec::new())?;
     let table = Table {
         players: args.players,
         teams: settings.rules.teams,
@@ -368,7 +379,7 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
                     dir.display()
                 ));
             }
-            std::fs::create_dir_all(dir)
+            files::create_private_dir(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             dir.clone()
         }
@@ -379,7 +390,7 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
         .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?,
     };
     for sub in ["logs", "stderr"] {
-        std::fs::create_dir_all(dir.join(sub))
+        files::create_private_dir(&dir.join(sub))
             .map_err(|e| format!("cannot create {}: {e}", dir.join(sub).display()))?;
     }
     definition

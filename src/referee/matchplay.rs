@@ -3,10 +3,10 @@
 //! The match's state lives outside the future that plays it ([`Match::play`]), so that a match
 //! cut short (Ctrl-C, a closed stdout) still reports every game it finished.
 
-use std::fs;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::bot::clock::Clocks;
 use crate::bot::player::{BotSpec, BotStats, Player, Stop};
@@ -14,6 +14,7 @@ use crate::bot::process::StderrSink;
 use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
+use crate::sandbox::{self, Policy, Protections, Report, files};
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -56,6 +57,11 @@ pub struct GameSettings {
     pub max_line: usize,
     /// The most stderr kept in each bot's file.
     pub stderr_cap: u64,
+    /// How bot processes are contained.
+    pub sandbox: Policy,
+    /// The protections in force, found by [`protections`] (recorded in each log's header;
+    /// `None` without bot processes).
+    pub protections: Option<Protections>,
 }
 
 /// Everything a match needs.
@@ -176,6 +182,7 @@ pub async fn play_planned(
         seating: planned.seating.clone(),
         clocks: settings.clocks,
         on_fault: settings.on_fault,
+        protections: settings.protections.clone(),
         deals: settings.deals.clone(),
     };
     let record = play_game(&setup, players, log).await?;
@@ -186,6 +193,31 @@ pub async fn play_planned(
         .map(|(&p, earlier)| players[p].stats.times.since(earlier))
         .collect();
     Ok(Played { record, times })
+}
+
+/// The protections `bots` will be under with `policy`: what a throwaway contained process gets
+/// on this machine, and which bots are held back from their own folders (they hold the logs).
+/// `None` when no bot runs as a process (builtins need none).
+pub fn protections(bots: &[BotSpec], policy: &Policy) -> Option<Protections> {
+    if !bots.iter().any(BotSpec::is_process) {
+        return None;
+    }
+    let report = match policy.enabled {
+        true => sandbox::probe(policy).unwrap_or_default(),
+        false => Report::default(),
+    };
+    let notes = bots
+        .iter()
+        .filter(|_| policy.enabled)
+        .filter_map(|spec| Some((spec, spec.argv()?)))
+        .flat_map(|(spec, argv)| {
+            sandbox::grants(argv, &policy.hidden)
+                .notes
+                .into_iter()
+                .map(move |note| format!("{}: {note}", spec.name))
+        })
+        .collect();
+    Some(Protections::from_report(policy, &report, notes))
 }
 
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
@@ -199,7 +231,8 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             .map(|s| format!("{}.", s.to_string_lossy())),
         LogTarget::Dir(_) => None,
     };
-    fs::create_dir_all(&stderr_dir)?;
+    files::create_private_dir(&stderr_dir)?;
+    let policy = Arc::new(config.settings.sandbox.clone());
     let mut players = Vec::new();
     for spec in &config.bots {
         let file = spec.is_process().then(|| {
@@ -210,27 +243,35 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             ))
         });
         if let Some(file) = &file {
-            // Each match starts its stderr files empty; restarts within it append.
-            fs::write(file, b"")?;
+            // Each match starts its stderr files anew; restarts within it append.
+            files::create_new(file)?;
         }
-        players.push(player(spec, file, config.echo_stderr, &config.settings));
+        players.push(player(
+            spec,
+            file,
+            config.echo_stderr,
+            &config.settings,
+            &policy,
+        ));
     }
     Ok(players)
 }
 
-/// A player for `spec`, its stderr kept in `stderr` (and echoed if asked).
+/// A player for `spec`, its stderr kept in `stderr` (and echoed if asked), its process
+/// contained by `policy`.
 pub fn player(
     spec: &BotSpec,
     stderr: Option<PathBuf>,
     echo: bool,
     settings: &GameSettings,
+    policy: &Arc<Policy>,
 ) -> Player {
     let sink = StderrSink {
         file: stderr,
         cap: settings.stderr_cap,
         echo_prefix: echo.then(|| format!("[{}] ", spec.name)),
     };
-    Player::new(spec.clone(), 0, sink, settings.max_line)
+    Player::new(spec.clone(), 0, sink, settings.max_line, Arc::clone(policy))
 }
 
 /// Stops every player's process politely.

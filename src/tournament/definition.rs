@@ -3,15 +3,17 @@
 //! tournament is refused, and `standings` knows the entrants and the size of a duplicate set.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
+use crate::sandbox::{Policy, files};
 use crate::tournament::schedule::{Format, Schedule, Table};
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
@@ -56,6 +58,9 @@ pub struct Definition {
     pub rules: Rules,
     /// The clocks.
     pub clock: ClockInfo,
+    /// What a move's time is (wall or CPU).
+    #[serde(default)]
+    pub clock_kind: ClockKind,
     /// What a fault costs.
     pub on_fault: FaultPolicy,
     /// The longest line a bot may write.
@@ -91,6 +96,7 @@ impl Definition {
             seed,
             rules: settings.rules,
             clock: settings.clocks.info(),
+            clock_kind: settings.clocks.kind,
             on_fault: settings.on_fault,
             max_line: settings.max_line,
             shard,
@@ -108,19 +114,23 @@ impl Definition {
         )
     }
 
-    /// The games' settings.
-    pub fn settings(&self) -> GameSettings {
+    /// The games' settings, bot processes contained by `sandbox` (not part of the definition:
+    /// it may differ from machine to machine).
+    pub fn settings(&self, sandbox: Policy) -> GameSettings {
         GameSettings {
             rules: self.rules,
             clocks: Clocks {
                 startup: Duration::from_millis(self.clock.startup_ms),
                 per_move: Duration::from_millis(self.clock.move_ms),
                 bank: Duration::from_millis(self.clock.bank_ms),
+                kind: self.clock_kind,
             },
             on_fault: self.on_fault,
             deals: Vec::new(),
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
+            sandbox,
+            protections: None,
         }
     }
 
@@ -172,8 +182,11 @@ impl Definition {
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         let temporary = dir.join(format!("{FILE}.new"));
-        std::fs::write(&temporary, text + "\n")?;
-        std::fs::File::open(&temporary)?.sync_all()?;
+        // A leftover of a run killed here (or a planted link: removing it follows nothing).
+        let _ = std::fs::remove_file(&temporary);
+        let mut file = files::create_new(&temporary)?;
+        file.write_all((text + "\n").as_bytes())?;
+        file.sync_all()?;
         std::fs::rename(&temporary, dir.join(FILE))
     }
 }

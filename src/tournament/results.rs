@@ -2,19 +2,22 @@
 //! appended only after the game's log is complete, flushed and synced to disk; read back with a
 //! torn last line (a referee killed mid-write) ignored. The format is docs/results.md.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::bot::clock::ClockKind;
 use crate::bot::fault::FaultKind;
 use crate::bot::player::BotSpec;
 use crate::bot::timing::MoveTimes;
 use crate::referee::game::FaultPolicy;
 use crate::referee::game::GameRecord;
 use crate::referee::matchplay::GameSettings;
+use crate::sandbox::files;
 use allfives_engine::game::GameEnding;
 use allfives_engine::rules::Rules;
 
@@ -211,13 +214,18 @@ impl ResultsWriter {
     /// Opens (or creates) the file for appending; a torn last line is cut off first, so the next
     /// line starts on a line of its own.
     pub fn open(path: &Path) -> io::Result<ResultsWriter> {
-        let file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)?;
+        // Never through a link (docs/fair-play.md): opened only if a plain file, else created.
+        let file = match files::append_existing(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => files::create_new(path)?,
+            Err(e) => return Err(e),
+        };
         let len = file.metadata()?.len();
-        let whole = end_of_last_line(&file, len)?;
+        let reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        let whole = end_of_last_line(&reader, len)?;
         if whole < len {
             file.set_len(whole)?;
         }
@@ -389,6 +397,22 @@ pub fn rerun(
         }
     });
     words.push(format!("--max-line {}", settings.max_line));
+    if settings.clocks.kind == ClockKind::Cpu {
+        words.push("--clock cpu".into());
+    }
+    let policy = &settings.sandbox;
+    if !policy.enabled {
+        words.push("--no-sandbox".into());
+    }
+    if policy.network {
+        words.push("--bot-network".into());
+    }
+    if let Some(bytes) = policy.limits.memory {
+        words.push(format!("--bot-memory {}", bytes >> 20));
+    }
+    if let Some(n) = policy.limits.processes {
+        words.push(format!("--bot-processes {n}"));
+    }
     if let Some(path) = deal_file {
         words.push(format!("--deal {}", quote(&path.display().to_string())));
     }

@@ -3,7 +3,7 @@
 //! finished game, as a results line, to the collector. Workers never print.
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +13,7 @@ use tokio::task::JoinSet;
 use crate::bot::player::{BotSpec, Player};
 use crate::gamelog::GameLog;
 use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
+use crate::sandbox::{Policy, files};
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
@@ -47,6 +48,7 @@ pub fn start(
     for index in 0..concurrency {
         let worker = Worker {
             index,
+            policy: Arc::new(run.settings.sandbox.clone()),
             run: run.clone(),
             group: Vec::new(),
             players: Vec::new(),
@@ -60,6 +62,7 @@ pub fn start(
 struct Worker {
     index: usize,
     run: Arc<Run>,
+    policy: Arc<Policy>,
     group: Vec<usize>,
     players: Vec<Player>,
 }
@@ -86,11 +89,14 @@ impl Worker {
     async fn play(&mut self, plan: &GamePlan) -> Result<GameLine, String> {
         if self.group != plan.members || self.run.fresh {
             stop_all(&mut self.players).await;
-            self.players = plan.members.iter().map(|&e| self.player(e)).collect();
+            self.players = plan
+                .members
+                .iter()
+                .map(|&e| self.player(e))
+                .collect::<std::io::Result<_>>()
+                .map_err(|e| format!("cannot create a bot's stderr file: {e}"))?;
             self.group = plan.members.clone();
         }
-        let relative = format!("logs/{}.jsonl", plan.id.replace('/', "_"));
-        let path = self.run.dir.join(&relative);
         let planned = PlannedGame {
             number: u32::try_from(plan.match_game).expect("a game number within a set"),
             seed: plan.seed,
@@ -99,7 +105,7 @@ impl Worker {
             seating: plan.seating.clone(),
         };
         let failed = |e: std::io::Error| format!("game {} could not be logged: {e}", plan.id);
-        let mut log = GameLog::create(&path).map_err(failed)?;
+        let (relative, path, mut log) = new_log(&self.run.dir, &plan.id).map_err(failed)?;
         let played = play_planned(&self.run.settings, &planned, &mut self.players, &mut log)
             .await
             .map_err(failed)?;
@@ -134,8 +140,9 @@ impl Worker {
         ))
     }
 
-    /// A player for entrant `e`, its stderr in `stderr/NAME.wWORKER.stderr` (appended).
-    fn player(&self, e: usize) -> Player {
+    /// A player for entrant `e`, its stderr in `stderr/NAME.wWORKER.stderr` (created once,
+    /// then appended to, a resumed run's included).
+    fn player(&self, e: usize) -> std::io::Result<Player> {
         let spec = &self.run.bots[e];
         let file = spec.is_process().then(|| {
             self.run
@@ -143,6 +150,32 @@ impl Worker {
                 .join("stderr")
                 .join(format!("{}.w{}.stderr", spec.name, self.index))
         });
-        player(spec, file, false, &self.run.settings)
+        if let Some(file) = &file
+            && !file.exists()
+        {
+            files::create_new(file)?;
+        }
+        Ok(player(spec, file, false, &self.run.settings, &self.policy))
     }
+}
+
+/// A new log for game `id`: `logs/ID.jsonl`, or, when a run cut short left one there (its game
+/// never reached the results), `logs/ID.retry-N.jsonl`: nothing is overwritten.
+fn new_log(dir: &Path, id: &str) -> std::io::Result<(String, PathBuf, GameLog)> {
+    let stem = id.replace('/', "_");
+    for n in 1u32.. {
+        let relative = match n {
+            1 => format!("logs/{stem}.jsonl"),
+            _ => format!("logs/{stem}.retry-{n}.jsonl"),
+        };
+        let path = dir.join(&relative);
+        match GameLog::create(&path) {
+            Ok(log) => return Ok((relative, path, log)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "every log name of game {id} is taken"
+    )))
 }
