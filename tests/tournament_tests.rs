@@ -576,3 +576,33 @@ fn a_contained_entrant_plays_from_its_own_folder() {
     assert!(rows[0]["moves"].as_u64().expect("moves") > 0);
     sb.assert_no_bot_left();
 }
+
+#[test]
+fn a_ladder_plays_only_the_new_entrants_pairings() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    tournament(&out, &[GREEDY, RANDOM, "--deals", "2", "--seed", "5"]);
+    let before = fs::read_to_string(out.join("results.jsonl")).expect("results");
+    let (_, report) = tournament(&out, &["--resume", GREEDY, RANDOM, RANDOM2, "--deals", "3"]);
+    let lines = results(&out);
+    // 3 pairs x 3 deals x 2 seats: the 4 games already there are not played again.
+    assert_eq!(lines.len(), 18);
+    let after = fs::read_to_string(out.join("results.jsonl")).expect("results");
+    assert!(after.starts_with(&before), "results are only appended");
+    let ids: BTreeSet<&str> = lines
+        .iter()
+        .map(|l| l["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids.len(), 18, "no game twice");
+    assert_eq!(report["standings"]["games"], 18);
+    assert_eq!(report["entrants"].as_array().map(Vec::len), Some(3));
+    let refused = allfives(&[
+        "tournament",
+        "--resume",
+        "--out",
+        &out.display().to_string(),
+        RANDOM,
+        GREEDY,
+    ]);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+}
