@@ -6,6 +6,7 @@
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`check`]: the conformance check of one bot;
+//! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`tournament`]: many entrants' games: schedule, seeds, workers, results, standings, ratings;
 //! - [`cli`]: the command line's arguments, its commands and what they print.
@@ -18,6 +19,7 @@ pub mod bot;
 pub mod check;
 pub mod cli;
 pub mod gamelog;
+pub mod placement;
 pub mod referee;
 pub mod sandbox;
 pub mod tournament;

@@ -43,6 +43,7 @@ fn no_folder_reaches_up() {
     assert_never_reaches("referee", &["cli", "check", "tournament"]);
     assert_never_reaches("tournament", &["cli", "check"]);
     assert_never_reaches("check", &["cli"]);
+    assert_never_reaches("placement", &["cli", "referee", "check", "gamelog", "bot"]);
     assert_never_reaches("sandbox", &["cli", "referee", "check", "gamelog", "bot"]);
 }
 

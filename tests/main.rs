@@ -6,6 +6,7 @@ mod architecture_tests;
 mod check_tests;
 mod fair_play_tests;
 mod golden_tests;
+mod placement_tests;
 mod referee_tests;
 mod results_tests;
 mod sample_bot_tests;

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::BotSpec;
 use crate::cli::entrants;
+use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame};
 use crate::sandbox::{Policy, ResourceLimits};
@@ -250,6 +251,11 @@ pub struct MatchArgs {
     /// How every game is played.
     #[command(flatten)]
     pub game_options: GameArgs,
+    /// Where the match runs: `same-core` holds one CPU for the referee and its bots (fastest
+    /// for bots that think only when asked); `free` lets the scheduler place each process (for
+    /// bots that think on their opponent's time or use several threads).
+    #[arg(long, value_enum, default_value_t = Placement::SameCore)]
+    pub placement: Placement,
     /// Write the game's log to FILE (a one-game match).
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,

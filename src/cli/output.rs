@@ -176,7 +176,9 @@ pub fn standings_text(report: &Report) -> String {
         }
     }
     if !report.complete {
-        text.push_str("\nincomplete: not every scheduled game is played; these are the standings so far");
+        text.push_str(
+            "\nincomplete: not every scheduled game is played; these are the standings so far",
+        );
     }
     text
 }
