@@ -23,7 +23,9 @@ use allfives::engine::protocol::{FromBot, ToBot};
 use allfives::engine::rules::Rules;
 use allfives::placement::hold_core;
 use allfives::referee::game::FaultPolicy;
-use allfives::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame, run_match};
+use allfives::referee::matchplay::{
+    GameSettings, LogTarget, MatchConfig, Plan, PlannedGame, run_match,
+};
 use allfives::sandbox::Policy;
 use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::sys::resource::{UsageWho, getrusage};
@@ -341,15 +343,13 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
         },
         seed: 1,
         // Each deal from both seats, as `allfives match` plays them.
-        plan: (1..=games)
-            .map(|g| PlannedGame {
-                number: g,
-                seed: u64::from((g - 1) / 2),
-                deal: u64::from((g - 1) / 2),
-                arrangement: (g as usize - 1) % 2,
-                seating: if g % 2 == 1 { vec![0, 1] } else { vec![1, 0] },
-            })
-            .collect(),
+        plan: Plan::new(1..=games, |g| PlannedGame {
+            number: g,
+            seed: u64::from((g - 1) / 2),
+            deal: u64::from((g - 1) / 2),
+            arrangement: (g as usize - 1) % 2,
+            seating: if g % 2 == 1 { vec![0, 1] } else { vec![1, 0] },
+        }),
         fresh: false,
         logs: LogTarget::Dir(dir.to_path_buf()),
         echo_stderr: false,

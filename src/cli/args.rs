@@ -11,7 +11,7 @@ use crate::bot::player::BotSpec;
 use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
-use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, PlannedGame};
+use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
 use crate::sandbox::{Policy, ResourceLimits};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
@@ -462,25 +462,27 @@ impl MatchArgs {
     }
 
     /// The games: all of them, or game `--game K` alone.
-    fn plan(&self, rules: &Rules, seed: u64) -> Result<Vec<PlannedGame>, String> {
+    fn plan(&self, rules: &Rules, seed: u64) -> Result<Plan, String> {
         let table = self.table(rules);
         let numbers = match self.game {
             Some(0) => return Err("--game counts from 1".into()),
-            Some(k) => k..=k,
-            None => 1..=u64::from(self.games),
+            Some(k) => {
+                let k = u32::try_from(k).map_err(|_| "--game is too large".to_string())?;
+                k..=k
+            }
+            None => 1..=self.games,
         };
-        numbers
-            .map(|k| {
-                let game = schedule::match_game(&table, seed, k, !self.no_rotate);
-                Ok(PlannedGame {
-                    number: u32::try_from(k).map_err(|_| "--game is too large".to_string())?,
-                    seed: game.seed,
-                    deal: game.deal,
-                    arrangement: game.arrangement,
-                    seating: game.seating,
-                })
-            })
-            .collect()
+        let rotate = !self.no_rotate;
+        Ok(Plan::new(numbers, move |k| {
+            let game = schedule::match_game(&table, seed, u64::from(k), rotate);
+            PlannedGame {
+                number: k,
+                seed: game.seed,
+                deal: game.deal,
+                arrangement: game.arrangement,
+                seating: game.seating,
+            }
+        }))
     }
 
     /// The bots, with names made unique ("greedy", "greedy#2").

@@ -105,11 +105,14 @@ fn match_command(args: &MatchArgs) -> u8 {
         let games = played.play(|config, planned, game| {
             let line = match_line(config, planned, game, &entrants, args);
             tally.add(&line);
+            // Only --json lists every game; text prints each as it ends and keeps none.
             let printed = match json {
-                true => Ok(()),
+                true => {
+                    lines.push(line);
+                    Ok(())
+                }
                 false => output::print_line(&output::game_line(&line)),
             };
-            lines.push(line);
             printed.map_or_else(
                 |e| {
                     broken = Some(e);

@@ -42,6 +42,47 @@ pub struct PlannedGame {
     pub seating: Vec<usize>,
 }
 
+/// The games of a match, each made when its turn comes: a long match holds no list of them.
+#[derive(Clone)]
+pub struct Plan {
+    numbers: std::ops::RangeInclusive<u32>,
+    make: Arc<dyn Fn(u32) -> PlannedGame + Send + Sync>,
+}
+
+impl Plan {
+    /// Games `numbers`, game `k` made by `make(k)`.
+    pub fn new(
+        numbers: std::ops::RangeInclusive<u32>,
+        make: impl Fn(u32) -> PlannedGame + Send + Sync + 'static,
+    ) -> Plan {
+        Plan {
+            numbers,
+            make: Arc::new(make),
+        }
+    }
+
+    /// How many games.
+    pub fn len(&self) -> usize {
+        self.numbers.clone().count()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.numbers.is_empty()
+    }
+
+    /// The games in order, from the `skip`-th.
+    pub fn games(&self, skip: usize) -> impl Iterator<Item = PlannedGame> + '_ {
+        self.numbers.clone().skip(skip).map(|k| (self.make)(k))
+    }
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Plan({:?})", self.numbers)
+    }
+}
+
 /// How every game of a match (or of a tournament) is played.
 #[derive(Debug, Clone)]
 pub struct GameSettings {
@@ -74,7 +115,7 @@ pub struct MatchConfig {
     /// The match seed.
     pub seed: u64,
     /// The games, in order.
-    pub plan: Vec<PlannedGame>,
+    pub plan: Plan,
     /// A fresh process for every game.
     pub fresh: bool,
     /// Where logs go.
@@ -128,7 +169,8 @@ impl Match {
         mut on_game: impl FnMut(&MatchConfig, &PlannedGame, &Played) -> ControlFlow<()>,
     ) -> io::Result<()> {
         let config = &self.config;
-        for planned in config.plan.iter().skip(self.finished) {
+        for planned in config.plan.games(self.finished) {
+            let planned = &planned;
             let mut log = match &config.logs {
                 LogTarget::File(path) => GameLog::create(path),
                 LogTarget::Dir(dir) => {
