@@ -9,3 +9,4 @@ pub mod framing;
 pub mod player;
 pub mod process;
 pub mod shutdown;
+pub mod timing;

@@ -4,4 +4,7 @@
 pub mod args;
 pub mod commands;
 pub mod deal_file;
+pub mod entrants;
 pub mod output;
+pub mod progress;
+pub mod tournament;
