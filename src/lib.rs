@@ -5,6 +5,7 @@
 //! - [`bot`]: a bot as a process (or a builtin), its clock, its faults, and stopping them all;
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
+//! - [`replay`]: a verified log shown as text, JSON or an HTML page, and its decisions posed again;
 //! - [`check`]: the conformance check of one bot;
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
@@ -17,3 +18,4 @@ pub mod check;
 pub mod cli;
 pub mod gamelog;
 pub mod referee;
+pub mod replay;

@@ -27,6 +27,15 @@ impl Clocks {
         }
     }
 
+    /// The controls a bot was told (or a log recorded).
+    pub fn from_info(info: ClockInfo) -> Clocks {
+        Clocks {
+            startup: Duration::from_millis(info.startup_ms),
+            per_move: Duration::from_millis(info.move_ms),
+            bank: Duration::from_millis(info.bank_ms),
+        }
+    }
+
     /// A fresh clock for one seat in one game.
     pub fn start_game(&self) -> Clock {
         Clock {

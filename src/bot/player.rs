@@ -355,6 +355,11 @@ impl Player {
         })
     }
 
+    /// The id the next request will carry (the log records it with the move).
+    pub fn next_request_id(&self) -> u64 {
+        self.next_id
+    }
+
     fn take_id(&mut self) -> u64 {
         let id = self.next_id;
         self.next_id += 1;

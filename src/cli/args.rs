@@ -28,7 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Play one game, or a match of several, between 2 to 4 bots.
     Match(MatchArgs),
-    /// Replay a game log through the rules engine, check every score, and print the game.
+    /// Check a game log line by line against the rules engine, then show the game: as text, as
+    /// JSON, as an HTML page, or one decision of it (and pose that decision to a bot).
     Replay(ReplayArgs),
     /// Check that a bot speaks the protocol: a scripted conversation, PASS or FAIL per step.
     Check(CheckArgs),
@@ -55,8 +56,30 @@ pub struct ReplayArgs {
     /// The game log (a .jsonl file written by `allfives match`).
     pub log: PathBuf,
     /// Print only the check's verdict, not the game.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["json", "html", "turn"])]
     pub quiet: bool,
+    /// Show only what this seat saw (its own tiles, the others' counts, no boneyard, no seed).
+    #[arg(long, value_name = "N")]
+    pub seat: Option<usize>,
+    /// Start the text at this hand.
+    #[arg(long, value_name = "H")]
+    pub hand: Option<u32>,
+    /// Start the text at this move of the hand (of hand 1 without --hand).
+    #[arg(long = "move", value_name = "M")]
+    pub from_move: Option<u32>,
+    /// The game's K-th decision (a move a bot was asked for; with --seat, that seat's K-th):
+    /// the position and what was played; with --json the exact `turn` message the bot received.
+    #[arg(long, value_name = "K")]
+    pub turn: Option<u32>,
+    /// Print the verified game as one JSON document (with --turn: the turn message).
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+    /// Pose the position of --turn K to this bot and print its answer beside what was played.
+    #[arg(long, value_name = "BOT", requires = "turn", conflicts_with_all = ["json", "html"])]
+    pub ask: Option<String>,
+    /// Write the game as one self-contained HTML page to FILE (it must not exist yet).
+    #[arg(long, value_name = "FILE", conflicts_with = "turn")]
+    pub html: Option<PathBuf>,
 }
 
 /// What to do when a bot faults.

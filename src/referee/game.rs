@@ -139,6 +139,11 @@ fn header(setup: &GameSetup, players: &[Player]) -> Header {
             .collect(),
         clock: setup.clocks.info(),
         on_fault: setup.on_fault.name().to_string(),
+        max_faults: match setup.on_fault {
+            FaultPolicy::Forfeit => None,
+            FaultPolicy::Fallback { max_faults } => Some(max_faults),
+        },
+        deal_file_hands: Some(setup.deals.len() as u32),
     }
 }
 
@@ -228,12 +233,14 @@ impl Table<'_> {
         }
         self.log.flush()?;
         let player = &mut self.players[self.setup.seating[seat]];
+        let id = Some(player.next_request_id());
         let answer = player.ask(game.view(seat), clock).await;
         let fault = match answer {
             Ok((mv, took)) => match game.play(seat, mv) {
                 Ok(_) => {
                     self.decision = Decision {
                         time_us: Some(took.as_micros() as u64),
+                        id,
                         ..Decision::default()
                     };
                     return Ok(());
@@ -250,6 +257,7 @@ impl Table<'_> {
         if game.result().is_none() {
             self.decision = Decision {
                 fallback: true,
+                id,
                 ..Decision::default()
             };
             play(game, seat, legal[0])?;
@@ -316,29 +324,16 @@ impl Table<'_> {
         if !seating.iter().any(|&p| self.players[p].listens()) {
             return;
         }
-        let mut same_for_all = |msg: ToBot| {
+        if let Event::HandStart { .. } | Event::Draw { .. } = event {
+            for (seat, &p) in seating.iter().enumerate() {
+                if let Some(msg) = told(event, seat) {
+                    self.players[p].queue(&encode(&msg));
+                }
+            }
+        } else if let Some(msg) = told(event, 0) {
+            // The same for every seat: encoded once.
             let line = encode(&msg);
             seating.iter().for_each(|&p| self.players[p].queue(&line));
-        };
-        match event {
-            Event::Play(_) | Event::Pass { .. } => {
-                if let Some(seen) = Seen::of(event, usize::MAX) {
-                    same_for_all(ToBot::Event { event: seen });
-                }
-            }
-            Event::HandEnd(summary) => same_for_all(ToBot::HandEnd {
-                summary: (**summary).clone(),
-            }),
-            Event::GameEnd(result) => same_for_all(ToBot::GameEnd {
-                result: (**result).clone(),
-            }),
-            Event::HandStart { .. } | Event::Draw { .. } => {
-                for (seat, &p) in seating.iter().enumerate() {
-                    if let Some(msg) = private(event, seat) {
-                        self.players[p].queue(&encode(&msg));
-                    }
-                }
-            }
         }
     }
 
@@ -350,8 +345,8 @@ impl Table<'_> {
     }
 }
 
-/// The message telling `seat` of an event that differs from seat to seat.
-fn private(event: &Event, seat: Seat) -> Option<ToBot> {
+/// The message that tells `seat` of `event`, as much of it as the seat may see.
+pub fn told(event: &Event, seat: Seat) -> Option<ToBot> {
     match event {
         Event::HandStart { hand, deal } => Some(ToBot::HandStart {
             hand: *hand,
@@ -359,6 +354,12 @@ fn private(event: &Event, seat: Seat) -> Option<ToBot> {
             tiles: deal.hands[seat].clone(),
             hand_sizes: deal.hands.iter().map(Vec::len).collect(),
             boneyard: deal.boneyard.len(),
+        }),
+        Event::HandEnd(summary) => Some(ToBot::HandEnd {
+            summary: (**summary).clone(),
+        }),
+        Event::GameEnd(result) => Some(ToBot::GameEnd {
+            result: (**result).clone(),
         }),
         _ => Seen::of(event, seat).map(|event| ToBot::Event { event }),
     }
