@@ -227,7 +227,9 @@ struct Checker {
 impl Checker {
     fn new(header: Header) -> Result<Checker, String> {
         check_header(&header)?;
-        let game = Game::new(header.rules).map_err(|e| format!("the rules are invalid: {e}"))?;
+        let game = Game::new(header.rules)
+            .map_err(|e| format!("the rules are invalid: {e}"))?
+            .numbered(header.game);
         Ok(Checker {
             rng: ChaCha8Rng::seed_from_u64(header.seed),
             fault_counts: vec![0; header.rules.players],

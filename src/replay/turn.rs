@@ -38,7 +38,9 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
     let clocks = Clocks::from_info(h.clock);
     let mut seat_clocks: Vec<_> = (0..h.rules.players).map(|_| clocks.start_game()).collect();
     let mut asked = vec![0u64; h.rules.players];
-    let mut game = Game::new(h.rules).map_err(|e| e.to_string())?;
+    let mut game = Game::new(h.rules)
+        .map_err(|e| e.to_string())?
+        .numbered(h.game);
     let mut decisions = replay.decisions.iter();
     let mut found = 0;
     for event in replay.game.events() {
