@@ -2,8 +2,10 @@
 
 mod harness;
 
+mod browser_tests;
 mod check_tests;
 mod golden_tests;
 mod referee_tests;
+mod replay_tests;
 mod sample_bot_tests;
 mod schema_tests;
