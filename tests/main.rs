@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod architecture_tests;
 mod browser_tests;
 mod check_tests;
 mod golden_tests;
