@@ -523,3 +523,53 @@ fn a_logged_position_is_posed_to_another_bot() {
     let listed = allfives(&["replay", &log, "--turn", "3"]);
     assert!(listed.stdout.contains("could play"), "{}", listed.stdout);
 }
+
+#[test]
+fn a_logged_game_is_dealt_again() {
+    let sb = Sandbox::new();
+    let log = base_log(&sb);
+    let original = log_lines(&log);
+    let deals: Vec<&Value> = original
+        .iter()
+        .filter(|l| kind(l) == "hand_start")
+        .map(|l| &l["deal"])
+        .collect();
+    assert!(deals.len() > 1, "a game of several hands");
+    let rerun = |name: &str, extra: &[&str]| {
+        let file = sb.path(name);
+        let mut args = vec![
+            "match",
+            "builtin:greedy",
+            "builtin:random",
+            "--deal-from",
+            log.to_str().expect("a path"),
+            "--log",
+            file.to_str().expect("a path"),
+            "--json",
+        ];
+        args.extend(extra);
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{ran:?}");
+        assert_replays(&file);
+        log_lines(&file)
+    };
+    // The same bots on the same deals play the same game again.
+    let same = rerun("same.jsonl", &[]);
+    assert_eq!(same[0]["rules"], original[0]["rules"]);
+    assert_eq!(same[0]["deal_file_hands"], deals.len());
+    assert_eq!(same.last(), original.last());
+    // From hand 2 on: the game starts with the log's second deal.
+    let later = rerun("later.jsonl", &["--hand", "2"]);
+    assert_eq!(&later[1]["deal"], deals[1]);
+    assert_eq!(later[0]["deal_file_hands"], deals.len() - 1);
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:random",
+        "--deal-from",
+        log.to_str().expect("a path"),
+    ]);
+    assert_eq!(ran.code, Some(2), "{ran:?}");
+    assert!(ran.stderr.contains("give 2 bots"), "{}", ran.stderr);
+}

@@ -107,6 +107,13 @@ pub struct MatchArgs {
     /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
+    /// Play the deals of a logged game again (a .jsonl log), under its rules unless rule options
+    /// are given; later hands are drawn from the seed (default: the log's).
+    #[arg(long, value_name = "LOG", conflicts_with = "deal")]
+    pub deal_from: Option<PathBuf>,
+    /// With --deal-from: start from this hand of the log (scores start at 0).
+    #[arg(long, value_name = "H", requires = "deal_from")]
+    pub hand: Option<u32>,
     /// With 4 bots: partnerships, seats 0 and 2 against 1 and 3 (the default with 4).
     #[arg(long, overrides_with = "no_teams")]
     pub teams: bool,
@@ -179,7 +186,11 @@ impl MatchArgs {
     /// Checks the arguments and builds the match; the error is one sentence for the user.
     pub fn config(&self, fresh_seed: u64) -> Result<MatchConfig, String> {
         let bots = self.bot_specs()?;
-        let rules = self.rules(bots.len())?;
+        let logged = match &self.deal_from {
+            Some(path) => Some(read_logged_deals(path, bots.len(), self.hand)?),
+            None => None,
+        };
+        let rules = self.rules(bots.len(), logged.as_ref().map(|l| l.rules))?;
         if self.games == 0 {
             return Err("--games must be at least 1".into());
         }
@@ -192,7 +203,10 @@ impl MatchArgs {
         if self.max_line < 64 {
             return Err("--max-line must be at least 64 bytes".into());
         }
-        let seed = self.seed.unwrap_or(fresh_seed);
+        let seed = self
+            .seed
+            .or(logged.as_ref().map(|l| l.seed))
+            .unwrap_or(fresh_seed);
         let logs = match (&self.log, &self.log_dir) {
             (Some(_), _) if self.games > 1 => {
                 return Err("--log writes one game; use --log-dir for a match of several".into());
@@ -201,9 +215,10 @@ impl MatchArgs {
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
             (None, None) => LogTarget::Dir(PathBuf::from(format!("allfives-logs/match-{seed}"))),
         };
-        let deals = match &self.deal {
-            Some(path) => read_deals(path, &rules)?,
-            None => Vec::new(),
+        let deals = match (&self.deal, logged) {
+            (Some(path), _) => read_deals(path, &rules)?,
+            (None, Some(logged)) => validated(logged.deals, &rules, "--deal-from")?,
+            (None, None) => Vec::new(),
         };
         Ok(MatchConfig {
             bots,
@@ -250,8 +265,9 @@ impl MatchArgs {
         Ok(specs)
     }
 
-    fn rules(&self, players: usize) -> Result<Rules, String> {
-        let mut rules = Rules::new(players);
+    /// The rules: `base` (a logged game's) or the defaults for `players`, with the options given.
+    fn rules(&self, players: usize, base: Option<Rules>) -> Result<Rules, String> {
+        let mut rules = base.unwrap_or_else(|| Rules::new(players));
         if self.teams && players != 4 {
             return Err(format!("--teams needs 4 bots, not {players}"));
         }
@@ -281,9 +297,54 @@ pub fn read_deals(path: &std::path::Path, rules: &Rules) -> Result<Vec<Deal>, St
         _ => serde_json::from_value(value).map(|d| vec![d]),
     }
     .map_err(|e| format!("deal file {shown}: {e}"))?;
+    validated(deals, rules, &format!("deal file {shown}"))
+}
+
+/// The deals, each checked against the rules.
+fn validated(deals: Vec<Deal>, rules: &Rules, source: &str) -> Result<Vec<Deal>, String> {
     for (i, deal) in deals.iter().enumerate() {
         deal.validate(rules)
-            .map_err(|e| format!("deal file {shown}, deal {}: {e}", i + 1))?;
+            .map_err(|e| format!("{source}, deal {}: {e}", i + 1))?;
     }
     Ok(deals)
+}
+
+/// What `--deal-from` takes from a logged game.
+struct LoggedDeals {
+    rules: Rules,
+    seed: u64,
+    deals: Vec<Deal>,
+}
+
+/// Reads a game log, checks it, and takes its deals from hand `from` (default 1) on.
+fn read_logged_deals(
+    path: &std::path::Path,
+    players: usize,
+    from: Option<u32>,
+) -> Result<LoggedDeals, String> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read log {shown}: {e}"))?;
+    let replay =
+        crate::gamelog::replay(&text).map_err(|e| format!("{shown} does not check out: {e}"))?;
+    let rules = replay.header.rules;
+    if rules.players != players {
+        return Err(format!(
+            "{shown} is a game of {} players: give {} bots",
+            rules.players, rules.players
+        ));
+    }
+    let deals = replay.deals();
+    let from = from.unwrap_or(1);
+    if from == 0 || from as usize > deals.len() {
+        return Err(format!(
+            "--hand {from}: {shown} has hands 1 to {}",
+            deals.len()
+        ));
+    }
+    Ok(LoggedDeals {
+        rules,
+        seed: replay.header.seed,
+        deals: deals[from as usize - 1..].to_vec(),
+    })
 }

@@ -58,6 +58,18 @@ impl Replay {
     pub fn deals_checked(&self) -> bool {
         self.header.deal_file_hands.is_some()
     }
+
+    /// Each hand's deal, in order.
+    pub fn deals(&self) -> Vec<Deal> {
+        self.game
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                Event::HandStart { deal, .. } => Some((**deal).clone()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Replays a log through the engine, checking every line. A log cut short (a killed referee)
