@@ -85,6 +85,15 @@ fn refused_at(sb: &Sandbox, case: &str, lines: &[String], line: usize, says: &[&
     assert_eq!(said.lines().count(), 1, "{case}: one line: {said}");
 }
 
+/// A tampering that inserts a fault of `seat` before line index `at`.
+fn insert_fault(at: usize, seat: Value, forfeit: bool) -> Box<dyn Fn(&mut Vec<String>)> {
+    Box::new(move |lines| {
+        let fault = json!({"type": "fault", "seat": seat, "kind": "timeout",
+            "detail": "did not answer", "forfeit": forfeit});
+        lines.insert(at, fault.to_string());
+    })
+}
+
 #[test]
 fn replay_refuses_every_tampering_at_its_line() {
     let sb = Sandbox::new();
@@ -116,46 +125,19 @@ fn replay_refuses_every_tampering_at_its_line() {
         ),
         (
             "inserted fault that did not cost the game",
-            Box::new({
-                let seat = seat_on_move.clone();
-                move |l| {
-                    l.insert(
-                        chosen,
-                        json!({"type": "fault", "seat": seat, "kind": "timeout",
-                            "detail": "did not answer", "forfeit": false})
-                        .to_string(),
-                    )
-                }
-            }),
+            insert_fault(chosen, seat_on_move.clone(), false),
             chosen + 1,
             vec!["marked forfeit: false", "costs"],
         ),
         (
             "inserted fault marked forfeit while the game goes on",
-            Box::new({
-                let seat = seat_on_move.clone();
-                move |l| {
-                    l.insert(
-                        chosen,
-                        json!({"type": "fault", "seat": seat, "kind": "timeout",
-                            "detail": "did not answer", "forfeit": true})
-                        .to_string(),
-                    )
-                }
-            }),
+            insert_fault(chosen, seat_on_move.clone(), true),
             chosen + 2,
             vec!["goes on after"],
         ),
         (
             "fault of seat 7 in a two-player game",
-            Box::new(move |l| {
-                l.insert(
-                    chosen,
-                    json!({"type": "fault", "seat": 7, "kind": "timeout",
-                        "detail": "x", "forfeit": true})
-                    .to_string(),
-                )
-            }),
+            insert_fault(chosen, json!(7), true),
             chosen + 1,
             vec!["seat 7", "2 seats"],
         ),
