@@ -175,6 +175,10 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         let _ = emit(&String::from_utf8_lossy(&position.message()));
         return 0;
     }
+    let asked = match args.ask.as_deref().map(BotSpec::parse).transpose() {
+        Ok(spec) => spec,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
     let names = &replay.header.seats;
     let seat = position.seat;
     let view = position.game.view(seat);
@@ -184,17 +188,13 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         view.hand_number,
         describe::tiles(&view.hand)
     );
-    if args.ask.is_none() {
+    if asked.is_none() {
         for choice in &view.legal {
             println!("  could play {}", position.describe(choice.to_move()));
         }
     }
     println!("  played {}", position.describe(position.played));
-    let Some(bot) = &args.ask else { return 0 };
-    let spec = match BotSpec::parse(bot) {
-        Ok(spec) => spec,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
+    let Some(spec) = asked else { return 0 };
     let name = spec.name.clone();
     let runtime = match runtime() {
         Ok(runtime) => runtime,

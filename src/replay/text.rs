@@ -63,11 +63,22 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
             let hand = hand.unwrap_or(1);
             step.hand > hand
                 || (step.hand == hand
-                    && from_move.is_none_or(|m| step.move_number.is_some_and(|n| n >= m)))
+                    && from_move.is_none_or(|m| m <= 1 || step.move_number.is_some_and(|n| n >= m)))
         }
     };
     let mut started = false;
     for step in &doc.steps {
+        if !started && from(step) && step.event["type"] != "hand_start" && step.hand > 0 {
+            let _ = writeln!(
+                text,
+                "\n{}",
+                paint.bold(&format!(
+                    "hand {}, from move {}:",
+                    step.hand,
+                    step.move_number.unwrap_or(1)
+                ))
+            );
+        }
         started = started || from(step);
         if started {
             step_text(&mut text, doc.seat, step, &who, &paint);
@@ -232,11 +243,12 @@ fn step_text(
             let _ = writeln!(text, "  {} passes", who(seat));
         }
         "fault" => {
-            let _ = writeln!(
-                text,
-                "  {}",
-                paint.warn(&format!("{}: {}", who(seat), step.says))
-            );
+            let what = step
+                .says
+                .split_once(" faults: ")
+                .map_or(step.says.as_str(), |(_, w)| w);
+            let line = format!("{} faults: {what}", who(seat));
+            let _ = writeln!(text, "  {}", paint.warn(&line));
         }
         "hand_end" => hand_end_text(text, step, who, paint),
         "game_end" => {
