@@ -214,6 +214,12 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
         // Bots are not told of each other's faults.
         all.retain(|step| step.event["type"] != "fault" || step.seat == Some(seat));
         all.iter_mut().for_each(|step| hide(step, seat));
+        // The seat's own decisions, numbered as `--seat N --turn K` counts them.
+        let mut own = 0;
+        for step in all.iter_mut().filter(|s| s.turn.is_some()) {
+            own += 1;
+            step.turn = Some(own);
+        }
     }
     Document {
         header,
@@ -226,10 +232,14 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
     }
 }
 
-/// Cuts a step down to what `seat` saw: its own tiles, the others' counts, no boneyard, and
-/// no other seat's drawn tile. A hand's end shows every hand, as the protocol does.
+/// Cuts a step down to what `seat` saw: its own tiles, the others' counts, no boneyard, no
+/// other seat's drawn tile or thinking time. A hand's end shows every hand, as the protocol does.
 fn hide(step: &mut Step, seat: Seat) {
     step.boneyard = None;
+    if step.seat != Some(seat) {
+        // How another bot decided (its thinking time) is not the seat's to know either.
+        (step.decision, step.turn) = (None, None);
+    }
     for (s, hand) in step.hands.iter_mut().enumerate() {
         if s != seat {
             *hand = None;

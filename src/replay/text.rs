@@ -199,13 +199,16 @@ fn step_text(
                 0 => "no points".to_string(),
                 p => paint.good(&format!("scores {p}")),
             };
+            let how = match how.is_empty() {
+                true => String::new(),
+                false => paint.dim(&format!("  ({})", how.join(", "))),
+            };
             let _ = writeln!(
                 text,
-                "move {}: {} plays {tile} {place}: sum {}, {scored}  {}",
+                "move {}: {} plays {tile} {place}: sum {}, {scored}{how}",
                 step.move_number.unwrap_or(0),
                 who(seat),
                 step.sum,
-                paint.dim(&format!("({})", how.join(", ")))
             );
             if let Some(drawing) = &step.layout {
                 for row in cross(drawing) {
