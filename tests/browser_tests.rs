@@ -144,6 +144,37 @@ fn the_html_replay_works_in_a_real_browser() {
         "the name's script ran"
     );
 
+    // One seat's view: the other seat's tiles face down, no boneyard, no seed anywhere.
+    let view = sb.path("seat1.html");
+    let ran = allfives(&[
+        "replay",
+        &log.display().to_string(),
+        "--seat",
+        "1",
+        "--html",
+        &view.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(
+        !fs::read_to_string(&view)
+            .expect("the page")
+            .contains("\"seed\"")
+    );
+    let seen = dom_at(&sb, &view, fullest);
+    assert!(seen.contains("as seat 1 saw it"), "{seen}");
+    assert!(seen.contains("#35507a"), "the other hand face down");
+    let boneyard = &seen[seen.find("boneyard: ").expect("the boneyard's row")..];
+    let boneyard = &boneyard[..boneyard.find("</div>").expect("its end")];
+    assert!(
+        !boneyard.contains('['),
+        "the boneyard's tiles are hidden: {boneyard}"
+    );
+    let full = dom_at(&sb, &page, 1);
+    assert!(
+        full.contains("boneyard: ") && full.contains("</span><span>["),
+        "shown face up"
+    );
+
     let shot = sb.path("shot.png");
     let url = format!("file://{}#step={fullest}", page.display());
     chromium(
