@@ -38,8 +38,14 @@ pub struct Weights {
 
 /// Where a position stands.
 enum Outcome {
-    /// This seat is to choose a move.
-    Turn(Seat),
+    /// `seat` is to choose a move, after `passes` seats passed (each pass counts as a turn
+    /// of the look-ahead, as a move does).
+    Turn {
+        /// The seat to choose.
+        seat: Seat,
+        /// Seats that passed since the last move.
+        passes: u32,
+    },
     /// The hand (or the game) is over; the values are final.
     Over(Values),
 }
@@ -101,10 +107,14 @@ impl Search {
             return self.utility(&game, &values, seat);
         }
         let two_sides = game.rules().sides() == 2;
-        match self.outcome(&game) {
+        match self.outcome(&game, seat) {
             Outcome::Over(values) => self.utility(&game, &values, seat),
             // Two sides: a zero-sum game, where alpha-beta pruning gives the same answer faster.
-            Outcome::Turn(next) if two_sides => {
+            Outcome::Turn { seat: next, passes } if two_sides => {
+                let Some(depth) = self.past_passes(passes, depth) else {
+                    let v = self.estimate(&game);
+                    return self.utility(&game, &v, seat);
+                };
                 let v = self.alpha_beta(&game, next, depth, f32::NEG_INFINITY, f32::INFINITY);
                 if game.rules().side_of(seat) == 0 {
                     v
@@ -112,8 +122,11 @@ impl Search {
                     -v
                 }
             }
-            Outcome::Turn(next) => {
-                let values = self.max_n(&game, next, depth);
+            Outcome::Turn { seat: next, passes } => {
+                let values = match self.past_passes(passes, depth) {
+                    Some(depth) => self.max_n(&game, next, depth),
+                    None => self.estimate(&game),
+                };
                 self.utility(&game, &values, seat)
             }
         }
@@ -127,11 +140,18 @@ impl Search {
         values[mine] - others / (sides - 1) as f32
     }
 
-    /// Who is to choose now, or the final values if the hand or the game is over. The engine
-    /// has already made every forced draw and pass and scored an ended hand.
-    fn outcome(&self, game: &Game) -> Outcome {
+    /// Who is to choose after `mover` played, or the final values if the hand or the game is
+    /// over. The engine has already made every forced draw and pass and scored an ended hand.
+    fn outcome(&self, game: &Game, mover: Seat) -> Outcome {
         match game.status() {
-            Status::ToPlay { seat } => Outcome::Turn(seat),
+            Status::ToPlay { seat } => {
+                let players = game.rules().players;
+                let passes = (seat + players - mover - 1) % players;
+                Outcome::Turn {
+                    seat,
+                    passes: passes as u32,
+                }
+            }
             Status::Dealing { .. } => Outcome::Over(self.gains(game)),
             Status::Over(result) => {
                 let mut values = self.gains(game);
@@ -156,7 +176,7 @@ impl Search {
         for mv in moves {
             let mut child = game.clone();
             if child.play(seat, mv).is_ok() {
-                let outcome = self.outcome(&child);
+                let outcome = self.outcome(&child, seat);
                 children
                     .order
                     .push((-child.scores()[side], children.games.len()));
@@ -179,7 +199,10 @@ impl Search {
         for (child, outcome) in self.children(game, seat).in_order() {
             let values = match *outcome {
                 Outcome::Over(values) => values,
-                Outcome::Turn(next) => self.max_n(child, next, depth - 1),
+                Outcome::Turn { seat: next, passes } => match self.past_passes(passes, depth - 1) {
+                    Some(depth) => self.max_n(child, next, depth),
+                    None => self.estimate(child),
+                },
             };
             let u = self.utility(game, &values, seat);
             if best.as_ref().is_none_or(|(b, _)| u > *b) {
@@ -213,7 +236,10 @@ impl Search {
         for (child, outcome) in self.children(game, seat).in_order() {
             let v = match *outcome {
                 Outcome::Over(values) => diff(values),
-                Outcome::Turn(next) => self.alpha_beta(child, next, depth - 1, alpha, beta),
+                Outcome::Turn { seat: next, passes } => match self.past_passes(passes, depth - 1) {
+                    Some(depth) => self.alpha_beta(child, next, depth, alpha, beta),
+                    None => diff(self.estimate(child)),
+                },
             };
             if maximizing {
                 best = best.max(v);
@@ -227,6 +253,14 @@ impl Search {
             }
         }
         best
+    }
+
+    /// The depth left after `passes` seats passed with `depth` to go, `None` if the look-ahead
+    /// ends among them. Each pass is a position of the look-ahead, as a move is: the budget and
+    /// the depths stay those the bot was tuned with.
+    fn past_passes(&mut self, passes: u32, depth: u32) -> Option<u32> {
+        self.nodes += u64::from(passes.min(depth + 1));
+        depth.checked_sub(passes)
     }
 
     /// Each side's points gained since the root.
