@@ -27,6 +27,10 @@ fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
         ])
         .args(args)
         .arg(url)
+        // Whatever chromium keeps between runs stays in the profile, which is removed.
+        .env("HOME", profile.path())
+        .env("XDG_CACHE_HOME", profile.path())
+        .env("XDG_CONFIG_HOME", profile.path())
         .current_dir(sb.path(""))
         .output()
         .unwrap_or_else(|e| {
