@@ -85,8 +85,11 @@ fn refused_at(sb: &Sandbox, case: &str, lines: &[String], line: usize, says: &[&
     assert_eq!(said.lines().count(), 1, "{case}: one line: {said}");
 }
 
+/// A change made to a log's lines.
+type Tamper = Box<dyn Fn(&mut Vec<String>)>;
+
 /// A tampering that inserts a fault of `seat` before line index `at`.
-fn insert_fault(at: usize, seat: Value, forfeit: bool) -> Box<dyn Fn(&mut Vec<String>)> {
+fn insert_fault(at: usize, seat: Value, forfeit: bool) -> Tamper {
     Box::new(move |lines| {
         let fault = json!({"type": "fault", "seat": seat, "kind": "timeout",
             "detail": "did not answer", "forfeit": forfeit});
@@ -106,7 +109,6 @@ fn replay_refuses_every_tampering_at_its_line() {
     let deal = first(&base, "hand_start", 0);
     let draw = first(&base, "draw", 0);
     let hand_end = first(&base, "hand_end", 0);
-    type Tamper = Box<dyn Fn(&mut Vec<String>)>;
     let cases: Vec<(&str, Tamper, usize, Vec<&str>)> = vec![
         (
             "forged forfeit",
