@@ -402,12 +402,12 @@ impl Checker {
             });
         }
         let clock = self.replay.header.clock;
-        let limit_us = (clock.move_ms + clock.bank_ms) * 1000;
+        let limit_ms = clock.move_ms.saturating_add(clock.bank_ms);
+        let limit_us = limit_ms.saturating_mul(1000);
         if let Some(t) = d.time_us.filter(|&t| t > limit_us) {
             return Err(format!(
-                "seat {seat} took {:.3} ms, over its limit of {} ms, yet no fault is logged",
+                "seat {seat} took {:.3} ms, over its limit of {limit_ms} ms, yet no fault is logged",
                 t as f64 / 1000.0,
-                clock.move_ms + clock.bank_ms
             ));
         }
         match (format > 1 && asked, d.id) {
