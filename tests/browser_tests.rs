@@ -45,9 +45,10 @@ fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
     )
 }
 
-/// The page's DOM after its script ran, at step `step`; fails on any console message.
-fn dom_at(sb: &Sandbox, page: &Path, step: usize) -> String {
-    let url = format!("file://{}#step={step}", page.display());
+/// The page's DOM after its script ran, at `fragment` (`step=N`, `check`); fails on any console
+/// message.
+fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
+    let url = format!("file://{}#{fragment}", page.display());
     let (dom, log) = chromium(sb, &url, &["--dump-dom"]);
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
     assert!(
@@ -122,8 +123,8 @@ fn the_html_replay_works_in_a_real_browser() {
     let fullest = (0..steps)
         .max_by_key(|&i| all[i]["layout"].to_string().matches("\"tile\"").count())
         .expect("steps");
-    let start = dom_at(&sb, &page, 0);
-    let middle = dom_at(&sb, &page, fullest);
+    let start = dom_at(&sb, &page, "step=0");
+    let middle = dom_at(&sb, &page, &format!("step={fullest}"));
     assert_eq!(text_of(&start, "counter"), format!("step 1 of {steps}"));
     assert_eq!(
         text_of(&middle, "counter"),
@@ -148,6 +149,14 @@ fn the_html_replay_works_in_a_real_browser() {
         "the name's script ran"
     );
 
+    // Every step drawn, and no two dominoes on the table overlap in any of them.
+    let checked = dom_at(&sb, &page, "check");
+    assert!(
+        checked.contains(&format!("data-overlaps=\"0\" data-checked=\"{steps}\"")),
+        "overlapping dominoes: {}",
+        &checked[..checked.find("<header").unwrap_or(0)]
+    );
+
     // One seat's view: the other seat's tiles face down, no boneyard, no seed anywhere.
     let view = sb.path("seat1.html");
     let ran = allfives(&[
@@ -164,7 +173,7 @@ fn the_html_replay_works_in_a_real_browser() {
             .expect("the page")
             .contains("\"seed\"")
     );
-    let seen = dom_at(&sb, &view, fullest);
+    let seen = dom_at(&sb, &view, &format!("step={fullest}"));
     assert!(seen.contains("as seat 1 saw it"), "{seen}");
     assert!(seen.contains("#35507a"), "the other hand face down");
     let boneyard = &seen[seen.find("boneyard: ").expect("the boneyard's row")..];
@@ -173,7 +182,7 @@ fn the_html_replay_works_in_a_real_browser() {
         !boneyard.contains('['),
         "the boneyard's tiles are hidden: {boneyard}"
     );
-    let full = dom_at(&sb, &page, 1);
+    let full = dom_at(&sb, &page, "step=1");
     assert!(
         full.contains("boneyard: ") && full.contains("</span><span>["),
         "shown face up"
