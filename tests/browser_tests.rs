@@ -12,7 +12,15 @@ use crate::harness::*;
 fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().expect("a profile directory");
     let profile_arg = format!("--user-data-dir={}", profile.path().display());
-    let out = Command::new("chromium")
+    let found = Command::new("chromium").arg("--version").output();
+    assert!(
+        found.is_ok_and(|o| o.status.success()),
+        "chromium cannot run: install it with `apt-get install chromium` (.ci/run does); \
+         this test needs a real browser"
+    );
+    // A bound on a browser that hangs (coreutils' timeout kills it).
+    let out = Command::new("timeout")
+        .args(["120", "chromium"])
         .args([
             "--headless",
             "--no-sandbox",
@@ -33,12 +41,8 @@ fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
         .env("XDG_CONFIG_HOME", profile.path())
         .current_dir(sb.path(""))
         .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "chromium cannot run ({e}): install it with `apt-get install chromium` \
-                 (.ci/run does); this test needs a real browser"
-            )
-        });
+        .expect("coreutils' timeout runs");
+    assert_ne!(out.status.code(), Some(124), "chromium hung on {url}");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
