@@ -7,6 +7,7 @@
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`replay`]: a verified log shown as text, JSON or an HTML page, and its decisions posed again;
 //! - [`check`]: the conformance check of one bot;
+//! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.
@@ -19,3 +20,4 @@ pub mod cli;
 pub mod gamelog;
 pub mod referee;
 pub mod replay;
+pub mod sandbox;

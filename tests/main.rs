@@ -5,6 +5,7 @@ mod harness;
 mod architecture_tests;
 mod browser_tests;
 mod check_tests;
+mod fair_play_tests;
 mod golden_tests;
 mod referee_tests;
 mod replay_tests;

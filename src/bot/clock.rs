@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use allfives_engine::protocol::ClockInfo;
 
@@ -15,6 +15,30 @@ pub struct Clocks {
     pub per_move: Duration,
     /// Extra time per game that moves may draw on past the limit.
     pub bank: Duration,
+    /// What is measured: elapsed time, or the CPU time of the bot's processes.
+    pub kind: ClockKind,
+}
+
+/// What a move's time is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// Elapsed (wall-clock) time, from the request written to the answer read.
+    #[default]
+    Wall,
+    /// The CPU time the bot's processes used meanwhile: a busy neighbour cannot make a bot
+    /// lose on time. A bot that waits without computing is stopped by a wall-time backstop.
+    Cpu,
+}
+
+impl ClockKind {
+    /// How long to wait, in wall time, for a move allowed `allowance` of this clock's time.
+    pub fn wall_limit(self, allowance: Duration) -> Duration {
+        match self {
+            ClockKind::Wall => allowance,
+            ClockKind::Cpu => allowance * 3 + Duration::from_secs(1),
+        }
+    }
 }
 
 impl Clocks {
@@ -27,12 +51,13 @@ impl Clocks {
         }
     }
 
-    /// The controls a bot was told (or a log recorded).
-    pub fn from_info(info: ClockInfo) -> Clocks {
+    /// The controls a bot was told, measuring `kind` (as a log records them).
+    pub fn from_info(info: ClockInfo, kind: ClockKind) -> Clocks {
         Clocks {
             startup: Duration::from_millis(info.startup_ms),
             per_move: Duration::from_millis(info.move_ms),
             bank: Duration::from_millis(info.bank_ms),
+            kind,
         }
     }
 
@@ -41,6 +66,7 @@ impl Clocks {
         Clock {
             per_move: self.per_move,
             bank_left: self.bank,
+            kind: self.kind,
         }
     }
 }
@@ -50,9 +76,15 @@ impl Clocks {
 pub struct Clock {
     per_move: Duration,
     bank_left: Duration,
+    kind: ClockKind,
 }
 
 impl Clock {
+    /// What it measures.
+    pub fn kind(&self) -> ClockKind {
+        self.kind
+    }
+
     /// The most time the next move may take: the limit plus what is left of the bank.
     pub fn allowance(&self) -> Duration {
         self.per_move + self.bank_left
@@ -77,6 +109,7 @@ mod tests {
             startup: Duration::from_secs(1),
             per_move: Duration::from_millis(100),
             bank: Duration::from_millis(50),
+            kind: ClockKind::Wall,
         };
         let mut clock = clocks.start_game();
         assert_eq!(clock.allowance(), Duration::from_millis(150));

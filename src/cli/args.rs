@@ -1,15 +1,16 @@
 //! The command line: raw arguments (clap) and their checking into a [`MatchConfig`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::de::DeserializeOwned;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
+use crate::sandbox::{Policy, ResourceLimits};
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
@@ -48,6 +49,44 @@ pub struct CheckArgs {
     /// Milliseconds the bot has to start and answer the handshake.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub startup_ms: u64,
+    /// How the bot is contained.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// How bots are contained (`docs/fair-play.md`).
+#[derive(Debug, Clone, Args)]
+pub struct SandboxArgs {
+    /// Run bots uncontained (for trusted bots): they can read the logs and each other.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Let bots use the network (off by default).
+    #[arg(long)]
+    pub bot_network: bool,
+    /// The most data memory, in MiB, each bot process may use.
+    #[arg(long, value_name = "MIB")]
+    pub bot_memory: Option<u64>,
+    /// The most processes and threads each bot may run at once (not enforced for root).
+    #[arg(long, value_name = "N")]
+    pub bot_processes: Option<u64>,
+}
+
+impl SandboxArgs {
+    /// The policy, with `hidden` (the logs) out of every bot's reach.
+    pub fn policy(&self, hidden: Vec<PathBuf>) -> Result<Policy, String> {
+        if self.bot_memory == Some(0) || self.bot_processes == Some(0) {
+            return Err("--bot-memory and --bot-processes must be above 0".into());
+        }
+        Ok(Policy {
+            enabled: !self.no_sandbox,
+            network: self.bot_network,
+            limits: ResourceLimits {
+                memory: self.bot_memory.map(|mib| mib << 20),
+                processes: self.bot_processes,
+            },
+            hidden,
+        })
+    }
 }
 
 /// `allfives replay`.
@@ -80,6 +119,9 @@ pub struct ReplayArgs {
     /// Write the game as one self-contained HTML page to FILE (it must not exist yet).
     #[arg(long, value_name = "FILE", conflicts_with = "turn")]
     pub html: Option<PathBuf>,
+    /// How the bot of --ask is contained (the log's folder is kept out of its reach).
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
 }
 
 /// What to do when a bot faults.
@@ -168,9 +210,17 @@ pub struct MatchArgs {
     /// Keep every bot in the seat given (default: rotate the seats from game to game).
     #[arg(long)]
     pub no_rotate: bool,
-    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
+    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
+    /// which protections are in force.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// What a move's time is: `wall` (elapsed) or `cpu` (the CPU the bot's processes used,
+    /// with 3 times the allowance plus 1 s of wall time as a backstop).
+    #[arg(long, value_enum, default_value_t = ClockKind::Wall)]
+    pub clock: ClockKind,
+    /// How bots are contained.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
@@ -215,6 +265,11 @@ impl MatchArgs {
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
             (None, None) => LogTarget::Dir(PathBuf::from(format!("allfives-logs/match-{seed}"))),
         };
+        let hidden = match &logs {
+            LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            LogTarget::Dir(dir) => dir.clone(),
+        };
+        let sandbox = self.sandbox.policy(vec![hidden])?;
         let deals = match (&self.deal, logged) {
             (Some(path), _) => read_deals(path, &rules)?,
             (None, Some(logged)) => validated(logged.deals, &rules, "--deal-from")?,
@@ -230,6 +285,7 @@ impl MatchArgs {
                 startup: Duration::from_millis(self.startup_ms),
                 per_move: Duration::from_millis(self.move_ms),
                 bank: Duration::from_millis(self.bank_ms),
+                kind: self.clock,
             },
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
@@ -243,6 +299,8 @@ impl MatchArgs {
             echo_stderr: self.verbose,
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
+            sandbox,
+            protections: None,
         })
     }
 

@@ -4,11 +4,12 @@
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
 //! 130 interrupted.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
@@ -19,6 +20,7 @@ use crate::referee::matchplay::run_match;
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
+use crate::sandbox::files;
 
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;
@@ -42,10 +44,16 @@ fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let config = match args.config(fresh_seed()) {
+    let mut config = match args.config(fresh_seed()) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    config.protections = crate::referee::matchplay::protections(&config);
+    if args.verbose
+        && let Some(protections) = &config.protections
+    {
+        eprintln!("{}", protections.summary());
+    }
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -195,6 +203,10 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     }
     println!("  played {}", position.describe(position.played));
     let Some(spec) = asked else { return 0 };
+    let policy = match args.sandbox.policy(hidden_from_asked(&args.log)) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
     let name = spec.name.clone();
     let runtime = match runtime() {
         Ok(runtime) => runtime,
@@ -204,7 +216,7 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         tokio::select! {
             biased;
             () = interrupted() => None,
-            answer = turn::ask(replay, &position, spec) => Some(answer),
+            answer = turn::ask(replay, &position, spec, policy) => Some(answer),
         }
     });
     match answer {
@@ -227,6 +239,20 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     }
 }
 
+/// The folder a bot posed a logged position may not read: the log's, unless the bot runs in it
+/// (a bot needs its working directory; a debugging session's stakes are low).
+fn hidden_from_asked(log: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let folder = log
+        .canonicalize()
+        .ok()
+        .and_then(|l| l.parent().map(std::path::Path::to_path_buf));
+    let here = std::env::current_dir().ok();
+    match (folder, here) {
+        (Some(folder), Some(here)) if !here.starts_with(&folder) => vec![folder],
+        _ => Vec::new(),
+    }
+}
+
 /// Whether to colour text: only on a terminal, and never with NO_COLOR set.
 fn colour() -> bool {
     use std::io::IsTerminal;
@@ -237,16 +263,12 @@ fn colour() -> bool {
 fn write_new(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
     use std::io::Write;
     let shown = path.display();
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                format!("{shown} exists already; remove it or name another file")
-            }
-            _ => format!("cannot create {shown}: {e}"),
-        })?;
+    let mut file = files::create_new(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            format!("{shown} exists already; remove it or name another file")
+        }
+        _ => e.to_string(),
+    })?;
     file.write_all(bytes)
         .map_err(|e| format!("cannot write {shown}: {e}"))
 }
@@ -257,10 +279,11 @@ fn check_command(args: &CheckArgs) -> u8 {
         Err(message) => return fail(BAD_INPUT, message),
     };
     let dir = check::log_dir();
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
-    }
     let stderr = dir.join("bot.stderr");
+    let created = files::create_private_dir(&dir).and_then(|()| files::create_new(&stderr));
+    if let Err(e) = created {
+        return fail(FAILED, format!("cannot prepare {}: {e}", dir.display()));
+    }
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
@@ -270,8 +293,13 @@ fn check_command(args: &CheckArgs) -> u8 {
         startup: Duration::from_millis(args.startup_ms),
         per_move: Duration::from_millis(args.move_ms),
         bank: Duration::ZERO,
+        kind: ClockKind::Wall,
     };
-    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let policy = match args.sandbox.policy(vec![dir.clone()]) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE, policy);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -319,19 +347,20 @@ fn schema_command() -> u8 {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).
 async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
     }
 }
 

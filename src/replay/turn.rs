@@ -1,6 +1,7 @@
 //! A logged decision as the bot met it: the position before the game's `K`-th decision, the
 //! exact `turn` message its bot was sent, and posing that position to another bot.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use allfives_engine::game::{Event, Game, Move};
@@ -14,6 +15,7 @@ use crate::bot::process::StderrSink;
 use crate::gamelog::describe;
 use crate::gamelog::{Decision, Replay};
 use crate::referee::game::{GRACE, told};
+use crate::sandbox::Policy;
 
 /// The position before a decision, and what was decided there.
 #[derive(Debug, Clone)]
@@ -35,7 +37,7 @@ pub struct Position {
 /// The game's `turn`-th decision (a move a bot was asked for, from 1), or with `seat` that seat's.
 pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Position, String> {
     let h = &replay.header;
-    let clocks = Clocks::from_info(h.clock);
+    let clocks = Clocks::from_info(h.clock, h.clock_kind);
     let mut seat_clocks: Vec<_> = (0..h.rules.players).map(|_| clocks.start_game()).collect();
     let mut asked = vec![0u64; h.rules.players];
     let mut game = Game::new(h.rules)
@@ -120,17 +122,22 @@ pub enum Answer {
     Fault(Fault),
 }
 
-/// Poses `position` to the bot `spec`: it is started and told the game and the hand so far, as
-/// the seat on move was, then asked to move; then it is stopped.
-pub async fn ask(replay: &Replay, position: &Position, spec: BotSpec) -> Answer {
+/// Poses `position` to the bot `spec`, contained by `policy`: it is started and told the game
+/// and the hand so far, as the seat on move was, then asked to move; then it is stopped.
+pub async fn ask(
+    replay: &Replay,
+    position: &Position,
+    spec: BotSpec,
+    policy: Arc<Policy>,
+) -> Answer {
     let h = &replay.header;
-    let clocks = Clocks::from_info(h.clock);
+    let clocks = Clocks::from_info(h.clock, h.clock_kind);
     let sink = StderrSink {
         file: None,
         cap: 0,
         echo_prefix: Some(format!("[{}] ", spec.name)),
     };
-    let mut player = Player::new(spec, h.seed, sink, MAX_BOT_LINE);
+    let mut player = Player::new(spec, h.seed, sink, MAX_BOT_LINE, policy);
     if let Err(fault) = player.start(&clocks).await {
         return Answer::Fault(fault);
     }
