@@ -472,11 +472,20 @@ fn turn_json_is_the_message_the_bot_received() {
         sb.fixture("recorder", &[&received.display().to_string()]),
         "builtin:greedy".to_string(),
     ];
-    // Two games with one process: in game 2 the recorder sits in seat 1 and its ids go on.
+    // Two games with one process: in game 2 the recorder sits in seat 1 and its ids go on. The
+    // recorder writes its file where bots may not: it is the test's instrument, trusted.
     play(
         &sb,
         &bots,
-        &["--games", "2", "--seed", "11", "--target", "100"],
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "11",
+            "--target",
+            "100",
+            "--no-sandbox",
+        ],
     );
     sb.assert_no_bot_left();
     for (game, seat) in [(1, "0"), (2, "1")] {
