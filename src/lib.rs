@@ -7,6 +7,7 @@
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`replay`]: a verified log shown as text, JSON or an HTML page, and its decisions posed again;
 //! - [`check`]: the conformance check of one bot;
+//! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
@@ -18,6 +19,7 @@ pub mod bot;
 pub mod check;
 pub mod cli;
 pub mod gamelog;
+pub mod placement;
 pub mod referee;
 pub mod replay;
 pub mod sandbox;

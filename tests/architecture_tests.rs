@@ -44,6 +44,10 @@ fn no_folder_reaches_up() {
     assert_never_reaches("check", &["cli", "replay"]);
     assert_never_reaches("replay", &["cli"]);
     assert_never_reaches(
+        "placement",
+        &["cli", "referee", "check", "gamelog", "bot", "replay"],
+    );
+    assert_never_reaches(
         "sandbox",
         &["cli", "referee", "check", "gamelog", "bot", "replay"],
     );

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::BotSpec;
+use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
 use crate::sandbox::{Policy, ResourceLimits};
@@ -224,6 +225,11 @@ pub struct MatchArgs {
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
+    /// Where the match runs: `same-core` holds one CPU for the referee and its bots (fastest
+    /// for bots that think only when asked); `free` lets the scheduler place each process (for
+    /// bots that think on their opponent's time or use several threads).
+    #[arg(long, value_enum, default_value_t = Placement::SameCore)]
+    pub placement: Placement,
 }
 
 /// Parses a rule option by its JSON name; `end-of-hand` is accepted for `end_of_hand`.

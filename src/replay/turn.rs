@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use allfives_engine::game::{Event, Game, Move};
+use allfives_engine::json::TurnWriter;
 use allfives_engine::protocol::{MAX_BOT_LINE, ToBot};
 use allfives_engine::rules::Seat;
 
@@ -86,13 +87,12 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
 }
 
 impl Position {
-    /// The `turn` message the bot was sent, as the bytes the protocol sends (newline included).
+    /// The `turn` message the bot was sent, written by the referee's own writer (newline
+    /// included).
     pub fn message(&self) -> Vec<u8> {
-        encode(&ToBot::Turn {
-            id: self.id,
-            time_left_ms: self.time_left_ms,
-            view: Box::new(self.game.view(self.seat)),
-        })
+        let mut line = Vec::new();
+        TurnWriter::new().write_turn(&self.game, self.seat, self.id, self.time_left_ms, &mut line);
+        line
     }
 
     /// A move in words, with what it scores here.
@@ -155,12 +155,14 @@ pub async fn ask(
         .rposition(|e| matches!(e, Event::HandStart { .. }))
         .unwrap_or(0);
     for event in &events[hand_start..] {
-        if let Some(msg) = told(event, seat) {
-            player.queue(&encode(&msg));
-        }
+        player.queue(&told(event, seat));
     }
     let mut clock = clocks.start_game();
-    let answer = match player.ask(position.game.view(seat), &mut clock).await {
+    let mut turns = TurnWriter::new();
+    let answer = match player
+        .ask(&position.game, seat, &mut turns, &mut clock)
+        .await
+    {
         Ok((mv, took)) => Answer::Move(mv, took),
         Err(fault) => Answer::Fault(fault),
     };
