@@ -36,7 +36,8 @@ pub struct Cli {
 pub enum Command {
     /// Play one game, or a match of several, between 2 to 4 bots.
     Match(MatchArgs),
-    /// Replay a game log through the rules engine, check every score, and print the game.
+    /// Check a game log line by line against the rules engine, then show the game: as text, as
+    /// JSON, as an HTML page, or one decision of it (and pose that decision to a bot).
     Replay(ReplayArgs),
     /// Check that a bot speaks the protocol: a scripted conversation, PASS or FAIL per step.
     Check(CheckArgs),
@@ -211,8 +212,33 @@ pub struct ReplayArgs {
     /// The game log (a .jsonl file written by `allfives match`).
     pub log: PathBuf,
     /// Print only the check's verdict, not the game.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["json", "html", "turn"])]
     pub quiet: bool,
+    /// Show only what this seat saw (its own tiles, the others' counts, no boneyard, no seed).
+    #[arg(long, value_name = "N")]
+    pub seat: Option<usize>,
+    /// Start the text at this hand.
+    #[arg(long, value_name = "H")]
+    pub hand: Option<u32>,
+    /// Start the text at this move of the hand (of hand 1 without --hand).
+    #[arg(long = "move", value_name = "M")]
+    pub from_move: Option<u32>,
+    /// The game's K-th decision (a move a bot was asked for; with --seat, that seat's K-th):
+    /// the position and what was played; with --json the exact `turn` message the bot received.
+    #[arg(long, value_name = "K")]
+    pub turn: Option<u32>,
+    /// Print the verified game as one JSON document (with --turn: the turn message).
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+    /// Pose the position of --turn K to this bot and print its answer beside what was played.
+    #[arg(long, value_name = "BOT", requires = "turn", conflicts_with_all = ["json", "html"])]
+    pub ask: Option<String>,
+    /// Write the game as one self-contained HTML page to FILE (it must not exist yet).
+    #[arg(long, value_name = "FILE", conflicts_with = "turn")]
+    pub html: Option<PathBuf>,
+    /// How the bot of --ask is contained (the log's folder is kept out of its reach).
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
 }
 
 /// What to do when a bot faults.
@@ -250,6 +276,13 @@ pub struct MatchArgs {
     /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
+    /// Play the deals of a logged game again (a .jsonl log), under its rules unless rule options
+    /// are given; later hands are drawn from the seed (default: the log's).
+    #[arg(long, value_name = "LOG", conflicts_with = "deal")]
+    pub deal_from: Option<PathBuf>,
+    /// With --deal-from: start from this hand of the log (scores start at 0).
+    #[arg(long, value_name = "H", requires = "deal_from")]
+    pub hand: Option<u32>,
     /// How every game is played.
     #[command(flatten)]
     pub game_options: GameArgs,
@@ -339,7 +372,7 @@ impl GameArgs {
     /// (the folders holding logs and results) out of every bot's reach.
     pub fn settings(
         &self,
-        players: usize,
+        rules: Rules,
         deals: Arc<[Deal]>,
         hidden: Vec<PathBuf>,
     ) -> Result<GameSettings, String> {
@@ -353,7 +386,7 @@ impl GameArgs {
             return Err("--max-line must be at least 64 bytes".into());
         }
         Ok(GameSettings {
-            rules: self.rules(players)?,
+            rules,
             deals,
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
@@ -374,9 +407,9 @@ impl GameArgs {
         })
     }
 
-    /// The rules for `players` players.
-    pub fn rules(&self, players: usize) -> Result<Rules, String> {
-        let mut rules = Rules::new(players);
+    /// The rules: `base` (a logged game's) or the defaults for `players`, with the options given.
+    pub fn rules(&self, players: usize, base: Option<Rules>) -> Result<Rules, String> {
+        let mut rules = base.unwrap_or_else(|| Rules::new(players));
         if self.teams && players != 4 {
             return Err(format!("--teams needs 4 players, not {players}"));
         }
@@ -409,22 +442,28 @@ impl MatchArgs {
         fresh_seed: impl FnOnce() -> Result<u64, String>,
     ) -> Result<MatchConfig, String> {
         let bots = self.bot_specs()?;
-        let rules = self.game_options.rules(bots.len())?;
+        let logged = match &self.deal_from {
+            Some(path) => Some(read_logged_deals(path, bots.len(), self.hand)?),
+            None => None,
+        };
+        let base = logged.as_ref().map(|l| l.rules);
+        let rules = self.game_options.rules(bots.len(), base)?;
         if self.games == 0 {
             return Err("--games must be at least 1".into());
         }
-        let seed = match self.seed {
+        let seed = match self.seed.or(logged.as_ref().map(|l| l.seed)) {
             Some(seed) if seed >= SEED_LIMIT => {
                 return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
             }
             Some(seed) => seed,
             None => fresh_seed()?,
         };
-        let deals = match &self.deal {
-            Some(path) => read_deals(path, &rules)?,
-            None => Arc::from([]),
+        let deals = match (&self.deal, logged) {
+            (Some(path), _) => read_deals(path, &rules)?,
+            (None, Some(logged)) => validated(logged.deals, &rules, "--deal-from")?.into(),
+            (None, None) => Arc::from([]),
         };
-        let mut settings = self.game_options.settings(bots.len(), deals, Vec::new())?;
+        let mut settings = self.game_options.settings(rules, deals, Vec::new())?;
         let plan = self.plan(&rules, seed)?;
         let logs = match (&self.log, &self.log_dir) {
             (Some(_), _) if plan.len() > 1 => {
@@ -475,11 +514,14 @@ impl MatchArgs {
             None => 1..=self.games,
         };
         let rotate = !self.no_rotate;
+        // A logged game played again keeps its own seed: later hands and builtin bots draw
+        // from it as they did (the seed is then the game's, not a match's to derive from).
+        let replayed = self.deal_from.is_some();
         Ok(Plan::new(numbers, move |k| {
             let game = schedule::match_game(&table, seed, u64::from(k), rotate);
             PlannedGame {
                 number: k,
-                seed: game.seed,
+                seed: if replayed { seed } else { game.seed },
                 deal: game.deal,
                 arrangement: game.arrangement,
                 seating: game.seating,
@@ -515,4 +557,53 @@ pub fn new_log_dir(parent: &Path, stem: &str) -> std::io::Result<PathBuf> {
         }
     }
     Err(std::io::Error::other(format!("every {stem}-N is taken")))
+}
+
+/// The deals, each checked against the rules.
+fn validated(deals: Vec<Deal>, rules: &Rules, source: &str) -> Result<Vec<Deal>, String> {
+    for (i, deal) in deals.iter().enumerate() {
+        deal.validate(rules)
+            .map_err(|e| format!("{source}, deal {}: {e}", i + 1))?;
+    }
+    Ok(deals)
+}
+
+/// What `--deal-from` takes from a logged game.
+struct LoggedDeals {
+    rules: Rules,
+    seed: u64,
+    deals: Vec<Deal>,
+}
+
+/// Reads a game log, checks it, and takes its deals from hand `from` (default 1) on.
+fn read_logged_deals(
+    path: &std::path::Path,
+    players: usize,
+    from: Option<u32>,
+) -> Result<LoggedDeals, String> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read log {shown}: {e}"))?;
+    let replay =
+        crate::gamelog::replay(&text).map_err(|e| format!("{shown} does not check out: {e}"))?;
+    let rules = replay.header.rules;
+    if rules.players != players {
+        return Err(format!(
+            "{shown} is a game of {} players: give {} bots",
+            rules.players, rules.players
+        ));
+    }
+    let deals = replay.deals();
+    let from = from.unwrap_or(1);
+    if from == 0 || from as usize > deals.len() {
+        return Err(format!(
+            "--hand {from}: {shown} has hands 1 to {}",
+            deals.len()
+        ));
+    }
+    Ok(LoggedDeals {
+        rules,
+        seed: replay.header.seed,
+        deals: deals[from as usize - 1..].to_vec(),
+    })
 }
