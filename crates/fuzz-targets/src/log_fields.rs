@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use serde_json::{Map, Value};
 
-/// Real logs (2, 3 and 4 players; spinner all, bonus, end of hand; a fallback and a forfeit).
+/// Real logs (2, 3 and 4 players; spinner all, bonus, end of hand; a fallback and a forfeit), of
+/// log formats 1 (two, four_teams) and 2 (the others).
 const LOGS: [&str; 5] = [
     include_str!("../seeds/two.log"),
     include_str!("../seeds/three_all.log"),
