@@ -177,7 +177,16 @@ impl Ran {
 }
 
 pub fn spawn(args: &[String]) -> Child {
-    Command::new(BIN)
+    spawn_in(args, None)
+}
+
+/// Starts the referee, with `tmp` as its temporary directory if given.
+pub fn spawn_in(args: &[String], tmp: Option<&Path>) -> Child {
+    let mut command = Command::new(BIN);
+    if let Some(tmp) = tmp {
+        command.env("TMPDIR", tmp);
+    }
+    command
         .args(args)
         .current_dir(root())
         .stdin(Stdio::null())
@@ -189,9 +198,14 @@ pub fn spawn(args: &[String]) -> Child {
 
 /// Runs the referee to its end (killing it and failing if it hangs).
 pub fn allfives<S: AsRef<str>>(args: &[S]) -> Ran {
+    allfives_in(args, None)
+}
+
+/// Runs the referee to its end with `tmp` as its temporary directory, if given.
+pub fn allfives_in<S: AsRef<str>>(args: &[S], tmp: Option<&Path>) -> Ran {
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
     let start = Instant::now();
-    let child = spawn(&args);
+    let child = spawn_in(&args, tmp);
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {

@@ -6,6 +6,12 @@ use serde::Serialize;
 
 use allfives_engine::protocol::ClockInfo;
 
+/// The default allowance to start and answer the handshake, in milliseconds (`match` and
+/// `check` alike, so that passing `check` says something about a match's timing).
+pub const DEFAULT_STARTUP_MS: u64 = 10_000;
+/// The default limit for each move, in milliseconds.
+pub const DEFAULT_MOVE_MS: u64 = 1_000;
+
 /// The time controls of a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Clocks {

@@ -362,6 +362,24 @@ impl Player {
     }
 }
 
+/// A timeout, with what the bot wrote meanwhile: the usual mistakes of a new bot are an answer
+/// left in an output buffer and an answer without its newline.
+fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
+    let within = format!("did not answer within {:.0} ms", ms(allowance));
+    match process.partial_line() {
+        Some(start) => Fault::with_input(
+            FaultKind::Timeout,
+            format!("{within}: a line arrived without its newline (end each line with \\n)"),
+            &start,
+        ),
+        None if process.bytes_read() == before => Fault::new(
+            FaultKind::Timeout,
+            format!("{within}: no byte on stdout: is the output flushed?"),
+        ),
+        None => Fault::new(FaultKind::Timeout, within),
+    }
+}
+
 /// A message as one line of JSON.
 pub fn encode(msg: &ToBot) -> Vec<u8> {
     let mut line = serde_json::to_vec(msg).expect("protocol messages always serialize");
@@ -379,6 +397,7 @@ async fn exchange(
     max_line: usize,
 ) -> Result<(FromBot, Duration), Fault> {
     let start = Instant::now();
+    let before = process.bytes_read();
     let mut received = process.request(request, allowance).await;
     loop {
         let text = match received {
@@ -403,12 +422,7 @@ async fn exchange(
                     format!("{how} before answering"),
                 ));
             }
-            Received::Timeout => {
-                return Err(Fault::new(
-                    FaultKind::Timeout,
-                    format!("did not answer within {:.0} ms", ms(allowance)),
-                ));
-            }
+            Received::Timeout => return Err(timeout(process, allowance, before)),
         };
         let answer: FromBot = serde_json::from_str(&text).map_err(|e| {
             Fault::with_input(

@@ -134,6 +134,16 @@ impl BotProcess {
         self.receive_by(deadline).await
     }
 
+    /// What the bot has written of a line it has not ended yet (its start), if anything.
+    pub fn partial_line(&self) -> Option<String> {
+        self.stdout.partial()
+    }
+
+    /// How many bytes the bot has written to its stdout so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.stdout.total
+    }
+
     /// Waits up to `limit` for the bot's next line.
     pub async fn receive(&mut self, limit: Duration) -> Received {
         self.receive_by(tokio::time::Instant::now() + limit).await
@@ -246,6 +256,8 @@ struct LineReader {
     /// Inside an over-long line: drop input up to its newline.
     skipping: bool,
     eof: bool,
+    /// Bytes read so far, to tell a bot that wrote nothing from one that wrote half a line.
+    total: u64,
 }
 
 impl LineReader {
@@ -257,7 +269,13 @@ impl LineReader {
             max_line,
             skipping: false,
             eof: false,
+            total: 0,
         }
+    }
+
+    /// The start of an unfinished line in the buffer, if there is one.
+    fn partial(&self) -> Option<String> {
+        (!self.buf.is_empty() && !self.skipping).then(|| excerpt(&self.buf))
     }
 
     /// The next line, or `None` at the end of the output.
@@ -319,8 +337,9 @@ impl LineReader {
         // read_buf only ever appends what was read, so a read cut off by a deadline leaves the
         // buffer as it was.
         self.buf.reserve(64 * 1024);
-        if let Ok(0) | Err(_) = self.stdout.read_buf(&mut self.buf).await {
-            self.eof = true;
+        match self.stdout.read_buf(&mut self.buf).await {
+            Ok(0) | Err(_) => self.eof = true,
+            Ok(n) => self.total += n as u64,
         }
     }
 }

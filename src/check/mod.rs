@@ -3,11 +3,12 @@
 //! ends, a spinner's short ends, a forced draw, a pass), and says PASS or FAIL for each step.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use crate::bot::builtin::Builtin;
 use crate::bot::clock::Clocks;
+use crate::bot::fault::Fault;
 use crate::bot::player::{Player, Stop, ms};
 use crate::bot::process::Ending;
 use crate::gamelog::{self, GameLog, Replay};
@@ -107,7 +108,7 @@ pub async fn check(bot: Player, clocks: Clocks, dir: &Path) -> std::io::Result<V
         passed: handshake.is_ok(),
         detail: match &handshake {
             Ok(()) => format!("answered in {:.0} ms", ms(start.elapsed())),
-            Err(fault) => fault.to_string(),
+            Err(fault) => describe_fault(fault, None),
         },
     });
     if handshake.is_err() {
@@ -179,7 +180,7 @@ async fn play_scenario(
     let mut log = GameLog::create(&path)?;
     let record = play_game(&setup, table, &mut log).await?;
     let outcome = match record.faults.first() {
-        Some(fault) => Err(describe_fault(&fault.fault, &path)),
+        Some(fault) => Err(describe_fault(&fault.fault, Some(&path))),
         None => {
             let text = std::fs::read_to_string(&path)?;
             match gamelog::replay(&text) {
@@ -195,13 +196,16 @@ async fn play_scenario(
     })
 }
 
-fn describe_fault(fault: &crate::bot::fault::Fault, log: &Path) -> String {
-    let input = fault
-        .input
-        .as_deref()
-        .map(|i| format!(" (it wrote: {i})"))
-        .unwrap_or_default();
-    format!("{fault}{input}; log: {}", log.display())
+/// The fault, the line that caused it (if any) and the game's log (if any).
+fn describe_fault(fault: &Fault, log: Option<&Path>) -> String {
+    let mut text = fault.to_string();
+    if let Some(input) = &fault.input {
+        text.push_str(&format!(" (it wrote: {input})"));
+    }
+    if let Some(log) = log {
+        text.push_str(&format!("; log: {}", log.display()));
+    }
+    text
 }
 
 impl Scenario {
@@ -323,9 +327,4 @@ fn verify_pass(replay: &Replay) -> Result<String, String> {
         (Some(_), Some(())) => Ok("passed with an empty boneyard, then played on".to_string()),
         _ => Err("expected a pass by the bot and a play after it".to_string()),
     }
-}
-
-/// Where `allfives check` keeps its logs.
-pub fn log_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("allfives-check-{}", std::process::id()))
 }

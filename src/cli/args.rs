@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::de::DeserializeOwned;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
@@ -41,12 +41,18 @@ pub enum Command {
 pub struct CheckArgs {
     /// The bot: a path to an executable, a quoted command line, or `builtin:NAME`.
     pub bot: String,
-    /// Milliseconds the bot has for each move.
-    #[arg(long, value_name = "MS", default_value_t = 2_000)]
+    /// Milliseconds the bot has for each move (as in `match`).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MOVE_MS)]
     pub move_ms: u64,
-    /// Milliseconds the bot has to start and answer the handshake.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    /// Milliseconds the bot has to start and answer the handshake (as in `match`).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_MS)]
     pub startup_ms: u64,
+    /// Milliseconds a bot may draw on, over a game, past the per-move limit (as in `match`).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub bank_ms: u64,
+    /// Echo the bot's stderr to the terminal as it runs, each line prefixed with its name.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// `allfives replay`.
@@ -109,10 +115,10 @@ pub struct MatchArgs {
     #[arg(long, value_name = "N")]
     pub max_hands: Option<u32>,
     /// Milliseconds a bot has to start and answer the handshake.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_MS)]
     pub startup_ms: u64,
     /// Milliseconds a bot has for each move.
-    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MOVE_MS)]
     pub move_ms: u64,
     /// Milliseconds a bot may draw on, over a game, past the per-move limit.
     #[arg(long, value_name = "MS", default_value_t = 0)]

@@ -124,29 +124,51 @@ fn check_command(args: &CheckArgs) -> u8 {
         Ok(spec) => spec,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let dir = check::log_dir();
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail(FAILED, format!("cannot create {}: {e}", dir.display()));
+    if args.move_ms == 0 || args.startup_ms == 0 {
+        return fail(BAD_INPUT, "--move-ms and --startup-ms must be above 0");
     }
-    let stderr = dir.join("bot.stderr");
+    // Removed when it is dropped (a PASS), kept and named otherwise.
+    let dir = match tempfile::Builder::new().prefix("allfives-check-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return fail(FAILED, format!("cannot create a temporary folder: {e}")),
+    };
+    let stderr = dir.path().join("bot.stderr");
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
-        echo_prefix: None,
+        echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
     };
     let clocks = Clocks {
         startup: Duration::from_millis(args.startup_ms),
         per_move: Duration::from_millis(args.move_ms),
-        bank: Duration::ZERO,
+        bank: Duration::from_millis(args.bank_ms),
     };
     let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let steps = match runtime.block_on(check::check(bot, clocks, &dir)) {
-        Ok(steps) => steps,
-        Err(e) => return fail(FAILED, format!("the check stopped: {e}")),
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            biased;
+            () = interrupted() => None,
+            steps = check::check(bot, clocks, dir.path()) => Some(steps),
+        }
+    });
+    let steps = match outcome {
+        None => {
+            crate::bot::shutdown::kill_all();
+            let kept = dir.keep();
+            return fail(
+                INTERRUPTED,
+                format!(
+                    "interrupted: the bot was stopped; logs in {}",
+                    kept.display()
+                ),
+            );
+        }
+        Some(Err(e)) => return fail(FAILED, format!("the check stopped: {e}")),
+        Some(Ok(steps)) => steps,
     };
     for step in &steps {
         println!("{step}");
@@ -156,14 +178,16 @@ fn check_command(args: &CheckArgs) -> u8 {
         println!("all {} steps passed", steps.len());
         return 0;
     }
+    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+    let kept = dir.keep();
     println!(
         "{failed} of {} steps failed; logs in {}",
         steps.len(),
-        dir.display()
+        kept.display()
     );
-    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
     let tail: Vec<&str> = text.lines().rev().take(40).collect();
-    if !tail.is_empty() {
+    // With -v the bot's stderr was already shown as it came.
+    if !tail.is_empty() && !args.verbose {
         println!("--- the bot's stderr (last {} lines) ---", tail.len());
         tail.iter().rev().for_each(|line| println!("{line}"));
     }
