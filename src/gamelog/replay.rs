@@ -59,10 +59,12 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
             ),
         });
     }
-    let game = Game::new(header.rules).map_err(|e| LogError {
-        line: 1,
-        why: format!("the rules are invalid: {e}"),
-    })?;
+    let game = Game::new(header.rules)
+        .map_err(|e| LogError {
+            line: 1,
+            why: format!("the rules are invalid: {e}"),
+        })?
+        .numbered(header.game);
     let mut replay = Replay {
         header,
         game,

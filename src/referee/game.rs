@@ -87,7 +87,9 @@ pub async fn play_game(
     players: &mut [Player],
     log: &mut GameLog,
 ) -> io::Result<GameRecord> {
-    let mut game = Game::new(setup.rules).map_err(io::Error::other)?;
+    let mut game = Game::new(setup.rules)
+        .map_err(io::Error::other)?
+        .numbered(setup.number);
     log.header(header(setup, players))?;
     log.flush()?;
     let mut table = Table {

@@ -173,3 +173,59 @@ pub enum DealError {
         got: Seat,
     },
 }
+
+/// Why a game cannot be built from a view and a guess at its hidden tiles
+/// ([`Game::from_view`](crate::Game::from_view)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuessError {
+    /// The view's rules are not valid rules.
+    #[error("the view's rules are not valid: {0}")]
+    Rules(crate::rules::RulesError),
+    /// Nobody is on move: the hand or the game is over.
+    #[error("the view has nobody on move: a game can be built only in the middle of a hand")]
+    NoTurn,
+    /// The view's layout does not rebuild.
+    #[error("the view's layout does not rebuild: {0}")]
+    Layout(String),
+    /// Not one hand a seat.
+    #[error("the guess has {got} hands for {players} players")]
+    Seats {
+        /// Hands in the guess.
+        got: usize,
+        /// Players in the game.
+        players: usize,
+    },
+    /// A hand of another size than the view says.
+    #[error("seat {seat}'s hand has {got} tiles; the view says it holds {expected}")]
+    HandSize {
+        /// The seat.
+        seat: Seat,
+        /// Tiles in the guess.
+        got: usize,
+        /// Tiles the view counts.
+        expected: usize,
+    },
+    /// A boneyard of another size than the view says.
+    #[error("the boneyard has {got} tiles; the view says it holds {expected}")]
+    BoneyardSize {
+        /// Tiles in the guess.
+        got: usize,
+        /// Tiles the view counts.
+        expected: usize,
+    },
+    /// A tile the seat has seen (its own, or on the table) placed among the hidden ones.
+    #[error("{0} is in the seat's hand or on the table, so it cannot be hidden")]
+    Seen(Tile),
+    /// A hidden tile placed twice.
+    #[error("{0} is placed twice")]
+    Duplicate(Tile),
+    /// A hidden tile placed nowhere.
+    #[error("{0} is placed nowhere: every unseen tile must be in a hand or the boneyard")]
+    Missing(Tile),
+    /// The seat on move holds nothing that plays, which the referee never lets happen.
+    #[error("seat {seat} is on move but the guess gives it no tile that plays")]
+    CannotPlay {
+        /// The seat on move.
+        seat: Seat,
+    },
+}

@@ -166,12 +166,30 @@ struct Table {
     layout: Layout,
 }
 
+/// The parts of a game in the middle of a hand (see [`Game::mid_hand`]).
+pub(crate) struct MidHand {
+    pub(crate) rules: Rules,
+    pub(crate) number: u32,
+    pub(crate) scores: [i32; 4],
+    pub(crate) hand_no: u32,
+    pub(crate) leader: Seat,
+    pub(crate) turn: Seat,
+    pub(crate) forced: Option<Tile>,
+    pub(crate) hands: [TileSet; 4],
+    pub(crate) drawn: [TileSet; 4],
+    pub(crate) boneyard: Vec<Tile>,
+    pub(crate) layout: Layout,
+}
+
 /// A game in progress: the whole truth, hidden tiles included. Show a seat only its [`view`](Game::view).
 #[derive(Debug, Clone)]
 pub struct Game {
     rules: Rules,
+    /// The game's number within its match, from 1.
+    number: u32,
     scores: [i32; 4],
     hand_no: u32,
+    leader: Seat,
     state: State,
     table: Table,
     events: Vec<Event>,
@@ -184,8 +202,10 @@ impl Game {
         rules.validate()?;
         Ok(Game {
             rules,
+            number: 1,
             scores: [0; 4],
             hand_no: 0,
+            leader: 0,
             state: State::Dealing { leader: None },
             table: Table {
                 hands: [TileSet::EMPTY; 4],
@@ -197,6 +217,47 @@ impl Game {
             events: Vec::new(),
             hand_events: 0,
         })
+    }
+
+    /// The same game, numbered `number` within its match (1 unless set); views show it.
+    pub fn numbered(mut self, number: u32) -> Game {
+        self.number = number;
+        self
+    }
+
+    /// The game's number within its match, from 1.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// The seat that led the current (or last) hand; 0 before the first deal.
+    pub fn leader(&self) -> Seat {
+        self.leader
+    }
+
+    /// A game in the middle of a hand, from parts already checked against each other (see
+    /// [`Game::from_view`]). Its events begin at this moment.
+    pub(crate) fn mid_hand(parts: MidHand) -> Game {
+        Game {
+            rules: parts.rules,
+            number: parts.number,
+            scores: parts.scores,
+            hand_no: parts.hand_no,
+            leader: parts.leader,
+            state: State::Turn {
+                seat: parts.turn,
+                drawn: parts.forced,
+            },
+            table: Table {
+                hands: parts.hands,
+                drawn: parts.drawn,
+                boneyard: parts.boneyard,
+                next_draw: 0,
+                layout: parts.layout,
+            },
+            events: Vec::new(),
+            hand_events: 0,
+        }
     }
 
     /// The rules in force.
@@ -297,6 +358,7 @@ impl Game {
             layout: Layout::new(self.rules.spinner),
         };
         self.hand_no += 1;
+        self.leader = deal.leader;
         self.state = State::Turn {
             seat: deal.leader,
             drawn: None,

@@ -26,6 +26,7 @@
 pub mod deal;
 pub mod error;
 pub mod game;
+pub mod guess;
 pub mod layout;
 pub mod protocol;
 pub mod rules;
@@ -33,8 +34,9 @@ pub mod tile;
 pub mod view;
 
 pub use deal::Deal;
-pub use error::{DealError, MoveError};
+pub use error::{DealError, GuessError, MoveError};
 pub use game::{Event, Game, GameEnding, GameResult, HandEnding, HandSummary, Move, Play, Status};
+pub use guess::Guess;
 pub use layout::{EndId, Layout, OpenEnd, Placement};
 pub use rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};
 pub use tile::{Tile, TileSet};

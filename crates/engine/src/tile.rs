@@ -249,6 +249,29 @@ impl TileSet {
         TileSet(self.0 | other.0)
     }
 
+    /// The tiles in this set and not in `other`.
+    ///
+    /// ```
+    /// use allfives_engine::{Tile, TileSet};
+    /// let double_six = Tile::new(6, 6).expect("a tile");
+    /// let sixes = TileSet::with_number(6);
+    /// assert_eq!(sixes.difference(TileSet::from_iter([double_six])).len(), 6);
+    /// ```
+    pub fn difference(self, other: TileSet) -> TileSet {
+        TileSet(self.0 & !other.0)
+    }
+
+    /// The tiles of the set of 28 that are not in this set.
+    ///
+    /// ```
+    /// use allfives_engine::TileSet;
+    /// assert_eq!(TileSet::with_number(0).complement().len(), 21);
+    /// assert_eq!(TileSet::EMPTY.complement(), TileSet::FULL);
+    /// ```
+    pub fn complement(self) -> TileSet {
+        TileSet::FULL.difference(self)
+    }
+
     /// The total pips of the tiles in the set.
     pub fn pips(self) -> u32 {
         self.iter().map(Tile::pips).sum()

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Event, Game, Move, Play, Status};
 use crate::layout::{EndId, OpenEnd, Placement, points_of};
 use crate::rules::{Rules, Seat};
-use crate::tile::Tile;
+use crate::tile::{Tile, TileSet};
 
 /// What one seat may know of the game at this moment.
 ///
@@ -17,6 +17,9 @@ pub struct View {
     pub seat: Seat,
     /// The rules in force.
     pub rules: Rules,
+    /// The game's number within its match, from 1 (0 in a view from before this field).
+    #[serde(default)]
+    pub game: u32,
     /// The current hand's number, from 1.
     pub hand_number: u32,
     /// The seat that led this hand.
@@ -45,6 +48,27 @@ pub struct View {
     pub history: Vec<Seen>,
     /// This seat's legal moves, each with what it would score; empty when it is not to play.
     pub legal: Vec<Choice>,
+}
+
+impl View {
+    /// The tiles this seat has not seen this hand: neither in its hand nor on the table. They are
+    /// in the other hands and the boneyard.
+    ///
+    /// ```
+    /// use allfives_engine::{Game, Rules};
+    /// use rand::SeedableRng;
+    ///
+    /// let mut game = Game::new(Rules::new(2)).expect("default rules are valid");
+    /// game.deal(&mut rand::rngs::ChaCha8Rng::seed_from_u64(1)).expect("a deal");
+    /// let view = game.view(0);
+    /// // 28 tiles, 9 in this seat's hand, none on the table yet.
+    /// assert_eq!(view.unseen().len(), 19);
+    /// ```
+    pub fn unseen(&self) -> TileSet {
+        let seen: TileSet = self.hand.iter().copied().collect();
+        let placed: TileSet = self.layout.iter().map(|p| p.tile).collect();
+        seen.union(placed).complement()
+    }
 }
 
 /// A legal move and what it would make of the layout: public arithmetic, offered so that a
@@ -135,6 +159,7 @@ impl Game {
         View {
             seat,
             rules: *self.rules(),
+            game: self.number(),
             hand_number: self.hand_number(),
             leader: self.leader(),
             turn,
@@ -156,17 +181,5 @@ impl Game {
                 .collect(),
             legal,
         }
-    }
-
-    /// The seat that led the current (or last) hand; 0 before the first deal.
-    pub fn leader(&self) -> Seat {
-        self.events()
-            .iter()
-            .rev()
-            .find_map(|e| match e {
-                Event::HandStart { deal, .. } => Some(deal.leader),
-                _ => None,
-            })
-            .unwrap_or(0)
     }
 }

@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 /// Rules of every kind, with small targets and hand limits so that games are short.
-fn any_rules() -> impl Strategy<Value = Rules> {
+pub fn any_rules() -> impl Strategy<Value = Rules> {
     (
         2usize..=4,
         any::<bool>(),

@@ -5,3 +5,4 @@ mod support;
 mod engine_hands;
 mod engine_props;
 mod engine_scoring;
+mod guess;
