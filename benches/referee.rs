@@ -132,14 +132,16 @@ fn cpu_seconds() -> f64 {
 async fn referee_match(bot: &str, dir: &std::path::Path) -> (usize, Measured) {
     // Warm up: start-up and first games are not what a long match pays per move.
     let warm = config([bot, bot], 4, dir);
-    run_match(&warm, |_, _| {})
+    run_match(&warm, |_| {}, |_, _| {})
         .await
         .expect("the warm-up match runs");
     let games = 200;
     let config = config([bot, bot], games, dir);
     let cpu = cpu_seconds();
     let start = Instant::now();
-    let report = run_match(&config, |_, _| {}).await.expect("the match runs");
+    let report = run_match(&config, |_| {}, |_, _| {})
+        .await
+        .expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
     let asked: u64 = report.totals.iter().map(|t| t.stats.answers).sum();
@@ -160,7 +162,9 @@ async fn builtin_match(dir: &std::path::Path) -> Measured {
     let games = 2000;
     let config = config(["builtin:greedy", "builtin:random"], games, dir);
     let start = Instant::now();
-    let report = run_match(&config, |_, _| {}).await.expect("the match runs");
+    let report = run_match(&config, |_| {}, |_, _| {})
+        .await
+        .expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
     Measured {
         games,

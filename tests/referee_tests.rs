@@ -1158,3 +1158,38 @@ fn ctrl_c_stops_the_match_and_every_bot() {
     assert!((1..50).contains(&logs), "{logs} logs");
     sb.assert_no_bot_left();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Names
+// ---------------------------------------------------------------------------------------------
+
+/// A bot's `hello` name names it in results and logs; two of the same name are told apart.
+/// Its stderr file keeps the name taken from its command, known before it starts.
+#[test]
+fn bots_are_named_after_their_hello() {
+    let sb = Sandbox::new();
+    let js = root().join("sample_bots/js/greedy_bot.js");
+    let bot = format!("node {} {}", quote(&js.display().to_string()), sb.token());
+    let (_, report) = play(
+        &sb,
+        &[bot.clone(), bot],
+        &["--seed", SEED, "--max-hands", "1"],
+    );
+    let names: Vec<&str> = report["totals"]
+        .as_array()
+        .expect("totals")
+        .iter()
+        .map(|t| t["bot"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, ["greedy-js", "greedy-js#2"]);
+    let header = &log_lines(&sb.log(1))[0];
+    let seated: Vec<&str> = header["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["bot"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(seated, ["greedy-js", "greedy-js#2"]);
+    assert!(sb.logs().join("greedy_bot#2.stderr").is_file());
+    sb.assert_no_bot_left();
+}

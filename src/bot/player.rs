@@ -25,6 +25,9 @@ pub struct BotSpec {
     pub command: String,
     #[serde(skip)]
     kind: BotKind,
+    /// Whether the command line gave the name (then a bot's `hello` name does not replace it).
+    #[serde(skip)]
+    name_given: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +50,7 @@ impl BotSpec {
                 name: name.to_string(),
                 command: text.to_string(),
                 kind: BotKind::Builtin(name.to_string()),
+                name_given: false,
             });
         }
         let argv = shlex::split(text)
@@ -58,6 +62,7 @@ impl BotSpec {
             name: name_of(&argv),
             command: text.to_string(),
             kind: BotKind::Command(argv),
+            name_given: false,
         })
     }
 
@@ -71,6 +76,43 @@ impl BotSpec {
         self.name = name;
         self
     }
+
+    /// Names the bot as the user asked: its `hello` name will not replace this one.
+    pub fn with_given_name(mut self, name: String) -> BotSpec {
+        self.name = name;
+        self.name_given = true;
+        self
+    }
+}
+
+/// Makes names unique, in order: a name already taken gets the first free `#2`, `#3`, ...
+pub fn tell_apart(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut unique: Vec<String> = Vec::new();
+    for name in names {
+        let mut candidate = name.clone();
+        let mut n = 1;
+        while unique.contains(&candidate) {
+            n += 1;
+            candidate = format!("{name}#{n}");
+        }
+        unique.push(candidate);
+    }
+    unique
+}
+
+/// The longest display name taken from a bot's `hello`, in characters.
+const MAX_HELLO_NAME: usize = 40;
+
+/// A bot's `hello` name made fit for tables and file names: printable, trimmed and short;
+/// `None` if nothing is left.
+fn display_name(name: &str) -> Option<String> {
+    let clean: String = name
+        .chars()
+        .filter(|c| !c.is_control() && *c != '/')
+        .take(MAX_HELLO_NAME)
+        .collect();
+    let clean = clean.trim();
+    (!clean.is_empty()).then(|| clean.to_string())
 }
 
 /// Checks that a program can be found, as the shell would look for it.
@@ -174,6 +216,10 @@ pub struct Player {
     next_id: u64,
     sink: StderrSink,
     max_line: usize,
+    /// The name the bot gave in its first `hello`, made fit for display.
+    hello_name: Option<String>,
+    /// A failed first start, kept to be reported by the game that would have started it.
+    failed_start: Option<Fault>,
 }
 
 /// How to stop a bot process.
@@ -201,6 +247,8 @@ impl Player {
             next_id: 1,
             sink,
             max_line,
+            hello_name: None,
+            failed_start: None,
         }
     }
 
@@ -210,6 +258,7 @@ impl Player {
             name: name.to_string(),
             command: format!("builtin:{name}"),
             kind: BotKind::Builtin(name.to_string()),
+            name_given: false,
         };
         Player {
             spec,
@@ -222,6 +271,25 @@ impl Player {
                 echo_prefix: None,
             },
             max_line: 0,
+            hello_name: None,
+            failed_start: None,
+        }
+    }
+
+    /// Starts the bot before the match, to learn the name it gives in its `hello`; a failure
+    /// is kept and reported when the first game starts the bot.
+    pub async fn introduce(&mut self, clocks: &Clocks) {
+        if let Err(fault) = self.start(clocks).await {
+            self.failed_start = Some(fault);
+        }
+    }
+
+    /// The name to show: the command line's if it gave one, else the bot's `hello` name, else
+    /// the name taken from its command.
+    pub fn display_name(&self) -> &str {
+        match (&self.hello_name, self.spec.name_given) {
+            (Some(name), false) => name,
+            _ => &self.spec.name,
         }
     }
 
@@ -232,6 +300,9 @@ impl Player {
         };
         if matches!(self.runner, Runner::Process(Some(_))) {
             return Ok(());
+        }
+        if let Some(fault) = self.failed_start.take() {
+            return Err(fault);
         }
         let mut process = BotProcess::spawn(argv, self.max_line, self.sink.clone())
             .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
@@ -257,7 +328,10 @@ impl Player {
                     format!("speaks protocol {version}; this referee speaks {PROTOCOL_VERSION}"),
                 ))
             }
-            Ok((FromBot::Hello { .. }, _)) => {
+            Ok((FromBot::Hello { name, .. }, _)) => {
+                if self.hello_name.is_none() {
+                    self.hello_name = name.as_deref().and_then(display_name);
+                }
                 self.runner = Runner::Process(Some(Box::new(process)));
                 Ok(())
             }

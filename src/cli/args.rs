@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::de::DeserializeOwned;
 
 use crate::bot::clock::{Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
-use crate::bot::player::BotSpec;
+use crate::bot::player::{BotSpec, tell_apart};
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
 use allfives_engine::deal::Deal;
@@ -216,21 +216,17 @@ impl MatchArgs {
 
     /// The bots, with names made unique ("greedy", "greedy#2").
     fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
-        let mut specs: Vec<BotSpec> = Vec::new();
-        let mut bases: Vec<String> = Vec::new();
-        for text in &self.bots {
-            let spec = BotSpec::parse(text)?;
-            let same = bases.iter().filter(|b| **b == spec.name).count();
-            bases.push(spec.name.clone());
-            specs.push(match same {
-                0 => spec,
-                _ => {
-                    let name = format!("{}#{}", spec.name, same + 1);
-                    spec.renamed(name)
-                }
-            });
-        }
-        Ok(specs)
+        let specs = self
+            .bots
+            .iter()
+            .map(|text| BotSpec::parse(text))
+            .collect::<Result<Vec<_>, _>>()?;
+        let names = tell_apart(specs.iter().map(|s| s.name.clone()));
+        Ok(specs
+            .into_iter()
+            .zip(names)
+            .map(|(spec, name)| spec.renamed(name))
+            .collect())
     }
 
     fn rules(&self, players: usize) -> Result<Rules, String> {

@@ -47,12 +47,14 @@ fn match_command(args: &MatchArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    if !args.json {
-        println!("{}", output::match_banner(&config));
-    }
     let json = args.json;
     let outcome = runtime.block_on(async {
-        let played = run_match(&config, |config, record| {
+        let started = |config: &_| {
+            if !json {
+                println!("{}", output::match_banner(config));
+            }
+        };
+        let played = run_match(&config, started, |config, record| {
             if !json {
                 println!("{}", output::game_line(config, record));
             }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::bot::clock::Clocks;
 use crate::bot::fault::FaultKind;
-use crate::bot::player::{BotSpec, BotStats, Player, Stop};
+use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
 use crate::bot::process::StderrSink;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
@@ -105,12 +105,16 @@ pub fn game_seed(seed: u64, index: u32, players: usize, rotate: bool) -> u64 {
     seed.wrapping_add(u64::from(round))
 }
 
-/// Plays a match; `on_game` hears of each game as it ends.
+/// Plays a match; `on_start` hears of it once every bot has given its name, `on_game` of each
+/// game as it ends.
 pub async fn run_match(
     config: &MatchConfig,
+    on_start: impl FnOnce(&MatchConfig),
     mut on_game: impl FnMut(&MatchConfig, &GameRecord),
 ) -> io::Result<MatchReport> {
     let mut players = start_players(config)?;
+    let config = &introduce(config, &mut players).await;
+    on_start(config);
     let mut records = Vec::new();
     let n = config.bots.len();
     for index in 0..config.games {
@@ -180,6 +184,21 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
         players.push(Player::new(spec.clone(), seed, sink, config.max_line));
     }
     Ok(players)
+}
+
+/// Starts every bot to hear its `hello`, and names each after it unless the command line named
+/// it; names stay unique.
+async fn introduce(config: &MatchConfig, players: &mut [Player]) -> MatchConfig {
+    for player in players.iter_mut() {
+        player.introduce(&config.clocks).await;
+    }
+    let names = tell_apart(players.iter().map(|p| p.display_name().to_string()));
+    let mut config = config.clone();
+    for ((player, spec), name) in players.iter_mut().zip(&mut config.bots).zip(names) {
+        *spec = spec.clone().renamed(name);
+        player.spec = spec.clone();
+    }
+    config
 }
 
 async fn stop_all(players: &mut [Player]) {

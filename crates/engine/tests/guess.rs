@@ -1,7 +1,7 @@
 //! A game rebuilt from a seat's view and the true hidden tiles plays on exactly like the real
 //! one; a guess that does not fit the view is refused with the reason.
 
-use allfives_engine::{Game, GuessError, Guess, Rules, Status, TileSet, View};
+use allfives_engine::{Game, Guess, GuessError, Rules, Status, TileSet, View};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -70,7 +70,8 @@ proptest! {
 /// Seat 0's view at the start of a fixed two-player hand, and the true guess.
 fn start() -> (Game, View, Guess) {
     let mut game = Game::new(Rules::new(2)).expect("default rules are valid");
-    game.deal(&mut ChaCha8Rng::seed_from_u64(5)).expect("a deal");
+    game.deal(&mut ChaCha8Rng::seed_from_u64(5))
+        .expect("a deal");
     let Status::ToPlay { seat } = game.status() else {
         panic!("a dealt hand has a seat on move")
     };
