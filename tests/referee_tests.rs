@@ -295,6 +295,15 @@ fn a_loosely_written_bot_is_understood() {
     sb.assert_no_bot_left();
 }
 
+#[test]
+fn a_move_copied_whole_from_legal_is_understood() {
+    let (sb, _, report) =
+        fixture_vs_greedy("copies_legal", &[], &["--seed", SEED, "--target", "100"]);
+    check_report(&report, 2, false, 1);
+    assert!(uint(&report["totals"][0]["answers"]) > 0);
+    sb.assert_no_bot_left();
+}
+
 // ---------------------------------------------------------------------------------------------
 // What a bot is told
 // ---------------------------------------------------------------------------------------------
@@ -782,6 +791,10 @@ forfeit_tests! {
     a_bot_that_exits_at_once_forfeits: "exits_at_once" [], "2000" => "crash", "code 3";
     a_bot_whose_child_holds_its_output_forfeits_and_both_die: "forks_child" [], "2000" => "crash";
     a_bot_with_an_unknown_field_forfeits: "extra_field" [], "2000" => "malformed", "comment";
+    a_bot_that_does_not_flush_is_told_so:
+        "unflushed" [], "300" => "timeout", "no byte on stdout: is the output flushed?";
+    a_bot_that_forgets_its_newline_is_told_so:
+        "no_newline" [], "300" => "timeout", "a line arrived without its newline";
     a_bot_that_plays_on_a_wrong_end_forfeits:
         "illegal" ["wrong-end"], "2000" => "illegal", "does not match";
     a_bot_that_echoes_a_wrong_id_forfeits: "wrong_id" [], "2000" => "wrong_id", "answered id 10";

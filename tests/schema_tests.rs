@@ -48,6 +48,8 @@ fn the_schema_rejects_what_the_referee_rejects() {
     let from_bot = validator(&schema, Some("FromBot"));
     let good = serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "left"});
     assert!(from_bot.is_valid(&good));
+    let copied = serde_json::json!({"type": "move", "id": 3, "tile": [0, 5], "end": "left", "sum": 10, "points": 10});
+    assert!(from_bot.is_valid(&copied), "a legal entry copied whole");
     for bad in [
         serde_json::json!({"type": "move", "id": 3, "tile": [5, 7], "end": "left"}),
         serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "middle"}),

@@ -119,6 +119,13 @@ pub enum FromBot {
         /// The end to play it on; `null` or absent when leading.
         #[serde(default)]
         end: Option<EndId>,
+        /// Ignored by the referee: allowed so that an entry of the view's `legal`, copied
+        /// whole, is a valid move.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sum: Option<u32>,
+        /// Ignored by the referee, as `sum`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        points: Option<u32>,
     },
 }
 
