@@ -144,7 +144,7 @@ async fn referee_match(bot: &str, dir: &std::path::Path) -> (usize, Measured) {
         .expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
-    let asked: u64 = report.totals.iter().map(|t| t.stats.answers).sum();
+    let asked: u64 = report.totals.iter().map(|t| t.stats.timing.answers()).sum();
     let plays = count_plays(dir, games);
     (
         mean_turn_bytes(dir),
@@ -169,7 +169,7 @@ async fn builtin_match(dir: &std::path::Path) -> Measured {
     Measured {
         games,
         plays: count_plays(dir, games),
-        asked: report.totals.iter().map(|t| t.stats.answers).sum(),
+        asked: report.totals.iter().map(|t| t.stats.timing.answers()).sum(),
         wall,
         cpu: 0.0,
     }

@@ -1206,3 +1206,24 @@ fn bots_are_named_after_their_hello() {
     assert!(sb.logs().join("greedy_bot#2.stderr").is_file());
     sb.assert_no_bot_left();
 }
+
+/// Answer times: mean, median, 99th percentile and slowest, with the moves that timed out
+/// counted among them at the time they were given up on.
+#[test]
+fn timing_counts_the_moves_that_timed_out() {
+    let (sb, _, report) = fixture_vs_greedy(
+        "slow",
+        &[],
+        &["--seed", SEED, "--move-ms", "300", "--on-fault", "fallback"],
+    );
+    let slow = &report["totals"][0];
+    let timeouts = uint(&slow["timeouts"]);
+    assert!(timeouts >= 1, "{slow:#}");
+    assert_eq!(slow["faults"]["timeout"], timeouts, "{slow:#}");
+    let field = |name: &str| slow[name].as_f64().expect("a time");
+    assert!(field("slowest_ms") >= 300.0, "{slow:#}");
+    assert!(field("median_ms") <= field("p99_ms"), "{slow:#}");
+    assert!(field("p99_ms") <= field("slowest_ms"), "{slow:#}");
+    assert!(uint(&slow["answers"]) > timeouts, "{slow:#}");
+    sb.assert_no_bot_left();
+}

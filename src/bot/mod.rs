@@ -7,3 +7,4 @@ pub mod fault;
 pub mod player;
 pub mod process;
 pub mod shutdown;
+pub mod timing;

@@ -12,6 +12,7 @@ use crate::bot::builtin::{self, Builtin};
 use crate::bot::clock::{Clock, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
+use crate::bot::timing::Timing;
 use allfives_engine::game::Move;
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 use allfives_engine::view::View;
@@ -165,26 +166,14 @@ fn name_of(argv: &[String]) -> String {
 /// How a bot fared over a match.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BotStats {
-    /// Moves the bot chose (forced single moves excluded).
-    pub answers: u64,
-    /// Their mean time, in milliseconds.
-    pub mean_ms: f64,
-    /// The slowest, in milliseconds.
-    pub slowest_ms: f64,
+    /// Its answer times.
+    #[serde(flatten)]
+    pub timing: Timing,
     /// Faults by kind.
     pub faults: BTreeMap<FaultKind, u32>,
-    #[serde(skip)]
-    total: Duration,
 }
 
 impl BotStats {
-    fn answered(&mut self, took: Duration) {
-        self.answers += 1;
-        self.total += took;
-        self.mean_ms = ms(self.total) / self.answers as f64;
-        self.slowest_ms = self.slowest_ms.max(ms(took));
-    }
-
     /// Counts a fault.
     pub fn faulted(&mut self, kind: FaultKind) {
         *self.faults.entry(kind).or_default() += 1;
@@ -394,6 +383,7 @@ impl Player {
         };
         let took = start.elapsed();
         if chosen.is_ok() && !clock.charge(took) {
+            self.stats.timing.timed_out(took);
             return Err(Fault::new(
                 FaultKind::Timeout,
                 format!(
@@ -403,8 +393,10 @@ impl Player {
                 ),
             ));
         }
-        if chosen.is_ok() {
-            self.stats.answered(took);
+        match &chosen {
+            Ok(_) => self.stats.timing.answered(took),
+            Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timing.timed_out(took),
+            Err(_) => {}
         }
         chosen.map(|mv| (mv, took))
     }

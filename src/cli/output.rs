@@ -78,13 +78,14 @@ pub fn match_table(report: &MatchReport) -> String {
         .max(3);
     let _ = writeln!(
         text,
-        "{:<width$}  games  wins  draws  losses  points  mean rank  mean ms  slowest ms  faults",
+        "{:<width$}  games  wins  draws  losses  points  mean rank  mean ms  median ms  p99 ms  slowest ms  faults",
         "bot"
     );
     for t in &report.totals {
+        let time = t.stats.timing.summary();
         let _ = writeln!(
             text,
-            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>6}  {:>9.2}  {:>7.2}  {:>10.2}  {}",
+            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>6}  {:>9.2}  {:>7.2}  {:>9.2}  {:>6.2}  {:>10.2}  {}",
             t.bot,
             t.games,
             t.wins,
@@ -92,8 +93,10 @@ pub fn match_table(report: &MatchReport) -> String {
             t.losses,
             t.points,
             t.mean_rank,
-            t.stats.mean_ms,
-            t.stats.slowest_ms,
+            time.mean_ms,
+            time.median_ms,
+            time.p99_ms,
+            time.slowest_ms,
             fault_summary(&t.stats)
         );
     }
