@@ -219,9 +219,16 @@ fn ctrl_c_stops_the_check_and_its_bot() {
         .map(String::from)
         .to_vec();
     let mut child = spawn_in(&args, Some(&tmp));
-    // Wait, within a bound, until the bot runs.
+    // Wait, within a bound, until the bot runs (the referee's own command line holds the token
+    // too).
     let deadline = Instant::now() + Duration::from_secs(20);
-    while processes_holding(sb.token()).is_empty() {
+    let referee = child.id() as i32;
+    let bot_runs = || {
+        processes_holding(sb.token())
+            .iter()
+            .any(|&(pid, _)| pid != referee)
+    };
+    while !bot_runs() {
         assert!(Instant::now() < deadline, "the bot never started");
         std::thread::sleep(Duration::from_millis(5));
     }
