@@ -217,3 +217,42 @@ fn every_sample_bot_answer_validates() {
     }
     sb.assert_no_bot_left();
 }
+
+/// The fields of a table in protocol.md: the first column's `name`s, from the table after the
+/// heading `heading` up to the next heading.
+fn table_fields(heading: &str) -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join("protocol.md")).expect("protocol.md exists");
+    let section = text
+        .split(&format!("\n{heading}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("protocol.md has no '{heading}'"));
+    let section = section.split("\n#").next().unwrap_or_default();
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(String::from)
+        .collect()
+}
+
+/// The prose and the schema name the same fields of the view, and the schema requires every one
+/// of them (the referee always writes them all).
+#[test]
+fn the_view_table_matches_the_schema() {
+    let schema = schema();
+    let view = &schema["$defs"]["View"];
+    let properties: std::collections::BTreeSet<String> = view["properties"]
+        .as_object()
+        .expect("the view's properties")
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(table_fields("## The view"), properties);
+    let required: std::collections::BTreeSet<String> = view["required"]
+        .as_array()
+        .expect("the view's required fields")
+        .iter()
+        .map(|f| f.as_str().expect("a name").to_string())
+        .collect();
+    assert_eq!(required, properties, "every field of a view is always sent");
+}

@@ -59,10 +59,12 @@ const SCENARIOS: [Scenario; 5] = [
         leader: BOT,
         verify: verify_lead,
     },
+    // The lead is no double: a double's bare left and right mirror each other, and a choice
+    // between them is no choice. The bot's [1|5] is forced; then [5|6] fits left and right.
     Scenario {
         name: "choice of ends",
-        bot: &["[3|5]", "[3|6]", "[1|2]"],
-        opponent: &["[3|3]", "[0|0]", "[0|1]"],
+        bot: &["[1|5]", "[5|6]", "[2|2]"],
+        opponent: &["[1|3]", "[3|6]", "[0|0]"],
         boneyard_first: &[],
         leader: 1,
         verify: verify_choice,
@@ -75,11 +77,14 @@ const SCENARIOS: [Scenario; 5] = [
         leader: 1,
         verify: verify_short_end,
     },
+    // The bot's [1|6] is forced (the double lead's two sides mirror each other); after the
+    // opponent's [0|6] it holds nothing for 1, 0 or 6, draws [4|5], then [0|1], which fits left
+    // and right.
     Scenario {
         name: "forced draw",
-        bot: &["[1|2]", "[1|3]", "[2|3]"],
-        opponent: &["[6|6]", "[0|0]", "[0|1]"],
-        boneyard_first: &["[4|5]", "[2|6]"],
+        bot: &["[1|6]", "[2|3]", "[2|4]"],
+        opponent: &["[6|6]", "[0|6]", "[0|0]"],
+        boneyard_first: &["[4|5]", "[0|1]"],
         leader: 1,
         verify: verify_drawn_tile,
     },
@@ -242,7 +247,7 @@ fn tile(text: &str) -> Tile {
         .expect("the scenarios' tiles are written correctly")
 }
 
-/// The bot's plays in order, with whether it was asked (not played for it as the only move).
+/// The bot's plays in order, with whether it was asked (not played for it for want of a choice).
 fn bot_plays(replay: &Replay) -> Vec<(allfives_engine::game::Move, bool)> {
     replay
         .decisions
@@ -262,7 +267,7 @@ fn verify_lead(replay: &Replay) -> Result<String, String> {
 }
 
 fn verify_choice(replay: &Replay) -> Result<String, String> {
-    match bot_plays(replay).first() {
+    match bot_plays(replay).iter().find(|(_, asked)| *asked) {
         Some((mv, true)) => Ok(format!(
             "played {} on {} when it could choose left or right",
             mv.tile,
@@ -289,27 +294,31 @@ fn verify_short_end(replay: &Replay) -> Result<String, String> {
 }
 
 fn verify_drawn_tile(replay: &Replay) -> Result<String, String> {
-    // The draws that came before the bot's first play.
-    let drew: Vec<Tile> = replay
-        .game
-        .events()
-        .iter()
-        .take_while(|e| !matches!(e, Event::Play(Play { seat: BOT, .. })))
-        .filter_map(|e| match e {
-            Event::Draw { seat: BOT, tile } => Some(*tile),
-            _ => None,
-        })
-        .collect();
-    match (drew.last(), bot_plays(replay).first()) {
-        (Some(drawn), Some((mv, true))) if mv.tile == *drawn => Ok(format!(
-            "drew {} tiles and played the one that fit, {drawn}, on {}",
-            drew.len(),
-            mv.end.map_or("?", EndId::name)
-        )),
-        other => Err(format!(
-            "expected the bot to play the tile it drew, saw {other:?}"
-        )),
+    let mut plays = bot_plays(replay).into_iter();
+    // The bot's draws since its last play.
+    let mut drew: Vec<Tile> = Vec::new();
+    for event in replay.game.events() {
+        match event {
+            Event::Draw { seat: BOT, tile } => drew.push(*tile),
+            Event::Play(Play { seat: BOT, .. }) => match plays.next() {
+                Some((mv, true)) => {
+                    return match drew.last() {
+                        Some(drawn) if mv.tile == *drawn => Ok(format!(
+                            "drew {} tiles and played the one that fit, {drawn}, on {}",
+                            drew.len(),
+                            mv.end.map_or("?", EndId::name)
+                        )),
+                        _ => Err(format!(
+                            "expected the bot to play the tile it drew ({drew:?}), saw {mv:?}"
+                        )),
+                    };
+                }
+                _ => drew.clear(),
+            },
+            _ => {}
+        }
     }
+    Err("the bot was never asked to play a tile it drew".to_string())
 }
 
 fn verify_pass(replay: &Replay) -> Result<String, String> {

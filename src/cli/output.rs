@@ -151,7 +151,7 @@ pub fn replay_text(replay: &Replay) -> String {
                 points,
             }) => {
                 let how = match decisions.next() {
-                    Some((_, _, d)) if d.forced => " (only move)".to_string(),
+                    Some((_, _, d)) if d.forced => " (no choice)".to_string(),
                     Some((_, _, d)) if d.fallback => " (fallback after a fault)".to_string(),
                     Some((_, _, d)) => d
                         .time_us
