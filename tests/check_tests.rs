@@ -31,7 +31,7 @@ fn left_folders(sb: &Sandbox) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-fn assert_passes(sb: &Sandbox, bot: &str) {
+pub fn assert_passes(sb: &Sandbox, bot: &str) {
     let ran = check(sb, bot);
     assert_eq!(
         ran.code,

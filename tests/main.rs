@@ -7,3 +7,4 @@ mod golden_tests;
 mod referee_tests;
 mod sample_bot_tests;
 mod schema_tests;
+mod starter_kit_tests;

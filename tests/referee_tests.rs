@@ -225,25 +225,27 @@ fn a_seed_replays_the_same_match() {
     }
 }
 
+/// Two games of `greedy` (a command line, given the sandbox) against builtin:random, without
+/// their headers (which name the bots) and timings.
+pub fn games_against_random(greedy: &dyn Fn(&Sandbox) -> String) -> Vec<Vec<Value>> {
+    let sb = Sandbox::new();
+    let bots = [greedy(&sb), "builtin:random".to_string()];
+    play(
+        &sb,
+        &bots,
+        &["--games", "2", "--seed", "9", "--target", "150"],
+    );
+    let logs = timeless_logs(&sb, 2);
+    sb.assert_no_bot_left();
+    logs.into_iter()
+        .map(|log| log.into_iter().skip(1).collect::<Vec<_>>())
+        .collect::<Vec<_>>()
+}
+
 #[test]
 fn the_python_greedy_bot_plays_like_the_builtin() {
-    let play_with = |greedy: &dyn Fn(&Sandbox) -> String| {
-        let sb = Sandbox::new();
-        let bots = [greedy(&sb), "builtin:random".to_string()];
-        play(
-            &sb,
-            &bots,
-            &["--games", "2", "--seed", "9", "--target", "150"],
-        );
-        let logs = timeless_logs(&sb, 2);
-        sb.assert_no_bot_left();
-        // The headers differ in the bots' names; the games must not.
-        logs.into_iter()
-            .map(|log| log.into_iter().skip(1).collect::<Vec<_>>())
-            .collect::<Vec<_>>()
-    };
-    let python = play_with(&|sb| sb.sample("greedy_bot", &[]));
-    let builtin = play_with(&|_| "builtin:greedy".to_string());
+    let python = games_against_random(&|sb| sb.sample("greedy_bot", &[]));
+    let builtin = games_against_random(&|_| "builtin:greedy".to_string());
     assert_eq!(python, builtin);
 }
 
