@@ -3,6 +3,7 @@
 mod harness;
 
 mod check_tests;
+mod cli_tests;
 mod golden_tests;
 mod referee_tests;
 mod sample_bot_tests;

@@ -3,11 +3,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde::de::DeserializeOwned;
 
 use crate::bot::clock::{Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::{BotSpec, tell_apart};
+use crate::cli::commands::BAD_INPUT;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
 use allfives_engine::deal::Deal;
@@ -23,6 +24,38 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Parses the process's arguments. Help and the version go to stdout; any other mistake is one
+/// line on stderr in the referee's own style, `allfives: ...`. `Err` holds the exit code.
+pub fn parse() -> Result<Cli, u8> {
+    Cli::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            e.exit_code() as u8
+        }
+        _ => {
+            eprintln!("allfives: {}", one_line(&e));
+            BAD_INPUT
+        }
+    })
+}
+
+/// A parser error as one sentence: clap's message and tips, without its usage block.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
+    }
+    format!("{} (see --help)", parts.join(" ").replace(" tip: ", "; "))
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -34,6 +67,26 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the JSON Schema of every protocol message, both ways.
     Schema,
+    /// Print the completion script of a shell for allfives.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of allfives or of one of its commands.
+    Man(ManArgs),
+}
+
+/// `allfives completions`: `allfives completions bash >
+/// ~/.local/share/bash-completion/completions/allfives`, for one.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `allfives man`: `allfives man match | man -l -` reads the page of `allfives match`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print [default: allfives itself].
+    pub command: Option<String>,
 }
 
 /// `allfives check`.
@@ -74,46 +127,110 @@ pub enum OnFault {
     Fallback,
 }
 
+/// Which doubles spin (grow `up` and `down` arms): the engine's [`SpinnerRule`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpinnerArg {
+    /// The hand's first double, the lead included.
+    First,
+    /// No double.
+    None,
+    /// Every double.
+    All,
+}
+
+/// End-of-hand scoring: the engine's [`HandEnd`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HandEndArg {
+    /// Each player's own pips left, rounded, come off its side's score.
+    Penalty,
+    /// The hand's winner scores the opponents' pips left, rounded once.
+    Bonus,
+}
+
+/// When reaching the target ends the game: the engine's [`Finish`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FinishArg {
+    /// At once, in the middle of a hand.
+    Immediate,
+    /// At the end of the hand.
+    #[value(alias = "end_of_hand")]
+    EndOfHand,
+}
+
+impl From<SpinnerArg> for SpinnerRule {
+    fn from(arg: SpinnerArg) -> SpinnerRule {
+        match arg {
+            SpinnerArg::First => SpinnerRule::First,
+            SpinnerArg::None => SpinnerRule::None,
+            SpinnerArg::All => SpinnerRule::All,
+        }
+    }
+}
+
+impl From<HandEndArg> for HandEnd {
+    fn from(arg: HandEndArg) -> HandEnd {
+        match arg {
+            HandEndArg::Penalty => HandEnd::Penalty,
+            HandEndArg::Bonus => HandEnd::Bonus,
+        }
+    }
+}
+
+impl From<FinishArg> for Finish {
+    fn from(arg: FinishArg) -> Finish {
+        match arg {
+            FinishArg::Immediate => Finish::Immediate,
+            FinishArg::EndOfHand => Finish::EndOfHand,
+        }
+    }
+}
+
+/// The fault of a game that forfeits it with `--on-fault fallback`, unless told otherwise.
+const DEFAULT_MAX_FAULTS: u32 = 3;
+
 /// `allfives match`.
 #[derive(Debug, Args)]
+#[command(override_usage = "allfives match [OPTIONS] <BOT> <BOT> [BOT] [BOT]")]
 pub struct MatchArgs {
     /// The bots, 2 to 4: `builtin:random`, `builtin:greedy`, a path to an executable, or a
     /// quoted command line such as "python3 sample_bots/python/greedy_bot.py".
-    #[arg(required = true, num_args = 2..=4, value_name = "BOT")]
+    // Counted in `config`, so that too many bots get a sentence naming the rule.
+    #[arg(required = true, num_args = 1.., value_name = "BOT")]
     pub bots: Vec<String>,
     /// How many games; the seats rotate from game to game.
-    #[arg(long, short = 'g', default_value_t = 1)]
+    #[arg(long, short = 'g', value_name = "N", default_value_t = 1)]
     pub games: u32,
-    /// The match seed (default: a fresh one, always printed and logged).
-    #[arg(long)]
+    /// The match seed [default: a fresh one, printed and logged].
+    #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
+    /// A JSON file with the deal of the first hand, or an array of deals for the first hands
+    /// [default: deals drawn from the seed].
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
-    /// With 4 bots: partnerships, seats 0 and 2 against 1 and 3 (the default with 4).
+    /// With 4 bots: partnerships, seats 0 and 2 against 1 and 3 [default with 4 bots].
     #[arg(long, overrides_with = "no_teams")]
     pub teams: bool,
     /// With 4 bots: every player for themselves.
     #[arg(long)]
     pub no_teams: bool,
-    /// Tiles dealt to each player (default: 9 with 2 players, 7 with 3, 5 with 4).
+    /// Tiles dealt to each player [default: 9 with 2 players, 7 with 3, 5 with 4].
     #[arg(long, value_name = "N")]
     pub hand_size: Option<usize>,
-    /// Which doubles spin: first, none or all.
-    #[arg(long, value_name = "RULE", value_parser = option::<SpinnerRule>)]
-    pub spinner: Option<SpinnerRule>,
-    /// End-of-hand scoring: penalty or bonus.
-    #[arg(long, value_name = "RULE", value_parser = option::<HandEnd>)]
-    pub hand_end: Option<HandEnd>,
-    /// The winning score (default: 250 with 2 players, 200 with 3 or 4).
-    #[arg(long, value_name = "POINTS")]
+    /// Which doubles spin.
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = SpinnerArg::First)]
+    pub spinner: SpinnerArg,
+    /// End-of-hand scoring.
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = HandEndArg::Penalty)]
+    pub hand_end: HandEndArg,
+    /// The winning score [default: 250 with 2 players, 200 with 3 or 4].
+    #[arg(long, value_name = "POINTS", allow_negative_numbers = true)]
     pub target: Option<i32>,
-    /// When reaching the target ends the game: immediate or end-of-hand.
-    #[arg(long, value_name = "RULE", value_parser = option::<Finish>)]
-    pub finish: Option<Finish>,
+    /// When reaching the target ends the game.
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = FinishArg::Immediate)]
+    pub finish: FinishArg,
     /// The most hands a game may last.
-    #[arg(long, value_name = "N")]
-    pub max_hands: Option<u32>,
+    #[arg(long, value_name = "N", default_value_t = Rules::new(2).max_hands)]
+    pub max_hands: u32,
     /// Milliseconds a bot has to start and answer the handshake.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_MS)]
     pub startup_ms: u64,
@@ -124,24 +241,24 @@ pub struct MatchArgs {
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub bank_ms: u64,
     /// What a fault costs.
-    #[arg(long, value_enum, default_value_t = OnFault::Forfeit)]
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OnFault::Forfeit)]
     pub on_fault: OnFault,
     /// With --on-fault fallback: the fault of a game that forfeits it.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FAULTS)]
     pub max_faults: u32,
-    /// Write the game's log to FILE (a one-game match).
+    /// Write the game's log to FILE (a one-game match) [default: a file in --log-dir's folder].
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl (default: allfives-logs/match-SEED).
+    /// Write each game's log to DIR/game-N.jsonl [default: allfives-logs/match-SEED].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Start a fresh process for every game (default: one per bot for the whole match).
+    /// Start a fresh process for every game (by default one process a bot serves the match).
     #[arg(long)]
     pub fresh: bool,
-    /// Keep every bot in the seat given (default: rotate the seats from game to game).
+    /// Keep every bot in the seat given (by default the seats rotate from game to game).
     #[arg(long)]
     pub no_rotate: bool,
     /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
@@ -152,15 +269,19 @@ pub struct MatchArgs {
     pub max_line: usize,
 }
 
-/// Parses a rule option by its JSON name; `end-of-hand` is accepted for `end_of_hand`.
-fn option<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let name = text.replace('-', "_");
-    serde_json::from_value(serde_json::Value::String(name)).map_err(|e| e.to_string())
-}
-
 impl MatchArgs {
     /// Checks the arguments and builds the match; the error is one sentence for the user.
     pub fn config(&self, fresh_seed: u64) -> Result<MatchConfig, String> {
+        match self.bots.len() {
+            0 | 1 => {
+                return Err(format!(
+                    "a match needs at least 2 bots, not {}",
+                    self.bots.len()
+                ));
+            }
+            2..=4 => {}
+            n => return Err(format!("a match takes at most 4 bots, not {n}")),
+        }
         let bots = self.bot_specs()?;
         let rules = self.rules(bots.len())?;
         if self.games == 0 {
@@ -229,6 +350,33 @@ impl MatchArgs {
             .collect())
     }
 
+    /// Options that are accepted but would do nothing, and a match whose deals are not all
+    /// played from every seat: each a sentence for the user.
+    pub fn warnings(&self) -> Vec<String> {
+        let players = self.bots.len();
+        let mut warnings = Vec::new();
+        if self.max_faults != DEFAULT_MAX_FAULTS && self.on_fault != OnFault::Fallback {
+            warnings.push(
+                "--max-faults does nothing without --on-fault fallback (the first fault forfeits)"
+                    .to_string(),
+            );
+        }
+        if self.no_teams && players != 4 {
+            warnings.push(format!(
+                "--no-teams does nothing with {players} bots (partnerships need 4)"
+            ));
+        }
+        let rounds_cut = self.games > 1 && self.games % players as u32 != 0;
+        if rounds_cut && !self.no_rotate {
+            warnings.push(format!(
+                "{} games with {players} bots leave the last deal without all its seatings: \
+                 play a multiple of {players} games for duplicate play",
+                self.games
+            ));
+        }
+        warnings
+    }
+
     fn rules(&self, players: usize) -> Result<Rules, String> {
         let mut rules = Rules::new(players);
         if self.teams && players != 4 {
@@ -238,11 +386,11 @@ impl MatchArgs {
             rules.teams = false;
         }
         rules.hand_size = self.hand_size.unwrap_or(rules.hand_size);
-        rules.spinner = self.spinner.unwrap_or(rules.spinner);
-        rules.hand_end = self.hand_end.unwrap_or(rules.hand_end);
+        rules.spinner = self.spinner.into();
+        rules.hand_end = self.hand_end.into();
         rules.target = self.target.unwrap_or(rules.target);
-        rules.finish = self.finish.unwrap_or(rules.finish);
-        rules.max_hands = self.max_hands.unwrap_or(rules.max_hands);
+        rules.finish = self.finish.into();
+        rules.max_hands = self.max_hands;
         rules.validate().map_err(|e| e.to_string())?;
         Ok(rules)
     }

@@ -12,13 +12,16 @@ use crate::bot::clock::Clocks;
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
-use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
+use clap::CommandFactory;
+
+use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
 use crate::referee::matchplay::run_match;
 
 const FAILED: u8 = 1;
-const BAD_INPUT: u8 = 2;
+/// The exit code of bad arguments or an unreadable input file.
+pub const BAD_INPUT: u8 = 2;
 const BAD_LOG: u8 = 3;
 const CHECK_FAILED: u8 = 4;
 const INTERRUPTED: u8 = 130;
@@ -30,6 +33,43 @@ pub fn run(cli: Cli) -> u8 {
         Command::Replay(args) => replay_command(&args),
         Command::Check(args) => check_command(&args),
         Command::Schema => schema_command(),
+        Command::Completions(args) => completions_command(&args),
+        Command::Man(args) => man_command(&args),
+    }
+}
+
+fn completions_command(args: &CompletionsArgs) -> u8 {
+    let mut command = Cli::command();
+    clap_complete::generate(args.shell, &mut command, "allfives", &mut std::io::stdout());
+    0
+}
+
+fn man_command(args: &ManArgs) -> u8 {
+    let mut command = Cli::command();
+    command.build();
+    let page = match &args.command {
+        None => command,
+        Some(name) => match command.find_subcommand(name) {
+            // Built, a subcommand is displayed as allfives-match: the page's name, as git's.
+            Some(sub) => sub.clone(),
+            None => {
+                let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+                let names = names.join(", ");
+                return fail(
+                    BAD_INPUT,
+                    format!("no command '{name}': the commands are {names}"),
+                );
+            }
+        },
+    };
+    let mut out = Vec::new();
+    if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
+        return fail(FAILED, format!("cannot render the manual page: {e}"));
+    }
+    use std::io::Write;
+    match std::io::stdout().write_all(&out) {
+        Ok(()) => 0,
+        Err(e) => fail(FAILED, format!("cannot write the manual page: {e}")),
     }
 }
 
@@ -43,6 +83,9 @@ fn match_command(args: &MatchArgs) -> u8 {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    for warning in args.warnings() {
+        eprintln!("allfives: warning: {warning}");
+    }
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
