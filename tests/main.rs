@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod architecture_tests;
 mod check_tests;
 mod cli_tests;
 mod golden_tests;

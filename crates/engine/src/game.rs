@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::deal::Deal;
 use crate::error::{DealError, MoveError};
 use crate::layout::{EndId, Layout, points_of};
-use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat};
-use crate::tile::{Tile, TileSet};
+use crate::rules::{Finish, HandEnd, Rules, RulesError, Seat, SpinnerRule};
+use crate::tile::{ALL_TILES, SET_SIZE, Tile, TileSet};
 
 /// A move: a tile and the end it goes on (`None` for the lead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -161,9 +161,34 @@ enum State {
 struct Table {
     hands: [TileSet; 4],
     drawn: [TileSet; 4],
-    boneyard: Vec<Tile>,
+    /// The boneyard in drawing order, `next_draw..boneyard_len` still to draw; a fixed array,
+    /// so that copying a game (as a search does, many times a move) allocates nothing.
+    boneyard: [Tile; SET_SIZE],
+    boneyard_len: usize,
     next_draw: usize,
     layout: Layout,
+}
+
+impl Table {
+    /// An empty table: no hands, no boneyard, no layout.
+    fn new(rule: SpinnerRule) -> Table {
+        Table {
+            hands: [TileSet::EMPTY; 4],
+            drawn: [TileSet::EMPTY; 4],
+            boneyard: ALL_TILES,
+            boneyard_len: 0,
+            next_draw: 0,
+            layout: Layout::new(rule),
+        }
+    }
+
+    /// Sets the boneyard, in drawing order (at most the 28 tiles, as a valid deal has).
+    fn set_boneyard(&mut self, tiles: &[Tile]) {
+        let len = tiles.len().min(SET_SIZE);
+        self.boneyard[..len].copy_from_slice(&tiles[..len]);
+        self.boneyard_len = len;
+        self.next_draw = 0;
+    }
 }
 
 /// The parts of a game in the middle of a hand (see [`Game::mid_hand`]).
@@ -194,6 +219,8 @@ pub struct Game {
     table: Table,
     events: Vec<Event>,
     hand_events: usize,
+    /// Whether events are kept (see [`Game::without_history`]).
+    history: bool,
 }
 
 impl Game {
@@ -207,15 +234,10 @@ impl Game {
             hand_no: 0,
             leader: 0,
             state: State::Dealing { leader: None },
-            table: Table {
-                hands: [TileSet::EMPTY; 4],
-                drawn: [TileSet::EMPTY; 4],
-                boneyard: Vec::new(),
-                next_draw: 0,
-                layout: Layout::new(rules.spinner),
-            },
+            table: Table::new(rules.spinner),
             events: Vec::new(),
             hand_events: 0,
+            history: true,
         })
     }
 
@@ -238,7 +260,7 @@ impl Game {
     /// A game in the middle of a hand, from parts already checked against each other (see
     /// [`Game::from_view`]). Its events begin at this moment.
     pub(crate) fn mid_hand(parts: MidHand) -> Game {
-        Game {
+        let mut game = Game {
             rules: parts.rules,
             number: parts.number,
             scores: parts.scores,
@@ -251,12 +273,28 @@ impl Game {
             table: Table {
                 hands: parts.hands,
                 drawn: parts.drawn,
-                boneyard: parts.boneyard,
-                next_draw: 0,
                 layout: parts.layout,
+                ..Table::new(parts.rules.spinner)
             },
             events: Vec::new(),
             hand_events: 0,
+            history: true,
+        };
+        game.table.set_boneyard(&parts.boneyard);
+        game
+    }
+
+    /// The same game, keeping no events from now on: for a search that plays out many copies of
+    /// a game, where the history would only cost copying. Its [`events`](Game::events) and its
+    /// views' `history` stay as they are now; the rules are played exactly as before.
+    pub fn without_history(mut self) -> Game {
+        self.history = false;
+        self
+    }
+
+    fn record(&mut self, event: Event) {
+        if self.history {
+            self.events.push(event);
         }
     }
 
@@ -309,7 +347,7 @@ impl Game {
 
     /// The boneyard still to draw, in order (hidden information).
     pub fn boneyard(&self) -> &[Tile] {
-        &self.table.boneyard[self.table.next_draw..]
+        &self.table.boneyard[self.table.next_draw..self.table.boneyard_len]
     }
 
     /// The tile a seat drew and must now play, if its turn began with a forced draw.
@@ -353,17 +391,16 @@ impl Game {
         self.table = Table {
             hands,
             drawn: [TileSet::EMPTY; 4],
-            boneyard: deal.boneyard.clone(),
-            next_draw: 0,
-            layout: Layout::new(self.rules.spinner),
+            ..Table::new(self.rules.spinner)
         };
+        self.table.set_boneyard(&deal.boneyard);
         self.hand_no += 1;
         self.leader = deal.leader;
         self.state = State::Turn {
             seat: deal.leader,
             drawn: None,
         };
-        self.events.push(Event::HandStart {
+        self.record(Event::HandStart {
             hand: self.hand_no,
             deal: Box::new(deal),
         });
@@ -433,7 +470,7 @@ impl Game {
         let sum = self.table.layout.place_checked(mv.tile, mv.end);
         self.table.hands[seat].remove(mv.tile);
         let points = points_of(sum);
-        self.events.push(Event::Play(Play {
+        self.record(Event::Play(Play {
             seat,
             tile: mv.tile,
             end: mv.end,
@@ -476,11 +513,11 @@ impl Game {
                 self.state = State::Turn { seat, drawn: None };
                 return;
             }
-            while let Some(&tile) = self.table.boneyard.get(self.table.next_draw) {
+            while let Some(&tile) = self.boneyard().first() {
                 self.table.next_draw += 1;
                 self.table.hands[seat].insert(tile);
                 self.table.drawn[seat].insert(tile);
-                self.events.push(Event::Draw { seat, tile });
+                self.record(Event::Draw { seat, tile });
                 if playable.contains(tile) {
                     self.state = State::Turn {
                         seat,
@@ -494,7 +531,7 @@ impl Game {
                 self.end_hand(HandEnding::Blocked);
                 return;
             }
-            self.events.push(Event::Pass { seat });
+            self.record(Event::Pass { seat });
             seat = self.rules.next_seat(seat);
         }
     }
@@ -511,7 +548,7 @@ impl Game {
             HandEnding::WentOut { seat } => Some(seat),
             HandEnding::Blocked => None,
         };
-        self.events.push(Event::HandEnd(Box::new(HandSummary {
+        self.record(Event::HandEnd(Box::new(HandSummary {
             hand: self.hand_no,
             ending,
             hands: hands.iter().map(|h| h.iter().collect()).collect(),
@@ -543,7 +580,7 @@ impl Game {
             scores,
             ranks,
         };
-        self.events.push(Event::GameEnd(Box::new(result.clone())));
+        self.record(Event::GameEnd(Box::new(result.clone())));
         self.state = State::Over(result);
     }
 }

@@ -94,16 +94,16 @@ fn hands(view: &View, guess: &Guess) -> Result<[TileSet; 4], GuessError> {
         });
     }
     let mut hands = [TileSet::EMPTY; 4];
-    for seat in 0..players {
-        hands[seat] = if seat == view.seat {
+    for (seat, hand) in hands.iter_mut().enumerate().take(players) {
+        *hand = if seat == view.seat {
             view.hand.iter().copied().collect()
         } else {
             guess.hands[seat]
         };
-        if hands[seat].len() != view.hand_sizes[seat] {
+        if hand.len() != view.hand_sizes[seat] {
             return Err(GuessError::HandSize {
                 seat,
-                got: hands[seat].len(),
+                got: hand.len(),
                 expected: view.hand_sizes[seat],
             });
         }

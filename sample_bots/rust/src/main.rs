@@ -9,8 +9,8 @@
 //!
 //! It speaks protocol v1 (see `protocol.md`): one JSON object a line on stdin, parsed as
 //! [`allfives_engine::protocol::ToBot`]; one answer a line on stdout, an
-//! [`allfives_engine::protocol::FromBot`], flushed at once. It answers `hello` and `turn`, reads the game
-//! number from `game_start`, ignores the other messages and exits on `bye` or end of input.
+//! [`allfives_engine::protocol::FromBot`], flushed at once. It answers `hello` and `turn`, ignores
+//! the other messages and exits on `bye` or end of input.
 //!
 //! How it plays (each turn, from the [`View`](allfives_engine::View) alone: it keeps no state between
 //! turns, and uses nothing it is not told):
@@ -18,7 +18,7 @@
 //!    drew or passed holds no tile matching the ends of that moment, which narrows their hand.
 //! 2. It deals those hidden tiles at random into the other hands (by their known sizes) and the
 //!    boneyard, 40 times (seeded from the game number, seat and position: reproducible).
-//! 3. [`search`]: on each deal it plays each legal move and looks 5 turns further, every seat
+//! 3. [`search`]: on each deal it plays each legal move and looks 5 decisions further (the engine making every forced draw and pass), every seat
 //!    playing the best move for its side (partners help each other; alpha-beta with two sides,
 //!    max-n with three or four), scoring exactly as the rules do: points on the table, the
 //!    end-of-hand penalty or bonus, and a large bonus for reaching the target. Where it stops,
@@ -98,7 +98,6 @@ fn main() -> io::Result<()> {
     };
     let stdin = io::stdin().lock();
     let mut stdout = io::stdout().lock();
-    let mut game = 0;
     for line in stdin.lines() {
         let line = line?;
         let message: ToBot = match serde_json::from_str(&line) {
@@ -115,10 +114,6 @@ fn main() -> io::Result<()> {
                 name: Some(name.clone()),
                 protocol: Some(PROTOCOL_VERSION),
             },
-            ToBot::GameStart { game: number, .. } => {
-                game = number;
-                continue;
-            }
             ToBot::Turn {
                 id,
                 view,
@@ -127,13 +122,14 @@ fn main() -> io::Result<()> {
                 // Keep two thirds of the time left as a margin (see `strategy::choose`).
                 let start = Instant::now();
                 let deadline = start + Duration::from_millis(time_left_ms / 3);
-                let Some(decision) = strategy::choose(&view, game, &params, Some(deadline)) else {
+                let Some(decision) = strategy::choose(&view, &params, Some(deadline)) else {
                     eprintln!("strong_bot: turn {id} offers no legal move");
                     continue;
                 };
                 if stats {
                     eprintln!(
-                        "strong_bot: game {game} hand {} turn {id}: {} moves, depth {}, {} nodes, {:.3} ms",
+                        "strong_bot: game {} hand {} turn {id}: {} moves, depth {}, {} nodes, {:.3} ms",
+                        view.game,
                         view.hand_number,
                         view.legal.len(),
                         decision.depth,
@@ -150,7 +146,8 @@ fn main() -> io::Result<()> {
                 }
             }
             ToBot::Bye => break,
-            ToBot::HandStart { .. } | ToBot::Event { .. } | ToBot::HandEnd { .. } => continue,
+            ToBot::GameStart { .. } | ToBot::HandStart { .. } | ToBot::Event { .. } => continue,
+            ToBot::HandEnd { .. } => continue,
             ToBot::GameEnd { .. } => continue,
         };
         serde_json::to_writer(&mut stdout, &reply)?;

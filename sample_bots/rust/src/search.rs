@@ -1,19 +1,20 @@
 //! A short look-ahead over one determinization of the hand.
 //!
 //! Given every hand and the boneyard's order (a [`Sample`]), the rest of the hand is a game of
-//! perfect information. [`Search`] plays it out a few turns deep, every seat choosing the move
-//! that is best for its side (its side's value minus the mean of the other sides' values), with
-//! the engine's own rules for forced draws, passes, going out, blocked hands and reaching the
-//! target. Where the look-ahead stops, a hand is worth its side's points so far minus a guess at
-//! what its remaining tiles will cost ([`Weights`]).
+//! perfect information: the engine's own [`Game`], rebuilt from the view and the sample with
+//! [`Game::from_view`], plays it with the real rules for forced draws, passes, going out, blocked
+//! hands, end-of-hand scoring and reaching the target. [`Search`] plays it out a few decisions
+//! deep, every seat choosing the move that is best for its side (its side's value minus the mean
+//! of the other sides' values). Where the look-ahead stops, a hand is worth its side's points so
+//! far minus a guess at what its remaining tiles will cost ([`Weights`]).
 //!
 //! With two sides (two players, or two partnerships) the game is zero-sum and the search is
 //! alpha-beta, trying the moves that score most first; with three or four sides it is max-n.
 
-use allfives_engine::game::{HandEnding, hand_points, winner_after_hand};
-use allfives_engine::layout::{EndId, Layout, points_of};
-use allfives_engine::rules::{Finish, Rules, Seat};
-use allfives_engine::tile::{Tile, TileSet};
+use allfives_engine::game::{GameEnding, Move, Status};
+use allfives_engine::rules::Seat;
+use allfives_engine::view::View;
+use allfives_engine::{Game, Guess, GuessError};
 
 use crate::belief::Sample;
 
@@ -35,174 +36,187 @@ pub struct Weights {
     pub tiles: f32,
 }
 
-/// The state of the hand inside the search. Cheap to clone: the layout is a fixed-size array.
-#[derive(Clone)]
-struct State {
-    layout: Layout,
-    hands: [TileSet; 4],
-    /// How many boneyard tiles have been drawn (the boneyard itself lives in [`Search`]).
-    drawn: usize,
-    /// Points each side scored since the search began.
-    gains: [i32; SIDES],
-}
-
-/// What a seat may do at the start of its turn.
-enum Turn {
-    /// Play one of these tiles (after drawing, if it had to).
-    Play(State, TileSet),
-    /// Pass: nothing plays and the boneyard is empty.
-    Pass(State),
-    /// Nobody can play: the hand is blocked, with these final values.
-    Over(Values),
-}
-
-/// How a move in the search ended.
+/// Where a position stands.
 enum Outcome {
-    /// Play goes on with the next seat.
-    Continue,
+    /// `seat` is to choose a move, after `passes` seats passed (each pass counts as a turn
+    /// of the look-ahead, as a move does).
+    Turn {
+        /// The seat to choose.
+        seat: Seat,
+        /// Seats that passed since the last move.
+        passes: u32,
+    },
     /// The hand (or the game) is over; the values are final.
     Over(Values),
 }
 
+/// The positions after each move from one position, and the order to try them in.
+struct Children {
+    /// Each child with where it stands.
+    games: Vec<(Game, Outcome)>,
+    /// Minus the mover's side's score after the move, and the child's index: best first.
+    order: Vec<(i32, usize)>,
+}
+
+impl Children {
+    /// The children, best first.
+    fn in_order(&self) -> impl Iterator<Item = &(Game, Outcome)> {
+        self.order.iter().map(|&(_, i)| &self.games[i])
+    }
+}
+
 /// A look-ahead over one determinization.
-pub struct Search<'a> {
-    rules: &'a Rules,
-    /// Each side's score when the search began.
-    scores: &'a [i32],
-    boneyard: &'a [Tile],
+pub struct Search {
+    /// The game at the root, the hidden tiles dealt as the sample says.
+    root: Game,
+    /// Each side's score at the root.
+    start: Values,
     weights: Weights,
-    root: State,
     /// Positions visited, for measuring.
     pub nodes: u64,
 }
 
-impl<'a> Search<'a> {
-    /// A search from `layout` with the sample's hands and boneyard.
-    pub fn new(
-        rules: &'a Rules,
-        scores: &'a [i32],
-        layout: &Layout,
-        sample: &'a Sample,
-        weights: Weights,
-    ) -> Search<'a> {
-        Search {
-            rules,
-            scores,
-            boneyard: &sample.boneyard,
-            weights,
-            root: State {
-                layout: layout.clone(),
-                hands: sample.hands,
-                drawn: 0,
-                gains: [0; SIDES],
-            },
-            nodes: 0,
+impl Search {
+    /// A search from `view` with the sample's hands and boneyard.
+    pub fn new(view: &View, sample: &Sample, weights: Weights) -> Result<Search, GuessError> {
+        let guess = Guess {
+            hands: sample.hands[..view.rules.players].to_vec(),
+            boneyard: sample.boneyard.clone(),
+        };
+        let root = Game::from_view(view, &guess)?.without_history();
+        let mut start = [0.0; SIDES];
+        for (v, &s) in start.iter_mut().zip(root.scores()) {
+            *v = s as f32;
         }
+        Ok(Search {
+            root,
+            start,
+            weights,
+            nodes: 0,
+        })
     }
 
-    /// How good it is for `seat`'s side that `seat` plays `tile` on `end` now, looking `depth`
-    /// more turns ahead: its side's value against the mean of the other sides' values.
-    pub fn utility_of(&mut self, seat: Seat, tile: Tile, end: Option<EndId>, depth: u32) -> f32 {
-        let mut state = self.root.clone();
-        let next = self.rules.next_seat(seat);
-        let side = self.rules.side_of(seat);
-        match self.play(&mut state, seat, tile, end) {
-            Outcome::Over(values) => self.utility(&values, seat),
+    /// How good it is for `seat`'s side that `seat` plays `mv` now, looking `depth` more
+    /// decisions ahead: its side's value against the mean of the other sides' values.
+    pub fn utility_of(&mut self, seat: Seat, mv: Move, depth: u32) -> f32 {
+        let mut game = self.root.clone();
+        if game.play(seat, mv).is_err() {
+            // Only legal moves reach here; value an impossible one as hopeless for its side.
+            let mut values = self.estimate(&game);
+            values[game.rules().side_of(seat)] -= WIN;
+            return self.utility(&game, &values, seat);
+        }
+        let two_sides = game.rules().sides() == 2;
+        match self.outcome(&game, seat) {
+            Outcome::Over(values) => self.utility(&game, &values, seat),
             // Two sides: a zero-sum game, where alpha-beta pruning gives the same answer faster.
-            Outcome::Continue if self.rules.sides() == 2 => {
-                let v = self.alpha_beta(&state, next, depth, f32::NEG_INFINITY, f32::INFINITY);
-                if side == 0 { v } else { -v }
+            Outcome::Turn { seat: next, passes } if two_sides => {
+                let Some(depth) = self.past_passes(passes, depth) else {
+                    let v = self.estimate(&game);
+                    return self.utility(&game, &v, seat);
+                };
+                let v = self.alpha_beta(&game, next, depth, f32::NEG_INFINITY, f32::INFINITY);
+                if game.rules().side_of(seat) == 0 {
+                    v
+                } else {
+                    -v
+                }
             }
-            Outcome::Continue => {
-                let values = self.max_n(&state, next, depth);
-                self.utility(&values, seat)
+            Outcome::Turn { seat: next, passes } => {
+                let values = match self.past_passes(passes, depth) {
+                    Some(depth) => self.max_n(&game, next, depth),
+                    None => self.estimate(&game),
+                };
+                self.utility(&game, &values, seat)
             }
         }
     }
 
     /// `seat`'s utility: its side's value against the mean of the others'.
-    fn utility(&self, values: &Values, seat: Seat) -> f32 {
-        let sides = self.rules.sides();
-        let mine = self.rules.side_of(seat);
+    fn utility(&self, game: &Game, values: &Values, seat: Seat) -> f32 {
+        let sides = game.rules().sides();
+        let mine = game.rules().side_of(seat);
         let others: f32 = (0..sides).filter(|&s| s != mine).map(|s| values[s]).sum();
         values[mine] - others / (sides - 1) as f32
     }
 
-    /// Starts `seat`'s turn: draws for it if nothing plays, and says what it may do.
-    fn begin_turn(&self, state: &State, seat: Seat) -> Turn {
-        let playable = state.layout.playable();
-        let mut state = state.clone();
-        let candidates = state.hands[seat].intersection(playable);
-        if !candidates.is_empty() {
-            return Turn::Play(state, candidates);
-        }
-        // No tile plays: draw until one does (it must be played), or pass on an empty boneyard.
-        while let Some(&tile) = self.boneyard.get(state.drawn) {
-            state.drawn += 1;
-            state.hands[seat].insert(tile);
-            if playable.contains(tile) {
-                return Turn::Play(state, TileSet::from_iter([tile]));
+    /// Who is to choose after `mover` played, or the final values if the hand or the game is
+    /// over. The engine has already made every forced draw and pass and scored an ended hand.
+    fn outcome(&self, game: &Game, mover: Seat) -> Outcome {
+        match game.status() {
+            Status::ToPlay { seat } => {
+                let players = game.rules().players;
+                let passes = (seat + players - mover - 1) % players;
+                Outcome::Turn {
+                    seat,
+                    passes: passes as u32,
+                }
             }
-        }
-        let players = self.rules.players;
-        let blocked = state.hands[..players]
-            .iter()
-            .all(|h| h.intersection(playable).is_empty());
-        if blocked {
-            Turn::Over(self.hand_over(&state, None))
-        } else {
-            Turn::Pass(state)
+            Status::Dealing { .. } => Outcome::Over(self.gains(game)),
+            Status::Over(result) => {
+                let mut values = self.gains(game);
+                if let GameEnding::Target { side } = result.ending {
+                    values[side] += WIN;
+                }
+                Outcome::Over(values)
+            }
         }
     }
 
-    /// Every move of `seat` from `state`, each with the state after it, most points first (so
+    /// Every move of `seat` from `game`, each with the game after it, most points first (so
     /// that alpha-beta meets good moves early).
-    fn children(&self, state: &State, seat: Seat, tiles: TileSet) -> Vec<(State, Outcome)> {
-        let mut children = Vec::new();
-        for tile in tiles.iter() {
-            state.layout.for_each_fit(tile, |end| {
-                let mut child = state.clone();
-                let outcome = self.play(&mut child, seat, tile, end);
-                children.push((child, outcome));
-            });
+    fn children(&self, game: &Game, seat: Seat) -> Children {
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let side = game.rules().side_of(seat);
+        let mut children = Children {
+            games: Vec::with_capacity(moves.len()),
+            order: Vec::with_capacity(moves.len()),
+        };
+        for mv in moves {
+            let mut child = game.clone();
+            if child.play(seat, mv).is_ok() {
+                let outcome = self.outcome(&child, seat);
+                children
+                    .order
+                    .push((-child.scores()[side], children.games.len()));
+                children.games.push((child, outcome));
+            }
         }
-        let side = self.rules.side_of(seat);
-        children.sort_by_key(|(child, _)| std::cmp::Reverse(child.gains[side]));
+        // Sorting small keys, not whole games, saves moving the games about.
+        children.order.sort_unstable();
         children
     }
 
-    /// The values after `seat` and the seats after it play `depth` turns, each seat choosing
+    /// The values after `seat` and the seats after it make `depth` decisions, each seat choosing
     /// what is best for its side (max-n search, for three or four sides).
-    fn max_n(&mut self, state: &State, seat: Seat, depth: u32) -> Values {
+    fn max_n(&mut self, game: &Game, seat: Seat, depth: u32) -> Values {
         self.nodes += 1;
         if depth == 0 {
-            return self.estimate(state);
+            return self.estimate(game);
         }
-        let next = self.rules.next_seat(seat);
-        let (state, tiles) = match self.begin_turn(state, seat) {
-            Turn::Play(state, tiles) => (state, tiles),
-            Turn::Pass(state) => return self.max_n(&state, next, depth - 1),
-            Turn::Over(values) => return values,
-        };
         let mut best: Option<(f32, Values)> = None;
-        for (child, outcome) in self.children(&state, seat, tiles) {
-            let values = match outcome {
+        for (child, outcome) in self.children(game, seat).in_order() {
+            let values = match *outcome {
                 Outcome::Over(values) => values,
-                Outcome::Continue => self.max_n(&child, next, depth - 1),
+                Outcome::Turn { seat: next, passes } => match self.past_passes(passes, depth - 1) {
+                    Some(depth) => self.max_n(child, next, depth),
+                    None => self.estimate(child),
+                },
             };
-            let u = self.utility(&values, seat);
+            let u = self.utility(game, &values, seat);
             if best.as_ref().is_none_or(|(b, _)| u > *b) {
                 best = Some((u, values));
             }
         }
-        best.map_or_else(|| self.estimate(&state), |(_, values)| values)
+        best.map_or_else(|| self.estimate(game), |(_, values)| values)
     }
 
-    /// Side 0's value minus side 1's after `depth` more turns from `seat`, side 0 maximizing
+    /// Side 0's value minus side 1's after `depth` more decisions from `seat`, side 0 maximizing
     /// and side 1 minimizing, within the window `alpha..beta` (two sides only).
     fn alpha_beta(
         &mut self,
-        state: &State,
+        game: &Game,
         seat: Seat,
         depth: u32,
         mut alpha: f32,
@@ -211,24 +225,21 @@ impl<'a> Search<'a> {
         self.nodes += 1;
         let diff = |v: Values| v[0] - v[1];
         if depth == 0 {
-            return diff(self.estimate(state));
+            return diff(self.estimate(game));
         }
-        let next = self.rules.next_seat(seat);
-        let (state, tiles) = match self.begin_turn(state, seat) {
-            Turn::Play(state, tiles) => (state, tiles),
-            Turn::Pass(state) => return self.alpha_beta(&state, next, depth - 1, alpha, beta),
-            Turn::Over(values) => return diff(values),
-        };
-        let maximizing = self.rules.side_of(seat) == 0;
+        let maximizing = game.rules().side_of(seat) == 0;
         let mut best = if maximizing {
             f32::NEG_INFINITY
         } else {
             f32::INFINITY
         };
-        for (child, outcome) in self.children(&state, seat, tiles) {
-            let v = match outcome {
+        for (child, outcome) in self.children(game, seat).in_order() {
+            let v = match *outcome {
                 Outcome::Over(values) => diff(values),
-                Outcome::Continue => self.alpha_beta(&child, next, depth - 1, alpha, beta),
+                Outcome::Turn { seat: next, passes } => match self.past_passes(passes, depth - 1) {
+                    Some(depth) => self.alpha_beta(child, next, depth, alpha, beta),
+                    None => diff(self.estimate(child)),
+                },
             };
             if maximizing {
                 best = best.max(v);
@@ -244,71 +255,32 @@ impl<'a> Search<'a> {
         best
     }
 
-    /// Places a tile for `seat`, scores it, and says whether the hand or game is over.
-    fn play(&self, state: &mut State, seat: Seat, tile: Tile, end: Option<EndId>) -> Outcome {
-        let Ok(sum) = state.layout.place(tile, end) else {
-            // Only legal moves reach here; value an impossible one as hopeless for its side.
-            let mut values = self.estimate(state);
-            values[self.rules.side_of(seat)] -= WIN;
-            return Outcome::Over(values);
-        };
-        state.hands[seat].remove(tile);
-        let side = self.rules.side_of(seat);
-        state.gains[side] += points_of(sum) as i32;
-        let immediate = self.rules.finish == Finish::Immediate;
-        if immediate && self.scores[side] + state.gains[side] >= self.rules.target {
-            let mut values = self.totals(state);
-            values[side] += WIN;
-            return Outcome::Over(values);
-        }
-        if state.hands[seat].is_empty() {
-            return Outcome::Over(self.hand_over(state, Some(seat)));
-        }
-        Outcome::Continue
+    /// The depth left after `passes` seats passed with `depth` to go, `None` if the look-ahead
+    /// ends among them. Each pass is a position of the look-ahead, as a move is: the budget and
+    /// the depths stay those the bot was tuned with.
+    fn past_passes(&mut self, passes: u32, depth: u32) -> Option<u32> {
+        self.nodes += u64::from(passes.min(depth + 1));
+        depth.checked_sub(passes)
     }
 
-    /// Each side's points gained so far.
-    fn totals(&self, state: &State) -> Values {
+    /// Each side's points gained since the root.
+    fn gains(&self, game: &Game) -> Values {
         let mut values = [0.0; SIDES];
-        for (v, g) in values.iter_mut().zip(state.gains) {
-            *v = g as f32;
+        for ((v, &s), start) in values.iter_mut().zip(game.scores()).zip(self.start) {
+            *v = s as f32 - start;
         }
         values
     }
 
     /// Values where the look-ahead stops: points gained, less the expected cost of the tiles held.
-    fn estimate(&self, state: &State) -> Values {
-        let mut values = self.totals(state);
-        for seat in 0..self.rules.players {
-            let hand = state.hands[seat];
+    fn estimate(&self, game: &Game) -> Values {
+        let mut values = self.gains(game);
+        let rules = game.rules();
+        for seat in 0..rules.players {
+            let hand = game.hand(seat);
             let cost =
                 self.weights.pips * hand.pips() as f32 + self.weights.tiles * hand.len() as f32;
-            values[self.rules.side_of(seat)] -= cost;
-        }
-        values
-    }
-
-    /// Final values of a hand that ended: went out (`Some(seat)`) or blocked (`None`), scored
-    /// exactly as the rules score it, with [`WIN`] to a side that thereby wins the game.
-    fn hand_over(&self, state: &State, out: Option<Seat>) -> Values {
-        let rules = self.rules;
-        let sides = rules.sides();
-        let pips: Vec<u32> = (0..rules.players).map(|s| state.hands[s].pips()).collect();
-        let ending = match out {
-            Some(seat) => HandEnding::WentOut { seat },
-            None => HandEnding::Blocked,
-        };
-        // The engine's own end-of-hand scoring, so that the bot's arithmetic cannot drift.
-        let points = hand_points(rules, ending, &pips);
-        let mut values = self.totals(state);
-        for side in 0..sides {
-            values[side] += points[side] as f32;
-        }
-        let finals: Vec<i32> = (0..sides)
-            .map(|s| self.scores[s] + state.gains[s] + points[s])
-            .collect();
-        if let Some(w) = winner_after_hand(rules, &finals) {
-            values[w] += WIN;
+            values[rules.side_of(seat)] -= cost;
         }
         values
     }
@@ -317,13 +289,16 @@ impl<'a> Search<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use allfives_engine::layout::Placement;
+    use allfives_engine::layout::{EndId, Layout, Placement};
+    use allfives_engine::rules::Rules;
+    use allfives_engine::tile::{Tile, TileSet};
 
     fn tile(a: u8, b: u8) -> Tile {
         Tile::new(a, b).expect("a valid tile")
     }
 
-    /// A search on `layout` (built from `placed`) with these hands and an empty boneyard.
+    /// Seat 0's utility of playing `play` on a line of `placed` tiles, with these hands and
+    /// scores; the tiles nobody holds are in the boneyard.
     fn utility(
         rules: Rules,
         scores: &[i32],
@@ -340,14 +315,29 @@ mod tests {
             })
             .collect();
         let layout = Layout::from_placements(rules.spinner, &placements).expect("a valid layout");
+        let held = hands.map(|h| h.iter().copied().collect::<TileSet>());
+        let boneyard: Vec<Tile> = held[0]
+            .union(held[1])
+            .union(layout.tiles())
+            .complement()
+            .iter()
+            .collect();
+        let mut game = Game::new(rules).expect("valid rules");
+        game.deal(&mut <rand::rngs::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0))
+            .expect("a deal");
+        let mut view = game.view(0);
+        view.turn = Some(0);
+        view.forced = None;
+        view.drawn = Vec::new();
+        view.history = Vec::new();
+        view.layout = placements;
+        view.hand = held[0].iter().collect();
+        view.hand_sizes = vec![held[0].len(), held[1].len()];
+        view.boneyard = boneyard.len();
+        view.scores = scores.to_vec();
         let sample = Sample {
-            hands: [
-                hands[0].iter().copied().collect(),
-                hands[1].iter().copied().collect(),
-                TileSet::EMPTY,
-                TileSet::EMPTY,
-            ],
-            boneyard: Vec::new(),
+            hands: [held[0], held[1], TileSet::EMPTY, TileSet::EMPTY],
+            boneyard,
         };
         let weights = Weights {
             pips: 0.0,
@@ -355,8 +345,8 @@ mod tests {
         };
         let mut end = None;
         layout.for_each_fit(play, |e| end = end.or(e));
-        let mut search = Search::new(&rules, scores, &layout, &sample, weights);
-        search.utility_of(0, play, end, 4)
+        let mut search = Search::new(&view, &sample, weights).expect("a consistent sample");
+        search.utility_of(0, Move { tile: play, end }, 4)
     }
 
     #[test]

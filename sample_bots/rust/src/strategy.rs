@@ -2,12 +2,11 @@
 
 use std::time::Instant;
 
-use allfives_engine::layout::Layout;
 use allfives_engine::view::{Choice, View};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
-use crate::belief::{Belief, Sample};
+use crate::belief::Belief;
 use crate::search::{Search, Weights};
 
 /// The bot's settings.
@@ -63,18 +62,13 @@ pub fn greedy(view: &View) -> Option<Choice> {
         .map(|(_, c)| c)
 }
 
-/// The move to play in `view` (`None` only if the view offers none). `game` (the game's number)
-/// seeds the sampling with the seat and the position, so that a match can be replayed exactly.
+/// The move to play in `view` (`None` only if the view offers none). The game's number, the
+/// seat and the position seed the sampling, so that a match can be replayed exactly.
 ///
 /// Past `deadline` it stops trying more determinizations and decides on those done: a safety
 /// net for slow machines and unoptimised builds, which a release build does not reach with the
 /// default settings and clock (so that its play stays reproducible).
-pub fn choose(
-    view: &View,
-    game: u32,
-    params: &Params,
-    deadline: Option<Instant>,
-) -> Option<Decision> {
+pub fn choose(view: &View, params: &Params, deadline: Option<Instant>) -> Option<Decision> {
     let unsearched = |choice| Decision {
         choice,
         depth: 0,
@@ -83,33 +77,35 @@ pub fn choose(
     if view.legal.len() <= 1 {
         return view.legal.first().copied().map(unsearched);
     }
-    let (Some(belief), Ok(layout)) = (
-        Belief::from_view(view),
-        Layout::from_placements(view.rules.spinner, &view.layout),
-    ) else {
+    let Some(belief) = Belief::from_view(view) else {
         return greedy(view).map(unsearched);
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(seed(view, game));
+    let mut rng = ChaCha8Rng::seed_from_u64(seed(view));
     // With nothing hidden every determinization is the same deal: one will do.
     let count = if belief.hidden_count() == 0 {
         1
     } else {
         params.samples.max(1)
     };
-    let samples: Vec<Sample> = (0..count).map(|_| belief.sample(&mut rng)).collect();
+    let searches: Result<Vec<Search>, _> = (0..count)
+        .map(|_| Search::new(view, &belief.sample(&mut rng), params.weights))
+        .collect();
+    let Ok(mut searches) = searches else {
+        return greedy(view).map(unsearched);
+    };
 
     // Each move's total utility over the samples, at a depth that keeps within the budget.
     let mut depth = params.depth;
-    let (mut totals, mut nodes) = evaluate(view, &layout, &samples[0], depth, params);
+    let (mut totals, mut nodes) = evaluate(view, &mut searches[0], depth);
     while depth > 1 && nodes * count as u64 > params.budget {
         depth -= 1;
-        (totals, nodes) = evaluate(view, &layout, &samples[0], depth, params);
+        (totals, nodes) = evaluate(view, &mut searches[0], depth);
     }
-    for sample in &samples[1..] {
+    for search in &mut searches[1..] {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let (utilities, n) = evaluate(view, &layout, sample, depth, params);
+        let (utilities, n) = evaluate(view, search, depth);
         for (total, u) in totals.iter_mut().zip(utilities) {
             *total += u;
         }
@@ -135,24 +131,18 @@ pub fn choose(
 }
 
 /// Each legal move's utility on one determinization, and the positions visited.
-fn evaluate(
-    view: &View,
-    layout: &Layout,
-    sample: &Sample,
-    depth: u32,
-    params: &Params,
-) -> (Vec<f32>, u64) {
-    let mut search = Search::new(&view.rules, &view.scores, layout, sample, params.weights);
+fn evaluate(view: &View, search: &mut Search, depth: u32) -> (Vec<f32>, u64) {
+    search.nodes = 0;
     let utilities = view
         .legal
         .iter()
-        .map(|c| search.utility_of(view.seat, c.tile, c.end, depth))
+        .map(|c| search.utility_of(view.seat, c.to_move(), depth))
         .collect();
     (utilities, search.nodes)
 }
 
 /// A seed from the game, the seat and the position (SplitMix64 over the numbers).
-fn seed(view: &View, game: u32) -> u64 {
+fn seed(view: &View) -> u64 {
     let mix = |x: u64| {
         let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -165,7 +155,7 @@ fn seed(view: &View, game: u32) -> u64 {
         view.history.len() as u64,
     ]
     .into_iter()
-    .fold(mix(u64::from(game)), |acc, x| mix(acc ^ x))
+    .fold(mix(u64::from(view.game)), |acc, x| mix(acc ^ x))
 }
 
 #[cfg(test)]
@@ -183,7 +173,9 @@ mod tests {
             ..Params::default()
         };
         for g in 0..games {
-            let mut game = Game::new(rules).expect("valid rules");
+            let mut game = Game::new(rules)
+                .expect("valid rules")
+                .numbered(g as u32 + 1);
             let mut rng = ChaCha8Rng::seed_from_u64(g);
             while game.result().is_none() {
                 let Status::ToPlay { seat } = game.status() else {
@@ -193,8 +185,8 @@ mod tests {
                 let view = game.view(seat);
                 let choice = if seat % 2 == 0 {
                     assert!(Belief::from_view(&view).is_some(), "unreadable: {view:?}");
-                    let decision = choose(&view, g as u32, &params, None).expect("a move");
-                    let again = choose(&view, g as u32, &params, None).expect("a move");
+                    let decision = choose(&view, &params, None).expect("a move");
+                    let again = choose(&view, &params, None).expect("a move");
                     assert_eq!(decision, again, "the same view gives the same move");
                     assert!(view.legal.contains(&decision.choice));
                     decision.choice

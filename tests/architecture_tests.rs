@@ -1,0 +1,64 @@
+//! The house's walls, checked: no folder imports a part above it (docs/architecture.md), and the
+//! engine crate depends on nothing that does I/O, async, processes or the command line.
+
+use std::fs;
+use std::path::Path;
+
+use crate::harness::root;
+
+/// Every `.rs` file under `dir`, with its text.
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).expect("a source folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = fs::read_to_string(&path).expect("a readable source file");
+            found.push((path.display().to_string(), text));
+        }
+    }
+    found
+}
+
+/// Fails naming each file under `src/{folder}` that mentions one of `above`.
+fn assert_never_reaches(folder: &str, above: &[&str]) {
+    let offenders: Vec<String> = sources(&root().join("src").join(folder))
+        .into_iter()
+        .flat_map(|(file, text)| {
+            above
+                .iter()
+                .filter(|a| text.contains(&format!("crate::{a}")))
+                .map(|a| format!("{file} uses crate::{a}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+#[test]
+fn no_folder_reaches_up() {
+    assert_never_reaches("bot", &["cli", "referee", "check", "gamelog"]);
+    assert_never_reaches("gamelog", &["cli", "referee", "check"]);
+    assert_never_reaches("referee", &["cli", "check"]);
+    assert_never_reaches("check", &["cli"]);
+}
+
+#[test]
+fn the_engine_cannot_reach_a_clock_a_file_or_a_process() {
+    let manifest = fs::read_to_string(root().join("crates/engine/Cargo.toml")).expect("manifest");
+    for shell in ["tokio", "clap", "nix", "tracing", "anyhow", "allfives ="] {
+        assert!(!manifest.contains(shell), "the engine depends on {shell}");
+    }
+    for (file, text) in sources(&root().join("crates/engine/src")) {
+        for io in [
+            "std::fs",
+            "std::process",
+            "std::net",
+            "std::time",
+            "std::thread",
+        ] {
+            assert!(!text.contains(io), "{file} uses {io}");
+        }
+    }
+}
