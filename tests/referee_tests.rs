@@ -1181,21 +1181,13 @@ fn bots_are_named_after_their_hello() {
         &[bot.clone(), bot],
         &["--seed", SEED, "--max-hands", "1"],
     );
-    let names: Vec<&str> = report["totals"]
-        .as_array()
-        .expect("totals")
-        .iter()
-        .map(|t| t["bot"].as_str().expect("a name"))
-        .collect();
-    assert_eq!(names, ["greedy-js", "greedy-js#2"]);
-    let header = &log_lines(&sb.log(1))[0];
-    let seated: Vec<&str> = header["seats"]
-        .as_array()
-        .expect("seats")
-        .iter()
-        .map(|s| s["bot"].as_str().expect("a name"))
-        .collect();
-    assert_eq!(seated, ["greedy-js", "greedy-js#2"]);
+    let names = |list: &Value| -> Vec<String> {
+        let entries = list.as_array().expect("a list of bots");
+        entries.iter().map(|e| e["bot"].to_string()).collect()
+    };
+    let expected = [r#""greedy-js""#, r#""greedy-js#2""#];
+    assert_eq!(names(&report["totals"]), expected);
+    assert_eq!(names(&log_lines(&sb.log(1))[0]["seats"]), expected);
     assert!(sb.logs().join("greedy_bot#2.stderr").is_file());
     sb.assert_no_bot_left();
 }

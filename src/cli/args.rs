@@ -366,7 +366,7 @@ impl MatchArgs {
                 "--no-teams does nothing with {players} bots (partnerships need 4)"
             ));
         }
-        let rounds_cut = self.games > 1 && self.games % players as u32 != 0;
+        let rounds_cut = self.games > 1 && !self.games.is_multiple_of(players as u32);
         if rounds_cut && !self.no_rotate {
             warnings.push(format!(
                 "{} games with {players} bots leave the last deal without all its seatings: \
