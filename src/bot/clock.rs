@@ -24,6 +24,19 @@ pub struct Clocks {
 }
 
 impl Clocks {
+    /// Time controls from milliseconds, as the command line gives them; the error is a sentence
+    /// for the user.
+    pub fn from_ms(startup: u64, per_move: u64, bank: u64) -> Result<Clocks, String> {
+        if startup == 0 || per_move == 0 {
+            return Err("--move-ms and --startup-ms must be above 0".to_string());
+        }
+        Ok(Clocks {
+            startup: Duration::from_millis(startup),
+            per_move: Duration::from_millis(per_move),
+            bank: Duration::from_millis(bank),
+        })
+    }
+
     /// The controls as bots are told them.
     pub fn info(&self) -> ClockInfo {
         ClockInfo {

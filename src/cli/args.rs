@@ -1,7 +1,6 @@
 //! The command line: raw arguments (clap) and their checking into a [`MatchConfig`].
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -287,9 +286,7 @@ impl MatchArgs {
         if self.games == 0 {
             return Err("--games must be at least 1".into());
         }
-        if self.move_ms == 0 || self.startup_ms == 0 {
-            return Err("--move-ms and --startup-ms must be above 0".into());
-        }
+        let clocks = Clocks::from_ms(self.startup_ms, self.move_ms, self.bank_ms)?;
         if self.max_faults == 0 {
             return Err("--max-faults must be at least 1".into());
         }
@@ -315,11 +312,7 @@ impl MatchArgs {
             games: self.games,
             seed,
             rotate: !self.no_rotate,
-            clocks: Clocks {
-                startup: Duration::from_millis(self.startup_ms),
-                per_move: Duration::from_millis(self.move_ms),
-                bank: Duration::from_millis(self.bank_ms),
-            },
+            clocks,
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
                 OnFault::Fallback => FaultPolicy::Fallback {

@@ -4,16 +4,15 @@
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
 //! 130 interrupted.
 
-use std::time::Duration;
+use std::io::Write;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
+use clap::CommandFactory;
 
 use crate::bot::clock::Clocks;
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
-use clap::CommandFactory;
-
 use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
@@ -66,7 +65,6 @@ fn man_command(args: &ManArgs) -> u8 {
     if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
         return fail(FAILED, format!("cannot render the manual page: {e}"));
     }
-    use std::io::Write;
     match std::io::stdout().write_all(&out) {
         Ok(()) => 0,
         Err(e) => fail(FAILED, format!("cannot write the manual page: {e}")),
@@ -91,32 +89,21 @@ fn match_command(args: &MatchArgs) -> u8 {
         Err(code) => return code,
     };
     let json = args.json;
-    let outcome = runtime.block_on(async {
-        let started = |config: &_| {
-            if !json {
-                println!("{}", output::match_banner(config));
-            }
-        };
-        let played = run_match(&config, started, |config, record| {
-            if !json {
-                println!("{}", output::game_line(config, record));
-            }
-        });
-        tokio::select! {
-            // Polled first, so that the signal handlers are in place before any bot starts.
-            biased;
-            () = interrupted() => None,
-            report = played => Some(report),
+    let started = |config: &_| {
+        if !json {
+            println!("{}", output::match_banner(config));
+        }
+    };
+    let played = run_match(&config, started, |config, record| {
+        if !json {
+            println!("{}", output::game_line(config, record));
         }
     });
-    match outcome {
-        None => {
-            crate::bot::shutdown::kill_all();
-            fail(
-                INTERRUPTED,
-                "interrupted: every bot was stopped; the logs written so far are kept",
-            )
-        }
+    match unless_interrupted(&runtime, played) {
+        None => fail(
+            INTERRUPTED,
+            "interrupted: every bot was stopped; the logs written so far are kept",
+        ),
         Some(Err(e)) => fail(FAILED, format!("the match stopped: {e}")),
         Some(Ok(report)) => {
             if json {
@@ -169,9 +156,10 @@ fn check_command(args: &CheckArgs) -> u8 {
         Ok(spec) => spec,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    if args.move_ms == 0 || args.startup_ms == 0 {
-        return fail(BAD_INPUT, "--move-ms and --startup-ms must be above 0");
-    }
+    let clocks = match Clocks::from_ms(args.startup_ms, args.move_ms, args.bank_ms) {
+        Ok(clocks) => clocks,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
     // Removed when it is dropped (a PASS), kept and named otherwise.
     let dir = match tempfile::Builder::new().prefix("allfives-check-").tempdir() {
         Ok(dir) => dir,
@@ -183,26 +171,13 @@ fn check_command(args: &CheckArgs) -> u8 {
         cap: 1024 * 1024,
         echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
     };
-    let clocks = Clocks {
-        startup: Duration::from_millis(args.startup_ms),
-        per_move: Duration::from_millis(args.move_ms),
-        bank: Duration::from_millis(args.bank_ms),
-    };
     let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let outcome = runtime.block_on(async {
-        tokio::select! {
-            biased;
-            () = interrupted() => None,
-            steps = check::check(bot, clocks, dir.path()) => Some(steps),
-        }
-    });
-    let steps = match outcome {
+    let steps = match unless_interrupted(&runtime, check::check(bot, clocks, dir.path())) {
         None => {
-            crate::bot::shutdown::kill_all();
             let kept = dir.keep();
             return fail(
                 INTERRUPTED,
@@ -254,6 +229,26 @@ fn schema_command() -> u8 {
         }
         Err(e) => fail(FAILED, e),
     }
+}
+
+/// Runs `work` to its end, or until Ctrl-C or SIGTERM: then every bot is killed and the answer
+/// is `None`.
+fn unless_interrupted<T>(
+    runtime: &tokio::runtime::Runtime,
+    work: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            // Polled first, so that the signal handlers are in place before any bot starts.
+            biased;
+            () = interrupted() => None,
+            done = work => Some(done),
+        }
+    });
+    if outcome.is_none() {
+        crate::bot::shutdown::kill_all();
+    }
+    outcome
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
