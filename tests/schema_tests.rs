@@ -235,24 +235,46 @@ fn table_fields(heading: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-/// The prose and the schema name the same fields of the view, and the schema requires every one
-/// of them (the referee always writes them all).
-#[test]
-fn the_view_table_matches_the_schema() {
-    let schema = schema();
-    let view = &schema["$defs"]["View"];
-    let properties: std::collections::BTreeSet<String> = view["properties"]
+/// The names of an object schema's properties.
+fn properties(object: &Value) -> std::collections::BTreeSet<String> {
+    object["properties"]
         .as_object()
-        .expect("the view's properties")
+        .expect("an object's properties")
         .keys()
+        .filter(|k| *k != "type")
         .cloned()
-        .collect();
-    assert_eq!(table_fields("## The view"), properties);
+        .collect()
+}
+
+/// The prose and the schema name the same fields: the tables of protocol.md against the
+/// schema's view, `game_start` and hand summary. The schema requires every field of a view
+/// (the referee always writes them all).
+#[test]
+fn the_tables_of_protocol_md_match_the_schema() {
+    let schema = schema();
+    let defs = &schema["$defs"];
+    let view = &defs["View"];
+    assert_eq!(table_fields("## The view"), properties(view));
     let required: std::collections::BTreeSet<String> = view["required"]
         .as_array()
         .expect("the view's required fields")
         .iter()
         .map(|f| f.as_str().expect("a name").to_string())
         .collect();
-    assert_eq!(required, properties, "every field of a view is always sent");
+    assert_eq!(
+        required,
+        properties(view),
+        "every field of a view is always sent"
+    );
+    let game_start = defs["ToBot"]["oneOf"]
+        .as_array()
+        .expect("the referee's messages")
+        .iter()
+        .find(|m| m["properties"]["type"]["const"] == "game_start")
+        .expect("a game_start message");
+    assert_eq!(table_fields("### game_start"), properties(game_start));
+    assert_eq!(
+        table_fields("### hand_end"),
+        properties(&defs["HandSummary"])
+    );
 }
