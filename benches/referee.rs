@@ -261,8 +261,6 @@ fn instant_bot() {
                     id,
                     tile: first.tile,
                     end: first.end,
-                    sum: None,
-                    points: None,
                 }
             }
             ("bye", _, _) => break,

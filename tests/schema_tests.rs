@@ -16,7 +16,7 @@ fn schema() -> Value {
 fn validator(schema: &Value, def: Option<&str>) -> jsonschema::Validator {
     let mut schema = schema.clone();
     if let Some(def) = def {
-        schema["oneOf"] = Value::Array(vec![
+        schema["anyOf"] = Value::Array(vec![
             serde_json::json!({ "$ref": format!("#/$defs/{def}") }),
         ]);
     }
@@ -50,11 +50,14 @@ fn the_schema_rejects_what_the_referee_rejects() {
     assert!(from_bot.is_valid(&good));
     let copied = serde_json::json!({"type": "move", "id": 3, "tile": [0, 5], "end": "left", "sum": 10, "points": 10});
     assert!(from_bot.is_valid(&copied), "a legal entry copied whole");
+    let own = serde_json::json!({"type": "hello", "id": 1, "name": "x", "author": "me"});
+    assert!(from_bot.is_valid(&own), "a field of the bot's own");
     for bad in [
         serde_json::json!({"type": "move", "id": 3, "tile": [5, 7], "end": "left"}),
         serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "middle"}),
         serde_json::json!({"type": "move", "tile": [5, 0]}),
-        serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "ends": "left"}),
+        serde_json::json!({"type": "move", "id": 3, "tiles": [5, 0], "end": "left"}),
+        serde_json::json!({"type": "move", "id": "3", "tile": [5, 0], "end": "left"}),
         serde_json::json!({"type": "pass", "id": 3}),
     ] {
         assert!(!from_bot.is_valid(&bad), "accepted {bad}");

@@ -96,8 +96,12 @@ pub enum ToBot {
 }
 
 /// A message from a bot to the referee.
+///
+/// Fields the referee does not know are ignored (an entry of the view's `legal` copied whole,
+/// with its `sum` and `points`, is a valid move), so that either side may grow; the fields it
+/// knows are read strictly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromBot {
     /// The answer to the handshake.
     Hello {
@@ -119,13 +123,6 @@ pub enum FromBot {
         /// The end to play it on; `null` or absent when leading.
         #[serde(default)]
         end: Option<EndId>,
-        /// Ignored by the referee: allowed so that an entry of the view's `legal`, copied
-        /// whole, is a valid move.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        sum: Option<u32>,
-        /// Ignored by the referee, as `sum`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        points: Option<u32>,
     },
 }
 
@@ -170,7 +167,8 @@ pub fn schema() -> serde_json::Value {
         "$id": format!("allfives-protocol-{PROTOCOL_VERSION}"),
         "title": format!("allfives protocol {PROTOCOL_VERSION}"),
         "description": "One JSON object a line. ToBot: referee to bot. FromBot: bot to referee.",
-        "oneOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
+        // anyOf: a hello has the same shape both ways, now that a bot's may carry more fields.
+        "anyOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
         "$defs": defs,
     })
 }

@@ -141,8 +141,6 @@ fn main() -> io::Result<()> {
                     id,
                     tile: decision.choice.tile,
                     end: decision.choice.end,
-                    sum: None,
-                    points: None,
                 }
             }
             ToBot::Bye => break,

@@ -55,9 +55,7 @@ fn answers_hello_and_a_turn_then_exits_on_bye() {
         view: Box::new(view),
     });
     match answer {
-        Some(FromBot::Move {
-            id: 7, tile, end, ..
-        }) => {
+        Some(FromBot::Move { id: 7, tile, end }) => {
             assert!(
                 legal.contains(&Move { tile, end }),
                 "{tile} on {end:?} is not legal"
