@@ -407,3 +407,25 @@ pub fn read_deals(path: &std::path::Path, rules: &Rules) -> Result<Vec<Deal>, St
     }
     Ok(deals)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The command line's defaults are the engine's: `match` with no rule option plays
+    /// `Rules::new` for every number of bots.
+    #[test]
+    fn the_default_rules_are_the_engines() {
+        for players in 2..=4 {
+            let mut args = vec!["allfives", "match"];
+            args.extend(std::iter::repeat_n("builtin:random", players));
+            let Command::Match(parsed) = Cli::try_parse_from(args).expect("it parses").command
+            else {
+                panic!("not a match");
+            };
+            let config = parsed.config(1).expect("a valid match");
+            assert_eq!(config.rules, Rules::new(players));
+            assert!(parsed.warnings().is_empty());
+        }
+    }
+}
