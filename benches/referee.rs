@@ -7,12 +7,13 @@
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
-use allfives::bot::clock::Clocks;
+use allfives::bot::clock::{ClockKind, Clocks};
 use allfives::bot::player::BotSpec;
 use allfives::engine::protocol::{FromBot, ToBot};
 use allfives::engine::rules::Rules;
 use allfives::referee::game::FaultPolicy;
 use allfives::referee::matchplay::{LogTarget, MatchConfig, run_match};
+use allfives::sandbox::Policy;
 use nix::sys::resource::{UsageWho, getrusage};
 use serde::Deserialize;
 
@@ -111,6 +112,7 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
             startup: Duration::from_secs(10),
             per_move: Duration::from_secs(1),
             bank: Duration::ZERO,
+            kind: ClockKind::Wall,
         },
         on_fault: FaultPolicy::Forfeit,
         fresh: false,
@@ -119,6 +121,8 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
         echo_stderr: false,
         max_line: allfives::engine::protocol::MAX_BOT_LINE,
         stderr_cap: 1 << 20,
+        sandbox: Policy::contained(vec![dir.to_path_buf()]),
+        protections: None,
     }
 }
 

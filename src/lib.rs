@@ -6,6 +6,7 @@
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`check`]: the conformance check of one bot;
+//! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.
@@ -17,3 +18,4 @@ pub mod check;
 pub mod cli;
 pub mod gamelog;
 pub mod referee;
+pub mod sandbox;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::harness::{Ran, Sandbox, allfives, allfives_in, processes_holding, root, spawn_in};
+use crate::harness::{Ran, Sandbox, allfives, allfives_with, processes_holding, root, spawn_with};
 
 /// Runs `allfives check` on a bot with a short move clock, `extra` options after it.
 fn check_with(sb: &Sandbox, bot: &str, extra: &[&str]) -> Ran {
@@ -17,7 +17,9 @@ fn check_with(sb: &Sandbox, bot: &str, extra: &[&str]) -> Ran {
     fs::create_dir_all(&tmp).expect("the sandbox's temporary directory");
     let mut args = vec!["check", bot, "--move-ms", "1000"];
     args.extend(extra);
-    allfives_in(&args, Some(&tmp))
+    allfives_with(&args, |command| {
+        command.env("TMPDIR", &tmp);
+    })
 }
 
 fn check(sb: &Sandbox, bot: &str) -> Ran {
@@ -218,7 +220,9 @@ fn ctrl_c_stops_the_check_and_its_bot() {
     let args: Vec<String> = ["check", &bot, "--move-ms", "60000"]
         .map(String::from)
         .to_vec();
-    let mut child = spawn_in(&args, Some(&tmp));
+    let mut child = spawn_with(&args, |command| {
+        command.env("TMPDIR", &tmp);
+    });
     // Wait, within a bound, until the bot runs (the referee's own command line holds the token
     // too).
     let deadline = Instant::now() + Duration::from_secs(20);

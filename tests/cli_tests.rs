@@ -109,8 +109,9 @@ fn readme_names_every_option_of_match() {
 #[test]
 fn options_that_do_nothing_are_warned_of() {
     let sb = Sandbox::new();
-    let logs = sb.logs().display().to_string();
     let run = |extra: &[&str]| {
+        // Each run its own folder: logs are never overwritten.
+        let logs = sb.path(&extra.join("")).display().to_string();
         let mut args = vec![
             "match",
             "builtin:random",

@@ -67,6 +67,15 @@ impl Sandbox {
         self.path("logs")
     }
 
+    /// A log directory no match of this test has used yet: `logs`, then `logs-2`, ... (logs
+    /// are never overwritten).
+    pub fn unused_logs(&self) -> PathBuf {
+        std::iter::once(self.logs())
+            .chain((2..).map(|n| self.path(&format!("logs-{n}"))))
+            .find(|dir| !dir.exists())
+            .expect("an unused name")
+    }
+
     pub fn log(&self, game: usize) -> PathBuf {
         self.logs().join(format!("game-{game}.jsonl"))
     }
@@ -177,35 +186,32 @@ impl Ran {
 }
 
 pub fn spawn(args: &[String]) -> Child {
-    spawn_in(args, None)
+    spawn_with(args, |_| {})
 }
 
-/// Starts the referee, with `tmp` as its temporary directory if given.
-pub fn spawn_in(args: &[String], tmp: Option<&Path>) -> Child {
+/// As [`spawn`], with the command adjusted by `configure` first.
+pub fn spawn_with(args: &[String], configure: impl FnOnce(&mut Command)) -> Child {
     let mut command = Command::new(BIN);
-    if let Some(tmp) = tmp {
-        command.env("TMPDIR", tmp);
-    }
     command
         .args(args)
         .current_dir(root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the allfives binary starts")
+        .stderr(Stdio::piped());
+    configure(&mut command);
+    command.spawn().expect("the allfives binary starts")
 }
 
 /// Runs the referee to its end (killing it and failing if it hangs).
 pub fn allfives<S: AsRef<str>>(args: &[S]) -> Ran {
-    allfives_in(args, None)
+    allfives_with(args, |_| {})
 }
 
-/// Runs the referee to its end with `tmp` as its temporary directory, if given.
-pub fn allfives_in<S: AsRef<str>>(args: &[S], tmp: Option<&Path>) -> Ran {
+/// As [`allfives`], with the command adjusted by `configure` first.
+pub fn allfives_with<S: AsRef<str>>(args: &[S], configure: impl FnOnce(&mut Command)) -> Ran {
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
     let start = Instant::now();
-    let child = spawn_in(&args, tmp);
+    let child = spawn_with(&args, configure);
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -231,7 +237,7 @@ pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value
     let mut args = vec!["match".to_string()];
     args.extend(bots.iter().cloned());
     args.extend(["--json", "--log-dir"].map(String::from));
-    args.push(sandbox.logs().display().to_string());
+    args.push(sandbox.unused_logs().display().to_string());
     args.extend(options.iter().map(|o| o.to_string()));
     let ran = allfives(&args);
     assert_eq!(

@@ -5,6 +5,7 @@ mod harness;
 mod architecture_tests;
 mod check_tests;
 mod cli_tests;
+mod fair_play_tests;
 mod golden_tests;
 mod referee_tests;
 mod sample_bot_tests;

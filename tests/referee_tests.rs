@@ -566,7 +566,8 @@ fn check_recorder(
     let mut bots = vec![sb.fixture("recorder", &[&received.display().to_string()])];
     bots.extend(others(&sb));
     let seed_text = seed.to_string();
-    let mut args = vec!["--seed", &seed_text];
+    // The recorder writes its file where bots may not: it is the test's instrument, trusted.
+    let mut args = vec!["--seed", &seed_text, "--no-sandbox"];
     args.extend(options);
     let (_, report) = play(&sb, &bots, &args);
     check_report(&report, bots.len(), report["rules"]["teams"] == true, games);
@@ -673,7 +674,16 @@ fn one_process_serves_the_whole_match_unless_fresh() {
             sb.fixture("recorder", &[&received.display().to_string()]),
             "builtin:greedy".to_string(),
         ];
-        let mut options = vec!["--games", "3", "--seed", SEED, "--target", "60"];
+        // The recorder writes its file where bots may not: trusted, uncontained.
+        let mut options = vec![
+            "--games",
+            "3",
+            "--seed",
+            SEED,
+            "--target",
+            "60",
+            "--no-sandbox",
+        ];
         if fresh {
             options.push("--fresh");
         }
@@ -700,7 +710,9 @@ fn every_game_end_follows_its_game_start() {
         sb.fixture("recorder", &[&received.display().to_string()]),
         sb.fixture("exits_at_once", &[]),
     ];
-    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", SEED]);
+    // The recorder writes its file where bots may not: trusted, uncontained.
+    let options = ["--games", "2", "--seed", SEED, "--no-sandbox"];
+    let (_, report) = play(&sb, &bots, &options);
     for game in report["games"].as_array().expect("games") {
         assert_eq!(game["faults"][0]["kind"], "crash");
     }
@@ -803,6 +815,7 @@ forfeit_tests! {
         "illegal" ["wrong-end"], "2000" => "illegal", "does not match";
     a_bot_that_echoes_a_wrong_id_forfeits: "wrong_id" [], "2000" => "wrong_id", "answered id 10";
     a_bot_that_writes_a_line_just_over_the_limit_forfeits: "long_line" [], "2000" => "too_long";
+    a_bot_that_closes_its_input_crashes: "closes_input" [], "2000" => "crash", "closed its input";
 }
 
 #[test]
@@ -997,6 +1010,13 @@ fn bad_command_lines_are_refused() {
     match_refused(&["builtin:nope"], &["nope", "greedy"]);
     match_refused(&["/no/such/bot.py"], &["/no/such/bot.py"]);
     match_refused(&["no-such-program-xyz --flag"], &["no-such-program-xyz"]);
+    let sb = Sandbox::new();
+    let (plain, text) = (sb.path("plain.py"), sb.path("text"));
+    fs::write(&plain, "#!/usr/bin/env python3\n").expect("a file");
+    fs::write(&text, "not a program\n").expect("a file");
+    fs::set_permissions(&text, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    match_refused(&[&plain.display().to_string()], &["is not executable"]);
+    match_refused(&[&text.display().to_string()], &["is not a program"]);
 
     match_refused(&[], &["at least 2 bots"]);
 

@@ -71,9 +71,11 @@ fn every_message_the_referee_sends_validates() {
     let sb = Sandbox::new();
     let received = sb.path("received.jsonl");
     let recorder = sb.fixture("recorder", &[&received.display().to_string()]);
+    // The recorder writes its file where bots may not: trusted, uncontained.
     for options in [
-        vec!["--games", "2", "--target", "60"],
+        vec!["--games", "2", "--target", "60", "--no-sandbox"],
         vec![
+            "--no-sandbox",
             "--spinner",
             "all",
             "--hand-end",
@@ -98,7 +100,7 @@ fn every_message_the_referee_sends_validates() {
             "builtin:greedy".into(),
             "builtin:random".into(),
         ],
-        &["--target", "60"],
+        &["--target", "60", "--no-sandbox"],
     );
     let messages = json_lines(&received);
     let kinds: std::collections::BTreeSet<&str> =
@@ -206,7 +208,8 @@ fn every_sample_bot_answer_validates() {
         play(
             &sb,
             &[wrapped, "builtin:greedy".to_string()],
-            &["--target", "100"],
+            // tee writes its copy where bots may not: trusted, uncontained.
+            &["--target", "100", "--no-sandbox"],
         );
         let lines = json_lines(&answers);
         assert!(

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use allfives_engine::protocol::ClockInfo;
 
@@ -21,12 +21,41 @@ pub struct Clocks {
     pub per_move: Duration,
     /// Extra time per game that moves may draw on past the limit.
     pub bank: Duration,
+    /// What is measured: elapsed time, or the CPU time of the bot's processes.
+    pub kind: ClockKind,
+}
+
+/// What a move's time is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// Elapsed (wall-clock) time, from the request written to the answer read.
+    #[default]
+    Wall,
+    /// The CPU time the bot's processes used meanwhile: a busy neighbour cannot make a bot
+    /// lose on time. A bot that waits without computing is stopped by a wall-time backstop.
+    Cpu,
+}
+
+impl ClockKind {
+    /// How long to wait, in wall time, for a move allowed `allowance` of this clock's time.
+    pub fn wall_limit(self, allowance: Duration) -> Duration {
+        match self {
+            ClockKind::Wall => allowance,
+            ClockKind::Cpu => allowance * 3 + Duration::from_secs(1),
+        }
+    }
 }
 
 impl Clocks {
     /// Time controls from milliseconds, as the command line gives them; the error is a sentence
     /// for the user.
-    pub fn from_ms(startup: u64, per_move: u64, bank: u64) -> Result<Clocks, String> {
+    pub fn from_ms(
+        startup: u64,
+        per_move: u64,
+        bank: u64,
+        kind: ClockKind,
+    ) -> Result<Clocks, String> {
         if startup == 0 || per_move == 0 {
             return Err("--move-ms and --startup-ms must be above 0".to_string());
         }
@@ -34,6 +63,7 @@ impl Clocks {
             startup: Duration::from_millis(startup),
             per_move: Duration::from_millis(per_move),
             bank: Duration::from_millis(bank),
+            kind,
         })
     }
 
@@ -51,6 +81,7 @@ impl Clocks {
         Clock {
             per_move: self.per_move,
             bank_left: self.bank,
+            kind: self.kind,
         }
     }
 }
@@ -60,9 +91,15 @@ impl Clocks {
 pub struct Clock {
     per_move: Duration,
     bank_left: Duration,
+    kind: ClockKind,
 }
 
 impl Clock {
+    /// What it measures.
+    pub fn kind(&self) -> ClockKind {
+        self.kind
+    }
+
     /// The most time the next move may take: the limit plus what is left of the bank.
     pub fn allowance(&self) -> Duration {
         self.per_move + self.bank_left
@@ -87,6 +124,7 @@ mod tests {
             startup: Duration::from_secs(1),
             per_move: Duration::from_millis(100),
             bank: Duration::from_millis(50),
+            kind: ClockKind::Wall,
         };
         let mut clock = clocks.start_game();
         assert_eq!(clock.allowance(), Duration::from_millis(150));

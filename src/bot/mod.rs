@@ -3,6 +3,7 @@
 
 pub mod builtin;
 pub mod clock;
+pub mod cputime;
 pub mod fault;
 pub mod player;
 pub mod process;

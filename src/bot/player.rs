@@ -4,15 +4,17 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::bot::builtin::{self, Builtin};
-use crate::bot::clock::{Clock, Clocks};
+use crate::bot::clock::{Clock, ClockKind, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
 use crate::bot::timing::Timing;
+use crate::sandbox::Policy;
 use allfives_engine::game::Move;
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 use allfives_engine::view::View;
@@ -67,6 +69,14 @@ impl BotSpec {
         })
     }
 
+    /// The bot's command line, split into words (`None` for a builtin).
+    pub fn argv(&self) -> Option<&[String]> {
+        match &self.kind {
+            BotKind::Command(argv) => Some(argv),
+            BotKind::Builtin(_) => None,
+        }
+    }
+
     /// Whether the bot runs as a process of its own (not a builtin).
     pub fn is_process(&self) -> bool {
         matches!(self.kind, BotKind::Command(_))
@@ -116,18 +126,46 @@ fn display_name(name: &str) -> Option<String> {
     (!clean.is_empty()).then(|| clean.to_string())
 }
 
-/// Checks that a program can be found, as the shell would look for it.
+/// Checks that a program can be found, as the shell would look for it, and can be run.
 fn find_program(program: &str) -> Result<(), String> {
     if program.contains('/') {
-        return match Path::new(program).is_file() {
-            true => Ok(()),
-            false => Err(format!("{program} is not a file")),
-        };
+        return runnable(Path::new(program));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    match std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
-        true => Ok(()),
-        false => Err(format!("{program} is not found on PATH")),
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file());
+    match found {
+        Some(path) => runnable(&path),
+        None => Err(format!("{program} is not found on PATH")),
+    }
+}
+
+/// Whether `path` is a file the user may execute that is a program: a binary (ELF) or a
+/// script with a `#!` line. Anything else would only fail at the first game.
+fn runnable(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|_| format!("{shown} is not a file"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a file"));
+    }
+    if meta.permissions().mode() & 0o111 == 0 {
+        return Err(format!(
+            "{shown} is not executable (chmod +x it, or name its interpreter first)"
+        ));
+    }
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("{shown} cannot be read: {e}"))?;
+    match &head[..n] {
+        [0x7f, b'E', b'L', b'F'] => Ok(()),
+        [b'#', b'!', ..] => Ok(()),
+        _ => Err(format!(
+            "{shown} is not a program (neither a binary nor a script starting with #!)"
+        )),
     }
 }
 
@@ -209,6 +247,8 @@ pub struct Player {
     hello_name: Option<String>,
     /// A failed first start, kept to be reported by the game that would have started it.
     failed_start: Option<Fault>,
+    policy: Arc<Policy>,
+    left_processes: Option<bool>,
 }
 
 /// How to stop a bot process.
@@ -221,8 +261,15 @@ pub enum Stop {
 }
 
 impl Player {
-    /// A player for `spec`; `seed` seeds builtins that use randomness.
-    pub fn new(spec: BotSpec, seed: u64, sink: StderrSink, max_line: usize) -> Player {
+    /// A player for `spec`, its process contained by `policy`; `seed` seeds builtins that use
+    /// randomness.
+    pub fn new(
+        spec: BotSpec,
+        seed: u64,
+        sink: StderrSink,
+        max_line: usize,
+        policy: Arc<Policy>,
+    ) -> Player {
         let runner = match &spec.kind {
             BotKind::Builtin(name) => Runner::Builtin(
                 Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins"),
@@ -238,6 +285,8 @@ impl Player {
             max_line,
             hello_name: None,
             failed_start: None,
+            policy,
+            left_processes: None,
         }
     }
 
@@ -262,6 +311,8 @@ impl Player {
             max_line: 0,
             hello_name: None,
             failed_start: None,
+            policy: Arc::new(Policy::default()),
+            left_processes: None,
         }
     }
 
@@ -293,8 +344,9 @@ impl Player {
         if let Some(fault) = self.failed_start.take() {
             return Err(fault);
         }
-        let mut process = BotProcess::spawn(argv, self.max_line, self.sink.clone())
-            .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
+        let mut process =
+            BotProcess::spawn(argv, self.max_line, self.sink.clone(), &self.policy)
+                .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         let id = self.take_id();
         let hello = encode(&ToBot::Hello {
@@ -357,10 +409,13 @@ impl Player {
         }
     }
 
-    /// Asks for a move within the clock, charges the time taken to it, and returns both.
+    /// Asks for a move within the clock, charges the time taken to it (wall or CPU time, as
+    /// the clock measures), and returns both.
     pub async fn ask(&mut self, view: View, clock: &mut Clock) -> Result<(Move, Duration), Fault> {
         let allowance = clock.allowance();
+        let wall_limit = clock.kind().wall_limit(allowance);
         let start = Instant::now();
+        let mut cpu_start = None;
         let id = self.take_id();
         let chosen = match &mut self.runner {
             Runner::Builtin(bot) => bot
@@ -373,7 +428,10 @@ impl Player {
                     time_left_ms: allowance.as_millis() as u64,
                     view: Box::new(view),
                 });
-                match exchange(process, id, &turn, allowance, self.max_line).await {
+                if clock.kind() == ClockKind::Cpu {
+                    cpu_start = process.cpu_time();
+                }
+                match exchange(process, id, &turn, wall_limit, self.max_line).await {
                     Ok((answer, _)) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
@@ -381,13 +439,22 @@ impl Player {
                 }
             }
         };
-        let took = start.elapsed();
+        let took = match (&self.runner, cpu_start) {
+            (Runner::Process(Some(process)), Some(before)) => process
+                .cpu_time()
+                .map_or(start.elapsed(), |after| after.saturating_sub(before)),
+            _ => start.elapsed(),
+        };
         if chosen.is_ok() && !clock.charge(took) {
             self.stats.timing.timed_out(took);
+            let what = match clock.kind() {
+                ClockKind::Wall => "answered after",
+                ClockKind::Cpu => "used CPU for",
+            };
             return Err(Fault::new(
                 FaultKind::Timeout,
                 format!(
-                    "answered after {:.0} ms, over its {:.0} ms",
+                    "{what} {:.0} ms, over its {:.0} ms",
                     ms(took),
                     ms(allowance)
                 ),
@@ -412,13 +479,21 @@ impl Player {
             Stop::Politely(grace) => {
                 let mut process = process;
                 process.queue(&encode(&ToBot::Bye));
-                process.shutdown(grace).await
+                let (ending, left) = process.shutdown(grace).await;
+                self.left_processes = left;
+                ending
             }
             Stop::Kill => {
                 process.kill().await;
                 Ending::Killed
             }
         })
+    }
+
+    /// Whether the bot, when last stopped politely, had left processes running (they were
+    /// killed); `None` when unknown (not contained, or not stopped politely).
+    pub fn left_processes(&self) -> Option<bool> {
+        self.left_processes
     }
 
     fn take_id(&mut self) -> u64 {

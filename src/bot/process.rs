@@ -4,6 +4,7 @@
 //! file, and killed with its whole group.
 
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -12,10 +13,13 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at};
+
+use crate::sandbox::{self, Containment, Policy};
 
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
@@ -64,6 +68,9 @@ pub struct BotProcess {
     child: Child,
     pgid: Pid,
     stdin: Option<ChildStdin>,
+    /// Another handle on the input pipe, to learn that the bot closed its end while the
+    /// referee waits (it holds the pipe open: it is dropped with `stdin`).
+    input_watch: Option<AsyncFd<OwnedFd>>,
     /// Lines queued for the bot; they go out with the next request or flush, in one write.
     pending: Vec<u8>,
     /// How much of `pending` is already written (writes can be cut short by a deadline).
@@ -71,24 +78,39 @@ pub struct BotProcess {
     stdout: LineReader,
     exit: Option<ExitStatus>,
     stderr: JoinHandle<()>,
+    /// The report of the processes between the referee and a contained bot.
+    containment: Option<Containment>,
 }
 
 impl BotProcess {
     /// Starts `argv` in a new process group with all three streams piped.
-    pub fn spawn(argv: &[String], max_line: usize, stderr: StderrSink) -> io::Result<BotProcess> {
+    /// Contained by `policy` (see [`crate::sandbox`]).
+    pub fn spawn(
+        argv: &[String],
+        max_line: usize,
+        stderr: StderrSink,
+        policy: &Policy,
+    ) -> io::Result<BotProcess> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty bot command"))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        let mut containment = sandbox::contain(command.as_std_mut(), argv, policy)?;
+        let mut child = command.spawn()?;
+        if let Some(c) = containment.as_mut() {
+            let report = c.spawned();
+            tracing::debug!(?report, "contained");
+        }
         let pid = child.id().expect("a just-spawned child has a pid");
         let pgid = Pid::from_raw(pid as i32);
         let stdin = child.stdin.take().expect("stdin was piped");
+        let input_watch = watch_input(&stdin);
         let stdout = child.stdout.take().expect("stdout was piped");
         let err = child.stderr.take().expect("stderr was piped");
         let stderr = tokio::spawn(drain_stderr(err, stderr));
@@ -97,11 +119,13 @@ impl BotProcess {
             child,
             pgid,
             stdin: Some(stdin),
+            input_watch,
             pending: Vec::with_capacity(16 * 1024),
             written: 0,
             stdout: LineReader::new(stdout, max_line),
             exit: None,
             stderr,
+            containment,
         })
     }
 
@@ -121,17 +145,19 @@ impl BotProcess {
     pub async fn request(&mut self, line: &[u8], limit: Duration) -> Received {
         self.queue(line);
         let deadline = tokio::time::Instant::now() + limit;
-        if !matches!(timeout_at(deadline, self.write_pending()).await, Ok(true)) {
+        match timeout_at(deadline, self.write_pending()).await {
+            Ok(true) => self.receive_by(deadline).await,
+            // The pipe is broken: the bot is gone, or closed its input and cannot play on.
+            Ok(false) => match timeout(EXIT_GRACE, self.child.wait()).await {
+                Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
+                _ => Received::Exited("closed its input".to_string()),
+            },
             // A bot that stopped reading, or is gone: which one, its exit tells.
-            return match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    self.exit = Some(status);
-                    Received::Exited(describe(status))
-                }
+            Err(_) => match self.child.try_wait() {
+                Ok(Some(status)) => Received::Exited(describe(self.settle(status))),
                 _ => Received::Timeout,
-            };
+            },
         }
-        self.receive_by(deadline).await
     }
 
     /// What the bot has written of a line it has not ended yet (its start), if anything.
@@ -157,15 +183,30 @@ impl BotProcess {
                 None => self.exited().await,
             },
             status = self.child.wait(), if self.exit.is_none() => {
-                self.exit = status.ok();
+                if let Ok(status) = status {
+                    self.settle(status);
+                }
                 // A bot may write its last answer and exit at once: read what it left.
                 match timeout(EXIT_GRACE, self.stdout.next_line()).await {
                     Ok(Some(line)) => line,
                     _ => self.exited().await,
                 }
             }
+            () = input_closed(self.input_watch.as_ref()) => {
+                // The bot may be exiting: then its exit says more.
+                match timeout(EXIT_GRACE, self.child.wait()).await {
+                    Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
+                    _ => Received::Exited("closed its input".to_string()),
+                }
+            }
             () = tokio::time::sleep_until(deadline) => Received::Timeout,
         }
+    }
+
+    /// Closes the bot's input (it reads the end of it).
+    fn close_input(&mut self) {
+        self.stdin = None;
+        self.input_watch = None;
     }
 
     /// Writes the queue; cancel-safe, since progress is kept in `written`.
@@ -176,7 +217,7 @@ impl BotProcess {
         while self.written < self.pending.len() {
             match stdin.write(&self.pending[self.written..]).await {
                 Ok(0) | Err(_) => {
-                    self.stdin = None;
+                    self.close_input();
                     return false;
                 }
                 Ok(n) => self.written += n,
@@ -189,11 +230,10 @@ impl BotProcess {
 
     /// How the process ended, waiting a moment for it if it closed its output first.
     async fn exited(&mut self) -> Received {
-        if self.exit.is_none() {
-            self.exit = timeout(EXIT_GRACE, self.child.wait())
-                .await
-                .ok()
-                .and_then(Result::ok);
+        if self.exit.is_none()
+            && let Ok(Ok(status)) = timeout(EXIT_GRACE, self.child.wait()).await
+        {
+            self.settle(status);
         }
         Received::Exited(match self.exit {
             Some(status) => describe(status),
@@ -201,11 +241,36 @@ impl BotProcess {
         })
     }
 
+    /// The CPU time the bot's processes have used so far (see [`crate::bot::cputime`]).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        crate::bot::cputime::tree_cpu(self.child.id()?)
+    }
+
+    /// Records how the bot ended: the status its namespace's init reported, if contained (the
+    /// referee's own child is only the keeper), else `status`.
+    fn settle(&mut self, status: ExitStatus) -> ExitStatus {
+        let reported = self
+            .containment
+            .as_mut()
+            .and_then(|c| c.report().status)
+            .map(ExitStatus::from_raw);
+        let status = reported.unwrap_or(status);
+        self.exit = Some(status);
+        status
+    }
+
+    /// Whether the bot, once ended, had left processes running (they were killed with it);
+    /// `None` when unknown (not contained, or killed before it could tell).
+    pub fn left_processes(&mut self) -> Option<bool> {
+        self.containment.as_mut().and_then(|c| c.report().leftovers)
+    }
+
     /// Ends the process politely: writes what is queued and closes its input, gives it `grace`
-    /// to exit, then SIGTERM, then SIGKILL, always to the whole group.
-    pub async fn shutdown(mut self, grace: Duration) -> Ending {
+    /// to exit, then SIGTERM, then SIGKILL, always to the whole group. Also says whether the
+    /// bot left processes behind ([`left_processes`](BotProcess::left_processes)).
+    pub async fn shutdown(mut self, grace: Duration) -> (Ending, Option<bool>) {
         self.flush(grace).await;
-        self.stdin = None;
+        self.close_input();
         let mut ending = Ending::Exited;
         if self.exit.is_none() && timeout(grace, self.child.wait()).await.is_err() {
             let _ = killpg(self.pgid, Signal::SIGTERM);
@@ -216,7 +281,7 @@ impl BotProcess {
             }
         }
         self.reap().await;
-        ending
+        (ending, self.left_processes())
     }
 
     /// Kills the whole group at once (after a fault).
@@ -229,7 +294,7 @@ impl BotProcess {
         // Grandchildren may outlive the leader while holding its pipes: kill what is left.
         let _ = killpg(self.pgid, Signal::SIGKILL);
         if let Ok(status) = self.child.wait().await {
-            self.exit = Some(status);
+            self.settle(status);
         }
         let _ = timeout(EXIT_GRACE, &mut self.stderr).await;
         crate::bot::shutdown::unregister(self.pgid);
@@ -242,6 +307,24 @@ impl Drop for BotProcess {
         if self.exit.is_none() || !self.stderr.is_finished() {
             let _ = killpg(self.pgid, Signal::SIGKILL);
         }
+    }
+}
+
+/// A watch on the input pipe for the bot closing its end (the pipe reports an error then).
+fn watch_input(stdin: &ChildStdin) -> Option<AsyncFd<OwnedFd>> {
+    let fd = stdin.as_fd().try_clone_to_owned().ok()?;
+    // SAFETY: an OwnedFd stays open, and the same descriptor, for as long as it is owned.
+    unsafe { AsyncFd::register_with_interest(fd, Interest::ERROR) }.ok()
+}
+
+/// Resolves once the bot has closed its input (never, without a watch).
+async fn input_closed(watch: Option<&AsyncFd<OwnedFd>>) {
+    match watch {
+        Some(watch) => match watch.ready(Interest::ERROR).await {
+            Ok(mut guard) => guard.retain_ready(),
+            Err(_) => std::future::pending().await,
+        },
+        None => std::future::pending().await,
     }
 }
 
@@ -375,13 +458,10 @@ fn decode(mut line: Vec<u8>) -> Received {
 async fn drain_stderr(mut err: impl AsyncRead + Unpin, sink: StderrSink) {
     // Plain blocking writes: small appends to a local file cost less than a hop to a thread pool.
     // Appends: a bot restarted after a fault keeps writing to the same file.
-    let mut file = sink.file.as_ref().and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
+    let mut file = sink
+        .file
+        .as_ref()
+        .and_then(|p| sandbox::files::append_existing(p).ok());
     let prefix: Option<Arc<str>> = sink.echo_prefix.as_deref().map(Arc::from);
     let mut written = 0u64;
     let mut buf = vec![0u8; 16 * 1024];

@@ -140,6 +140,15 @@ async fn exit_step(bot: &mut Player, clocks: &Clocks) -> Step {
             };
         }
     };
+    if ending == Some(Ending::Exited) && bot.left_processes() == Some(true) {
+        return Step {
+            name: "exit",
+            passed: false,
+            detail: "exited, but left processes running (they were killed): a bot must end \
+                     every process it starts"
+                .to_string(),
+        };
+    }
     Step {
         name: "exit",
         passed: matches!(ending, Some(Ending::Exited) | None),
@@ -177,6 +186,7 @@ async fn play_scenario(
         seating: vec![0, 1],
         clocks,
         on_fault: FaultPolicy::Forfeit,
+        protections: None,
         deals: vec![deal],
     };
     let script = scenario.opponent.iter().map(|t| tile(t)).collect();

@@ -1,15 +1,16 @@
 //! The command line: raw arguments (clap) and their checking into a [`MatchConfig`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::bot::clock::{Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
+use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::{BotSpec, tell_apart};
 use crate::cli::commands::BAD_INPUT;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
+use crate::sandbox::{Policy, ResourceLimits};
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
@@ -105,6 +106,45 @@ pub struct CheckArgs {
     /// Echo the bot's stderr to the terminal as it runs, each line prefixed with its name.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// How the bot is contained.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// How bots are contained (`docs/fair-play.md`).
+#[derive(Debug, Clone, Args)]
+pub struct SandboxArgs {
+    /// Run bots uncontained (for trusted bots): they can read the logs and each other.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Let bots use the network (off by default).
+    #[arg(long)]
+    pub bot_network: bool,
+    /// The most data memory, in MiB, each bot process may use [default: no limit].
+    #[arg(long, value_name = "MIB")]
+    pub bot_memory: Option<u64>,
+    /// The most processes and threads each bot may run at once (not enforced for root)
+    /// [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub bot_processes: Option<u64>,
+}
+
+impl SandboxArgs {
+    /// The policy, with `hidden` (the logs) out of every bot's reach.
+    pub fn policy(&self, hidden: Vec<PathBuf>) -> Result<Policy, String> {
+        if self.bot_memory == Some(0) || self.bot_processes == Some(0) {
+            return Err("--bot-memory and --bot-processes must be above 0".into());
+        }
+        Ok(Policy {
+            enabled: !self.no_sandbox,
+            network: self.bot_network,
+            limits: ResourceLimits {
+                memory: self.bot_memory.map(|mib| mib << 20),
+                processes: self.bot_processes,
+            },
+            hidden,
+        })
+    }
 }
 
 /// `allfives replay`.
@@ -260,9 +300,17 @@ pub struct MatchArgs {
     /// Keep every bot in the seat given (by default the seats rotate from game to game).
     #[arg(long)]
     pub no_rotate: bool,
-    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name.
+    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
+    /// which protections are in force.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// What a move's time is: `wall` (elapsed) or `cpu` (the CPU the bot's processes used,
+    /// with 3 times the allowance plus 1 s of wall time as a backstop).
+    #[arg(long, value_enum, default_value_t = ClockKind::Wall)]
+    pub clock: ClockKind,
+    /// How bots are contained.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
@@ -286,7 +334,7 @@ impl MatchArgs {
         if self.games == 0 {
             return Err("--games must be at least 1".into());
         }
-        let clocks = Clocks::from_ms(self.startup_ms, self.move_ms, self.bank_ms)?;
+        let clocks = Clocks::from_ms(self.startup_ms, self.move_ms, self.bank_ms, self.clock)?;
         if self.max_faults == 0 {
             return Err("--max-faults must be at least 1".into());
         }
@@ -302,6 +350,11 @@ impl MatchArgs {
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
             (None, None) => LogTarget::Dir(PathBuf::from(format!("allfives-logs/match-{seed}"))),
         };
+        let hidden = match &logs {
+            LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            LogTarget::Dir(dir) => dir.clone(),
+        };
+        let sandbox = self.sandbox.policy(vec![hidden])?;
         let deals = match &self.deal {
             Some(path) => read_deals(path, &rules)?,
             None => Vec::new(),
@@ -325,6 +378,8 @@ impl MatchArgs {
             echo_stderr: self.verbose,
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
+            sandbox,
+            protections: None,
         })
     }
 

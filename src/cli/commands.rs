@@ -5,11 +5,12 @@
 //! 130 interrupted.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
 use clap::CommandFactory;
 
-use crate::bot::clock::Clocks;
+use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
@@ -17,6 +18,7 @@ use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchA
 use crate::cli::output;
 use crate::gamelog;
 use crate::referee::matchplay::run_match;
+use crate::sandbox::files;
 
 const FAILED: u8 = 1;
 /// The exit code of bad arguments or an unreadable input file.
@@ -77,12 +79,18 @@ fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let config = match args.config(fresh_seed()) {
+    let mut config = match args.config(fresh_seed()) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
     for warning in args.warnings() {
         eprintln!("allfives: warning: {warning}");
+    }
+    config.protections = crate::referee::matchplay::protections(&config);
+    if args.verbose
+        && let Some(protections) = &config.protections
+    {
+        eprintln!("{}", protections.summary());
     }
     let runtime = match runtime() {
         Ok(runtime) => runtime,
@@ -156,22 +164,30 @@ fn check_command(args: &CheckArgs) -> u8 {
         Ok(spec) => spec,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let clocks = match Clocks::from_ms(args.startup_ms, args.move_ms, args.bank_ms) {
+    let clocks = match Clocks::from_ms(args.startup_ms, args.move_ms, args.bank_ms, ClockKind::Wall)
+    {
         Ok(clocks) => clocks,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    // Removed when it is dropped (a PASS), kept and named otherwise.
+    // Private to this user, removed when dropped (a PASS), kept and named otherwise.
     let dir = match tempfile::Builder::new().prefix("allfives-check-").tempdir() {
         Ok(dir) => dir,
         Err(e) => return fail(FAILED, format!("cannot create a temporary folder: {e}")),
     };
     let stderr = dir.path().join("bot.stderr");
+    if let Err(e) = files::create_new(&stderr) {
+        return fail(FAILED, format!("cannot create {}: {e}", stderr.display()));
+    }
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
         echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
     };
-    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE);
+    let policy = match args.sandbox.policy(vec![dir.path().to_path_buf()]) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let bot = Player::new(spec, 1, sink, MAX_BOT_LINE, policy);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -231,7 +247,7 @@ fn schema_command() -> u8 {
     }
 }
 
-/// Runs `work` to its end, or until Ctrl-C or SIGTERM: then every bot is killed and the answer
+/// Runs `work` to its end, or until Ctrl-C, SIGTERM or SIGHUP: then every bot is killed and the answer
 /// is `None`.
 fn unless_interrupted<T>(
     runtime: &tokio::runtime::Runtime,
@@ -251,19 +267,20 @@ fn unless_interrupted<T>(
     outcome
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).
 async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
     }
 }
 

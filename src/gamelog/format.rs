@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bot::clock::ClockKind;
 use crate::bot::fault::Fault;
+use crate::sandbox::Protections;
 use allfives_engine::game::{Event, GameResult};
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::{Rules, Seat};
@@ -30,8 +32,18 @@ pub struct Header {
     pub seats: Vec<SeatInfo>,
     /// The time controls.
     pub clock: ClockInfo,
+    /// What the clock measures: `wall` (written only when it is `cpu`; older logs lack it).
+    #[serde(default, skip_serializing_if = "is_wall")]
+    pub clock_kind: ClockKind,
     /// The fault policy: `forfeit` or `fallback`.
     pub on_fault: String,
+    /// The protections the bots played under (older logs lack it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Protections>,
+}
+
+fn is_wall(kind: &ClockKind) -> bool {
+    *kind == ClockKind::Wall
 }
 
 /// A seat's bot, as the log records it.

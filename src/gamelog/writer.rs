@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use allfives_engine::game::Event;
 use serde::Serialize;
 
+use crate::sandbox::files;
+
 use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault};
 
 /// A log being written: lines gather in memory until [`flush`](GameLog::flush).
@@ -19,10 +21,11 @@ pub struct GameLog {
 }
 
 impl GameLog {
-    /// A log written to `path` (created or truncated).
+    /// A log written to `path`, which must not exist yet: a file (or a link planted there) is
+    /// never written through or replaced.
     pub fn create(path: &Path) -> io::Result<GameLog> {
         Ok(GameLog {
-            file: Some(File::create(path)?),
+            file: Some(files::create_new(path)?),
             path: Some(path.to_path_buf()),
             pending: Vec::with_capacity(16 * 1024),
         })

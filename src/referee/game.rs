@@ -19,6 +19,8 @@ use allfives_engine::protocol::{PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::{Rules, Seat};
 use allfives_engine::view::Seen;
 
+use crate::sandbox::Protections;
+
 /// What the referee does when a bot faults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "policy", rename_all = "snake_case")]
@@ -57,6 +59,8 @@ pub struct GameSetup {
     pub clocks: Clocks,
     /// The fault policy.
     pub on_fault: FaultPolicy,
+    /// The protections bots are under, for the log's header.
+    pub protections: Option<Protections>,
     /// Deals for the first hands, instead of random ones.
     pub deals: Vec<Deal>,
 }
@@ -140,7 +144,9 @@ fn header(setup: &GameSetup, players: &[Player]) -> Header {
             })
             .collect(),
         clock: setup.clocks.info(),
+        clock_kind: setup.clocks.kind,
         on_fault: setup.on_fault.name().to_string(),
+        sandbox: setup.protections.clone(),
     }
 }
 

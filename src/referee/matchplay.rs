@@ -1,8 +1,8 @@
 //! A match: several games between the same bots, seats rotated, every game logged, totals kept.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -12,6 +12,7 @@ use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
 use crate::bot::process::StderrSink;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
+use crate::sandbox::{self, Policy, Protections, Report, files};
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -53,6 +54,11 @@ pub struct MatchConfig {
     pub max_line: usize,
     /// The most stderr kept in each bot's file.
     pub stderr_cap: u64,
+    /// How bot processes are contained.
+    pub sandbox: Policy,
+    /// The protections in force, found by [`protections`] (recorded in each log's header;
+    /// `None` without bot processes).
+    pub protections: Option<Protections>,
 }
 
 /// A bot's totals over a match.
@@ -126,6 +132,7 @@ pub async fn run_match(
             seating: (0..n).map(|seat| (seat + turn) % n).collect(),
             clocks: config.clocks,
             on_fault: config.on_fault,
+            protections: config.protections.clone(),
             deals: config.deals.clone(),
         };
         let mut log = match &config.logs {
@@ -150,6 +157,32 @@ pub async fn run_match(
     })
 }
 
+/// The protections the match's bots will be under: what a throwaway contained process gets
+/// on this machine, and which bots are held back from their own folders (they hold the logs).
+/// `None` when no bot runs as a process (builtins need none).
+pub fn protections(config: &MatchConfig) -> Option<Protections> {
+    if !config.bots.iter().any(BotSpec::is_process) {
+        return None;
+    }
+    let report = match config.sandbox.enabled {
+        true => sandbox::probe(&config.sandbox).unwrap_or_default(),
+        false => Report::default(),
+    };
+    let notes = config
+        .bots
+        .iter()
+        .filter(|_| config.sandbox.enabled)
+        .filter_map(|spec| Some((spec, spec.argv()?)))
+        .flat_map(|(spec, argv)| {
+            sandbox::grants(argv, &config.sandbox.hidden)
+                .notes
+                .into_iter()
+                .map(move |note| format!("{}: {note}", spec.name))
+        })
+        .collect();
+    Some(Protections::from_report(&config.sandbox, &report, notes))
+}
+
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
     let stderr_dir = match &config.logs {
         LogTarget::File(path) => path.parent().unwrap_or(Path::new(".")).to_path_buf(),
@@ -161,7 +194,8 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             .map(|s| format!("{}.", s.to_string_lossy())),
         LogTarget::Dir(_) => None,
     };
-    fs::create_dir_all(&stderr_dir)?;
+    files::create_private_dir(&stderr_dir)?;
+    let policy = Arc::new(config.sandbox.clone());
     let mut players = Vec::new();
     for (i, spec) in config.bots.iter().enumerate() {
         let file = spec.is_process().then(|| {
@@ -172,8 +206,8 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             ))
         });
         if let Some(file) = &file {
-            // Each match starts its stderr files empty; restarts within it append.
-            fs::write(file, b"")?;
+            // Each match starts its stderr files anew; restarts within it append.
+            files::create_new(file)?;
         }
         let sink = StderrSink {
             file,
@@ -181,7 +215,13 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             echo_prefix: config.echo_stderr.then(|| format!("[{}] ", spec.name)),
         };
         let seed = config.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
-        players.push(Player::new(spec.clone(), seed, sink, config.max_line));
+        players.push(Player::new(
+            spec.clone(),
+            seed,
+            sink,
+            config.max_line,
+            Arc::clone(&policy),
+        ));
     }
     Ok(players)
 }
