@@ -239,8 +239,15 @@ fn play_for(name: &'static str, rules: Rules, seed: u64, budget: Duration) -> En
 /// One measurement as a line, for the pinned copy of this bench to hand its result back.
 fn to_line(rt: &RoundTrip) -> String {
     format!(
-        "roundtrip {} {} {} {} {} {}",
-        rt.mean_ns, rt.median_ns, rt.p99_ns, rt.min_ns, rt.parent_cpus, rt.child_cpus
+        "roundtrip {} {} {} {} {} {} {} {}",
+        rt.mean_ns,
+        rt.median_ns,
+        rt.p99_ns,
+        rt.min_ns,
+        rt.parent_cpu_ns,
+        rt.child_cpu_ns,
+        rt.parent_cpus,
+        rt.child_cpus
     )
 }
 
@@ -251,11 +258,14 @@ fn from_line(line: &str) -> Option<RoundTrip> {
     }
     let mut num = || words.next()?.parse::<f64>().ok();
     let (mean_ns, median_ns, p99_ns, min_ns) = (num()?, num()?, num()?, num()?);
+    let (parent_cpu_ns, child_cpu_ns) = (num()?, num()?);
     Some(RoundTrip {
         mean_ns,
         median_ns,
         p99_ns,
         min_ns,
+        parent_cpu_ns,
+        child_cpu_ns,
         parent_cpus: words.next()?.to_string(),
         child_cpus: words.next()?.to_string(),
     })

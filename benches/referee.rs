@@ -1,20 +1,33 @@
 //! The referee's own cost per move, against the floor every bot move pays: a pipe round trip.
 //!
-//! `cargo bench --bench referee` (unpinned) and `taskset -c 0 cargo bench --bench referee`
-//! (referee and bots sharing one CPU). The binary doubles as the two helper processes it needs:
-//! `--instant-bot` (a compiled bot that answers at once) and `--echo` (the raw round trip's peer).
+//! `cargo bench --bench referee` runs everything: the figures per move (placed as
+//! `allfives match` places a match by default: the referee, its bots and the raw round trip's
+//! two processes on one CPU the referee holds), then games per second pinned, unpinned and with
+//! the referee's own placement (meaningful only when the bench is started unpinned).
+//! `-- --logs DIR` writes the logs under DIR instead of the temporary directory. Without
+//! `--bench` (as under `cargo test --benches`) it is a smoke run whose figures mean nothing.
+//!
+//! The binary doubles as the two helper processes it needs: `--instant-bot` (a compiled bot
+//! that answers at once) and `--echo` (the raw round trip's peer).
+//!
+//! Every match writes its logs to a directory of its own, created just before it; nothing is
+//! deleted until the end, so that no timed part pays for the file system's clean-up.
 
 use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use allfives::bot::clock::{ClockKind, Clocks};
 use allfives::bot::player::BotSpec;
 use allfives::engine::protocol::{FromBot, ToBot};
 use allfives::engine::rules::Rules;
+use allfives::placement::hold_core;
 use allfives::referee::game::FaultPolicy;
 use allfives::referee::matchplay::{LogTarget, MatchConfig, run_match};
 use allfives::sandbox::Policy;
+use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::sys::resource::{UsageWho, getrusage};
+use nix::unistd::Pid;
 use serde::Deserialize;
 
 /// The answer a bot writes: the same size in the raw round trip as in the match.
@@ -22,6 +35,15 @@ const ANSWER: &str = r#"{"type":"move","id":123456,"tile":[4,5],"end":"right"}"#
 
 #[path = "common/pipe.rs"]
 mod pipe;
+
+/// How much to run: the real thing, or a smoke run.
+struct Sizes {
+    instant_games: u32,
+    builtin_games: u32,
+    placement_games: u32,
+    python_games: u32,
+    rounds: usize,
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -32,27 +54,92 @@ fn main() {
         let answer = format!("{ANSWER}\n");
         return pipe::echo(answer.as_bytes()).expect("the echo process writes its answers");
     }
+    let sizes = match args.iter().any(|a| a == "--bench") {
+        true => Sizes {
+            instant_games: 1000,
+            builtin_games: 5000,
+            placement_games: 1000,
+            python_games: 30,
+            rounds: 20_000,
+        },
+        false => Sizes {
+            instant_games: 2,
+            builtin_games: 10,
+            placement_games: 1,
+            python_games: 0,
+            rounds: 100,
+        },
+    };
+    let parent = args
+        .iter()
+        .position(|a| a == "--logs")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let logs = tempfile::Builder::new()
+        .prefix("allfives-bench-")
+        .tempdir_in(&parent)
+        .expect("a directory for the logs");
+    let dirs = Dirs::new(logs.path());
     println!(
-        "allfives referee benchmark; CPUs allowed: {}",
-        pipe::cpus_allowed()
+        "allfives referee benchmark; CPUs allowed: {}; logs under {}",
+        pipe::cpus_allowed(),
+        logs.path().display()
     );
     let exe = std::env::current_exe().expect("the bench knows its own path");
-    let bot = format!("{} --instant-bot", exe.display());
+    let instant = format!("{} --instant-bot", exe.display());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime starts");
-    let logs = tempfile::tempdir().expect("a temporary directory");
 
-    let (turn_bytes, measured) = runtime.block_on(referee_match(&bot, logs.path()));
+    per_move(&runtime, &instant, &dirs, &sizes);
+    builtin(&runtime, &dirs, &sizes);
+    placement(&runtime, &instant, &dirs, &sizes);
+    // The logs go only now, outside every timed part.
+    drop(logs);
+}
+
+/// Fresh, numbered log directories under one parent.
+struct Dirs {
+    parent: PathBuf,
+    next: std::cell::Cell<u32>,
+}
+
+impl Dirs {
+    fn new(parent: &Path) -> Dirs {
+        Dirs {
+            parent: parent.to_path_buf(),
+            next: std::cell::Cell::new(0),
+        }
+    }
+
+    fn fresh(&self) -> PathBuf {
+        self.next.set(self.next.get() + 1);
+        let dir = self.parent.join(format!("run-{}", self.next.get()));
+        std::fs::create_dir(&dir).expect("a fresh log directory");
+        dir
+    }
+}
+
+/// The referee's cost per asked move with two instant bots, against the raw round trip, both
+/// placed as `allfives match` places a match by default (`--placement same-core`).
+fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &Sizes) {
+    // As `allfives match` places a match by default; the raw round trip's processes too.
+    let _placed = Place::Held.apply();
+    // Warm up: start-up and first games are not what a long match pays per move.
+    runtime.block_on(timed([bot, bot], 4, &dirs.fresh()));
+    let dir = dirs.fresh();
+    let measured = runtime.block_on(timed([bot, bot], sizes.instant_games, &dir));
+    let turn_bytes = mean_turn_bytes(&dir);
     let mut request = "x".repeat(turn_bytes - 1);
     request.push('\n');
     let round_trip = pipe::round_trip(
         &["--echo"],
         request.as_bytes(),
         ANSWER.len() + 1,
-        5_000,
-        20_000,
+        sizes.rounds / 4,
+        sizes.rounds,
     )
     .expect("the raw round trip runs");
     println!(
@@ -64,45 +151,178 @@ fn main() {
         "min",
         round_trip.cells()
     );
+    println!(
+        "  CPU per round trip: {:.2} us the measuring parent, {:.2} us the echo child",
+        round_trip.parent_cpu_ns / 1e3,
+        round_trip.child_cpu_ns / 1e3
+    );
     let raw_us = round_trip.median_ns / 1e3;
+    let asked = measured.asked as f64;
     println!(
         "referee match, 2 instant bots: {} games, {} plays, {} asked; {:.0} asked moves/s",
         measured.games,
-        measured.plays,
+        count_plays(&dir, measured.games),
         measured.asked,
-        measured.asked as f64 / measured.wall
+        asked / measured.wall
     );
-    let per_move = measured.wall / measured.asked as f64 * 1e6;
-    let cpu = measured.cpu / measured.asked as f64 * 1e6;
+    let per_move = measured.wall / asked * 1e6;
     println!(
-        "  wall per asked move: {per_move:.1} us = {:.2} x the raw round trip (goal <= 2)",
-        per_move / raw_us
+        "  wall per asked move: {per_move:.2} us = {:.2} x the raw round trip's median, {:.2} x its mean (goal <= 2)",
+        per_move / raw_us,
+        per_move / (round_trip.mean_ns / 1e3)
     );
-    println!("  referee CPU per asked move: {cpu:.2} us (goal < 5; includes logging every play)");
+    println!(
+        "  the two bots' CPU per asked move: {:.2} us ({:.2} user + {:.2} system)",
+        (measured.bots_cpu.user + measured.bots_cpu.system) / asked * 1e6,
+        measured.bots_cpu.user / asked * 1e6,
+        measured.bots_cpu.system / asked * 1e6,
+    );
+    println!(
+        "  referee CPU per asked move: {:.2} us ({:.2} user + {:.2} system; goal <= 3; logs included)",
+        (measured.cpu.user + measured.cpu.system) / asked * 1e6,
+        measured.cpu.user / asked * 1e6,
+        measured.cpu.system / asked * 1e6,
+    );
+}
 
-    let builtin = runtime.block_on(builtin_match(logs.path()));
+/// Games between builtins, logs written.
+fn builtin(runtime: &tokio::runtime::Runtime, dirs: &Dirs, sizes: &Sizes) {
+    let bots = ["builtin:greedy", "builtin:random"];
+    let measured = runtime.block_on(timed(bots, sizes.builtin_games, &dirs.fresh()));
+    let games = f64::from(measured.games);
     println!(
-        "builtin:greedy vs builtin:random: {} games in {:.2} s = {:.0} games/s ({:.0} plays/s), logs written",
-        builtin.games,
-        builtin.wall,
-        builtin.games as f64 / builtin.wall,
-        builtin.plays as f64 / builtin.wall
+        "builtin:greedy vs builtin:random, logs written: {} games in {:.2} s = {:.0} games/s; CPU per game {:.1} us ({:.1} user + {:.1} system)",
+        measured.games,
+        measured.wall,
+        games / measured.wall,
+        (measured.cpu.user + measured.cpu.system) / games * 1e6,
+        measured.cpu.user / games * 1e6,
+        measured.cpu.system / games * 1e6,
     );
+}
+
+/// Games per second pinned to one CPU, unpinned, and with the referee holding a CPU itself.
+fn placement(runtime: &tokio::runtime::Runtime, instant: &str, dirs: &Dirs, sizes: &Sizes) {
+    let python = format!(
+        "python3 {}/sample_bots/python/greedy_bot.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    println!(
+        "games per second by placement (CPUs allowed: {}):",
+        pipe::cpus_allowed()
+    );
+    println!(
+        "  {:<28} {:>12} {:>12} {:>12}",
+        "bots", "pinned", "unpinned", "placement"
+    );
+    let configs = [
+        ("2 instant compiled bots", instant, sizes.placement_games),
+        ("2 Python greedy bots", python.as_str(), sizes.python_games),
+    ];
+    for (name, bot, games) in configs {
+        if games == 0 {
+            continue;
+        }
+        let mut cells = Vec::new();
+        for place in [Place::Pinned, Place::Unpinned, Place::Held] {
+            let dir = dirs.fresh();
+            let guard = place.apply();
+            let measured = runtime.block_on(timed([bot, bot], games, &dir));
+            drop(guard);
+            cells.push(format!("{:.1}", f64::from(measured.games) / measured.wall));
+        }
+        println!(
+            "  {name:<28} {:>12} {:>12} {:>12}",
+            cells[0], cells[1], cells[2]
+        );
+    }
+}
+
+/// Where the next match runs.
+#[derive(Clone, Copy)]
+enum Place {
+    /// On the CPU the bench runs on now, as `taskset -c N` would put it.
+    Pinned,
+    /// Wherever the scheduler likes.
+    Unpinned,
+    /// On a CPU the referee holds (`--placement same-core`).
+    Held,
+}
+
+/// Undoes a placement when dropped.
+struct Placed {
+    /// The CPUs to restore.
+    before: Option<CpuSet>,
+    /// A CPU the referee holds, given back when dropped.
+    _held: Option<allfives::placement::HeldCore>,
+}
+
+impl Drop for Placed {
+    fn drop(&mut self) {
+        if let Some(before) = &self.before {
+            let _ = sched_setaffinity(Pid::from_raw(0), before);
+        }
+    }
+}
+
+impl Place {
+    fn apply(self) -> Placed {
+        let me = Pid::from_raw(0);
+        let mut placed = Placed {
+            before: None,
+            _held: None,
+        };
+        match self {
+            Place::Pinned => {
+                placed.before = Some(sched_getaffinity(me).expect("the bench reads its CPUs"));
+                let mut one = CpuSet::new();
+                let here = nix::sched::sched_getcpu().expect("the bench knows its CPU");
+                one.set(here).expect("a valid CPU");
+                sched_setaffinity(me, &one).expect("the bench pins itself");
+            }
+            Place::Unpinned => {}
+            Place::Held => placed._held = hold_core().expect("placement works"),
+        }
+        placed
+    }
+}
+
+struct Cpu {
+    user: f64,
+    system: f64,
+}
+
+/// The CPU time so far of this process, or of its children that have been reaped.
+fn cpu_seconds(who: UsageWho) -> Cpu {
+    let usage = getrusage(who).expect("getrusage works");
+    let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+    Cpu {
+        user: t(usage.user_time()),
+        system: t(usage.system_time()),
+    }
 }
 
 struct Measured {
     games: u32,
-    plays: u64,
     asked: u64,
     wall: f64,
-    cpu: f64,
+    cpu: Cpu,
+    /// The bots' CPU time (they are reaped when the match ends).
+    bots_cpu: Cpu,
 }
 
-fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
+fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
     MatchConfig {
+        // Two copies of a bot need two names, as `allfives match` gives them (their stderr
+        // files are never overwritten).
         bots: bots
             .iter()
-            .map(|b| BotSpec::parse(b).expect("a valid bot"))
+            .enumerate()
+            .map(|(i, b)| {
+                let spec = BotSpec::parse(b).expect("a valid bot");
+                let name = format!("{}#{}", spec.name, i + 1);
+                spec.renamed(name)
+            })
             .collect(),
         rules: Rules::new(2),
         games,
@@ -126,60 +346,34 @@ fn config(bots: [&str; 2], games: u32, dir: &std::path::Path) -> MatchConfig {
     }
 }
 
-fn cpu_seconds() -> f64 {
-    let usage = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage works");
-    let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
-    t(usage.user_time()) + t(usage.system_time())
-}
-
-/// Plays instant bots through the referee; returns the mean turn line's size and the figures.
-async fn referee_match(bot: &str, dir: &std::path::Path) -> (usize, Measured) {
-    // Warm up: start-up and first games are not what a long match pays per move.
-    let warm = config([bot, bot], 4, dir);
-    run_match(&warm, |_| {}, |_, _| {})
-        .await
-        .expect("the warm-up match runs");
-    let games = 200;
-    let config = config([bot, bot], games, dir);
-    let cpu = cpu_seconds();
+/// Plays a match with its logs in `dir`; the referee's wall and CPU time (this process only).
+async fn timed(bots: [&str; 2], games: u32, dir: &Path) -> Measured {
+    let config = config(bots, games, dir);
+    let children = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
+    let before = cpu_seconds(UsageWho::RUSAGE_SELF);
     let start = Instant::now();
     let report = run_match(&config, |_| {}, |_, _| {})
         .await
         .expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu;
-    let asked: u64 = report.totals.iter().map(|t| t.stats.timing.answers()).sum();
-    let plays = count_plays(dir, games);
-    (
-        mean_turn_bytes(dir),
-        Measured {
-            games,
-            plays,
-            asked,
-            wall,
-            cpu,
-        },
-    )
-}
-
-async fn builtin_match(dir: &std::path::Path) -> Measured {
-    let games = 2000;
-    let config = config(["builtin:greedy", "builtin:random"], games, dir);
-    let start = Instant::now();
-    let report = run_match(&config, |_| {}, |_, _| {})
-        .await
-        .expect("the match runs");
-    let wall = start.elapsed().as_secs_f64();
+    let after = cpu_seconds(UsageWho::RUSAGE_SELF);
+    let children_after = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
     Measured {
         games,
-        plays: count_plays(dir, games),
         asked: report.totals.iter().map(|t| t.stats.timing.answers()).sum(),
         wall,
-        cpu: 0.0,
+        cpu: Cpu {
+            user: after.user - before.user,
+            system: after.system - before.system,
+        },
+        bots_cpu: Cpu {
+            user: children_after.user - children.user,
+            system: children_after.system - children.system,
+        },
     }
 }
 
-fn count_plays(dir: &std::path::Path, games: u32) -> u64 {
+fn count_plays(dir: &Path, games: u32) -> u64 {
     (1..=games)
         .map(|g| {
             let text =
@@ -192,7 +386,7 @@ fn count_plays(dir: &std::path::Path, games: u32) -> u64 {
 }
 
 /// The mean size of a turn message, rebuilt from a log through the engine.
-fn mean_turn_bytes(dir: &std::path::Path) -> usize {
+fn mean_turn_bytes(dir: &Path) -> usize {
     let text = std::fs::read_to_string(dir.join("game-1.jsonl")).expect("game 1 was logged");
     let replay = allfives::gamelog::replay(&text).expect("the log replays");
     let mut game = allfives::engine::Game::new(replay.header.rules).expect("valid rules");
@@ -231,47 +425,61 @@ fn mean_turn_bytes(dir: &std::path::Path) -> usize {
     bytes / turns.max(1)
 }
 
-/// Only what the instant bot reads of a message: serde skips the rest.
+/// Only what the instant bot reads of a message other than a turn: serde skips the rest.
 #[derive(Deserialize)]
 struct Incoming {
     #[serde(rename = "type")]
     kind: String,
     id: Option<u64>,
-    view: Option<Legal>,
 }
 
-#[derive(Deserialize)]
-struct Legal {
-    legal: Vec<allfives::engine::Choice>,
-}
-
+/// A bot that answers at once and does as little as the echo process of the raw round trip: it
+/// reads each line into one buffer, finds a turn's id and first legal move by looking for them
+/// in the line (the referee writes every turn with its fields in one order), and reads other
+/// messages with serde.
 fn instant_bot() {
-    let stdin = std::io::stdin();
+    let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        let Ok(msg) = serde_json::from_str::<Incoming>(&line) else {
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        if !matches!(input.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+            break;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
             continue;
         };
-        let answer = match (msg.kind.as_str(), msg.id, msg.view) {
-            ("hello", Some(id), _) => FromBot::Hello {
+        if let Some(answer) = first_legal_move(text.trim_end()) {
+            let _ = out.write_all(answer.as_bytes());
+            let _ = out.flush();
+            continue;
+        }
+        let Ok(msg) = serde_json::from_str::<Incoming>(text) else {
+            continue;
+        };
+        let answer = match (msg.kind.as_str(), msg.id) {
+            ("hello", Some(id)) => FromBot::Hello {
                 id,
                 name: Some("instant".into()),
                 protocol: Some(1),
             },
-            ("turn", Some(id), Some(view)) => {
-                let first = view.legal[0];
-                FromBot::Move {
-                    id,
-                    tile: first.tile,
-                    end: first.end,
-                }
-            }
-            ("bye", _, _) => break,
+            ("bye", _) => break,
             _ => continue,
         };
         let _ = serde_json::to_writer(&mut out, &answer);
         let _ = out.write_all(b"\n");
         let _ = out.flush();
     }
+}
+
+/// The move line answering a turn with its first legal move; `None` for other messages.
+fn first_legal_move(line: &str) -> Option<String> {
+    let rest = line.strip_prefix(r#"{"type":"turn","id":"#)?;
+    let id = &rest[..rest.find(',')?];
+    const LEGAL: &str = r#""legal":[{"tile":"#;
+    let choice = &line[line.rfind(LEGAL)? + LEGAL.len()..];
+    let tile = choice.get(..5)?;
+    let end = choice[5..].strip_prefix(r#","end":"#)?;
+    let end = &end[..end.find(',')?];
+    Some(format!(r#"{{"type":"move","id":{id},"tile":{tile},"end":{end}}}"#) + "\n")
 }

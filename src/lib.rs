@@ -6,6 +6,7 @@
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`check`]: the conformance check of one bot;
+//! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
@@ -17,5 +18,6 @@ pub mod bot;
 pub mod check;
 pub mod cli;
 pub mod gamelog;
+pub mod placement;
 pub mod referee;
 pub mod sandbox;

@@ -42,6 +42,7 @@ fn no_folder_reaches_up() {
     assert_never_reaches("gamelog", &["cli", "referee", "check"]);
     assert_never_reaches("referee", &["cli", "check"]);
     assert_never_reaches("check", &["cli"]);
+    assert_never_reaches("placement", &["cli", "referee", "check", "gamelog", "bot"]);
     assert_never_reaches("sandbox", &["cli", "referee", "check", "gamelog", "bot"]);
 }
 

@@ -7,6 +7,7 @@ mod check_tests;
 mod cli_tests;
 mod fair_play_tests;
 mod golden_tests;
+mod placement_tests;
 mod referee_tests;
 mod sample_bot_tests;
 mod schema_tests;

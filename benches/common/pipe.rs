@@ -5,12 +5,18 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use nix::sys::resource::UsageWho;
+
 /// The figures of one round-trip measurement.
 pub struct RoundTrip {
     pub mean_ns: f64,
     pub median_ns: f64,
     pub p99_ns: f64,
     pub min_ns: f64,
+    /// The measuring parent's own CPU time (user + system) per timed round trip.
+    pub parent_cpu_ns: f64,
+    /// The echo child's CPU time per round trip (its start-up and warm-up included).
+    pub child_cpu_ns: f64,
     pub parent_cpus: String,
     pub child_cpus: String,
 }
@@ -39,6 +45,7 @@ pub fn round_trip(
     warm_up: usize,
     rounds: usize,
 ) -> io::Result<RoundTrip> {
+    let children_before = cpu_ns(UsageWho::RUSAGE_CHILDREN);
     let mut child = Command::new(std::env::current_exe()?)
         .args(echo_args)
         .stdin(Stdio::piped())
@@ -54,7 +61,11 @@ pub fn round_trip(
     let child_cpus = String::from_utf8_lossy(&line).trim().to_string();
 
     let mut times = Vec::with_capacity(rounds);
+    let mut cpu_start = 0.0;
     for round in 0..warm_up + rounds {
+        if round == warm_up {
+            cpu_start = cpu_ns(UsageWho::RUSAGE_SELF);
+        }
         line.clear();
         let t0 = Instant::now();
         to_child.write_all(request)?;
@@ -70,10 +81,12 @@ pub fn round_trip(
             times.push(elapsed.as_nanos() as f64);
         }
     }
+    let parent_cpu_ns = (cpu_ns(UsageWho::RUSAGE_SELF) - cpu_start) / rounds as f64;
     drop(to_child);
     let mut rest = Vec::new();
     from_child.read_to_end(&mut rest)?;
     child.wait()?;
+    let child_cpu_ns = (cpu_ns(UsageWho::RUSAGE_CHILDREN) - children_before) / rounds as f64;
 
     times.sort_by(f64::total_cmp);
     let n = times.len();
@@ -86,9 +99,18 @@ pub fn round_trip(
         },
         p99_ns: times[(n * 99 / 100).min(n - 1)],
         min_ns: times[0],
+        parent_cpu_ns,
+        child_cpu_ns,
         parent_cpus: cpus_allowed(),
         child_cpus,
     })
+}
+
+/// The CPU time so far (user + system) of this process or its reaped children, in nanoseconds.
+fn cpu_ns(who: UsageWho) -> f64 {
+    let usage = nix::sys::resource::getrusage(who).expect("getrusage works");
+    let ns = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 * 1e9 + tv.tv_usec() as f64 * 1e3;
+    ns(usage.user_time()) + ns(usage.system_time())
 }
 
 /// The echo process: reports its CPUs, then answers every line with `answer` (newline

@@ -1,13 +1,14 @@
 //! Bots built into the referee: `builtin:random` and `builtin:greedy`.
 //!
-//! They decide from a seat's [`View`] alone, like any external bot.
+//! They decide from what a seat may see, like any external bot; all they read of it is the
+//! legal moves with what each would score, so the referee builds nothing more for them.
 
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 use allfives_engine::deal::below;
 use allfives_engine::game::Move;
-use allfives_engine::view::View;
+use allfives_engine::view::Choice;
 
 /// The names `builtin:NAME` accepts.
 pub const NAMES: [&str; 2] = ["random", "greedy"];
@@ -34,26 +35,26 @@ impl Builtin {
         }
     }
 
-    /// The move to play; `None` only if the view offers no legal move.
-    pub fn choose(&mut self, view: &View) -> Option<Move> {
+    /// The move to play among `legal` (a view's legal moves); `None` only if there is none.
+    pub fn choose(&mut self, legal: &[Choice]) -> Option<Move> {
         match self {
             Builtin::Random(rng) => {
-                let i = below(rng.as_mut(), view.legal.len() as u32) as usize;
-                view.legal.get(i).map(|c| c.to_move())
+                let i = below(rng.as_mut(), legal.len() as u32) as usize;
+                legal.get(i).map(|c| c.to_move())
             }
-            Builtin::Greedy => greedy(view),
+            Builtin::Greedy => greedy(legal),
             Builtin::Script(tiles) => tiles
                 .iter()
-                .find_map(|t| view.legal.iter().find(|c| c.tile == *t))
-                .or(view.legal.first())
+                .find_map(|t| legal.iter().find(|c| c.tile == *t))
+                .or(legal.first())
                 .map(|c| c.to_move()),
         }
     }
 }
 
 /// The legal move that scores most now, preferring to shed the heaviest tile.
-pub fn greedy(view: &View) -> Option<Move> {
-    view.legal
+pub fn greedy(legal: &[Choice]) -> Option<Move> {
+    legal
         .iter()
         .enumerate()
         // Earlier moves win ties: max_by_key keeps the last maximum, so rank by reversed index.

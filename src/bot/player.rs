@@ -15,9 +15,11 @@ use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
 use crate::bot::timing::Timing;
 use crate::sandbox::Policy;
-use allfives_engine::game::Move;
+use allfives_engine::game::{Game, Move};
+use allfives_engine::json::{TurnWriter, read_from_bot};
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
-use allfives_engine::view::View;
+use allfives_engine::rules::Seat;
+use allfives_engine::view::Choice;
 
 /// A bot as given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -247,6 +249,8 @@ pub struct Player {
     hello_name: Option<String>,
     /// A failed first start, kept to be reported by the game that would have started it.
     failed_start: Option<Fault>,
+    /// Scratch space for a builtin's legal moves.
+    legal: (Vec<Move>, Vec<Choice>),
     policy: Arc<Policy>,
     left_processes: Option<bool>,
 }
@@ -285,6 +289,7 @@ impl Player {
             max_line,
             hello_name: None,
             failed_start: None,
+            legal: Default::default(),
             policy,
             left_processes: None,
         }
@@ -311,6 +316,7 @@ impl Player {
             max_line: 0,
             hello_name: None,
             failed_start: None,
+            legal: Default::default(),
             policy: Arc::new(Policy::default()),
             left_processes: None,
         }
@@ -354,7 +360,8 @@ impl Player {
             protocol: PROTOCOL_VERSION,
             referee: format!("allfives {}", env!("CARGO_PKG_VERSION")),
         });
-        let answer = exchange(&mut process, id, &hello, clocks.startup, self.max_line).await;
+        process.queue(&hello);
+        let answer = exchange(&mut process, id, clocks.startup, self.max_line).await;
         match answer {
             Ok((
                 FromBot::Hello {
@@ -390,7 +397,8 @@ impl Player {
         }
     }
 
-    /// Whether this player needs messages at all (builtins read nothing).
+    /// Whether this player needs messages at all (builtins read nothing); only such a player
+    /// is ever waited on.
     pub fn listens(&self) -> bool {
         matches!(self.runner, Runner::Process(Some(_)))
     }
@@ -409,29 +417,37 @@ impl Player {
         }
     }
 
-    /// Asks for a move within the clock, charges the time taken to it (wall or CPU time, as
-    /// the clock measures), and returns both.
-    pub async fn ask(&mut self, view: View, clock: &mut Clock) -> Result<(Move, Duration), Fault> {
+    /// Asks `seat`'s player for its move in `game` within the clock, charges the time taken to
+    /// it (wall or CPU time, as the clock measures), and returns both. `turns` writes the
+    /// request (one writer per game).
+    pub async fn ask(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        turns: &mut TurnWriter,
+        clock: &mut Clock,
+    ) -> Result<(Move, Duration), Fault> {
         let allowance = clock.allowance();
         let wall_limit = clock.kind().wall_limit(allowance);
         let start = Instant::now();
         let mut cpu_start = None;
         let id = self.take_id();
         let chosen = match &mut self.runner {
-            Runner::Builtin(bot) => bot
-                .choose(&view)
-                .ok_or_else(|| Fault::new(FaultKind::Illegal, "the builtin found no legal move")),
+            Runner::Builtin(bot) => {
+                let (moves, choices) = &mut self.legal;
+                game.legal_choices(moves, choices);
+                bot.choose(choices).ok_or_else(|| {
+                    Fault::new(FaultKind::Illegal, "the builtin found no legal move")
+                })
+            }
             Runner::Process(None) => Err(Fault::new(FaultKind::Crash, "is not running")),
             Runner::Process(Some(process)) => {
-                let turn = encode(&ToBot::Turn {
-                    id,
-                    time_left_ms: allowance.as_millis() as u64,
-                    view: Box::new(view),
-                });
+                let time_left_ms = allowance.as_millis() as u64;
+                process.queue_with(|line| turns.write_turn(game, seat, id, time_left_ms, line));
                 if clock.kind() == ClockKind::Cpu {
                     cpu_start = process.cpu_time();
                 }
-                match exchange(process, id, &turn, wall_limit, self.max_line).await {
+                match exchange(process, id, wall_limit, self.max_line).await {
                     Ok((answer, _)) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
@@ -528,18 +544,17 @@ pub fn encode(msg: &ToBot) -> Vec<u8> {
     line
 }
 
-/// Sends request `id` and reads lines until its answer arrives, skipping late answers to
-/// earlier requests, or until something goes wrong.
+/// Sends what is queued, which ends with request `id`, and reads lines until its answer
+/// arrives, skipping late answers to earlier requests, or until something goes wrong.
 async fn exchange(
     process: &mut BotProcess,
     id: u64,
-    request: &[u8],
     allowance: Duration,
     max_line: usize,
 ) -> Result<(FromBot, Duration), Fault> {
     let start = Instant::now();
     let before = process.bytes_read();
-    let mut received = process.request(request, allowance).await;
+    let mut received = process.request(allowance).await;
     loop {
         let text = match received {
             Received::Line(text) => text,
@@ -565,7 +580,7 @@ async fn exchange(
             }
             Received::Timeout => return Err(timeout(process, allowance, before)),
         };
-        let answer: FromBot = serde_json::from_str(&text).map_err(|e| {
+        let answer = read_from_bot(&text).map_err(|e| {
             Fault::with_input(
                 FaultKind::Malformed,
                 format!("not a valid message: {e}"),

@@ -23,6 +23,9 @@ use crate::sandbox::{self, Containment, Policy};
 
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
+/// How long a bot's answer is awaited before its process's exit is watched for too (a bot
+/// that exits while a child of its own holds its output open is known to have ended only so).
+const QUICK: Duration = Duration::from_millis(20);
 /// How much of an offending line is kept for the record.
 pub const EXCERPT: usize = 200;
 
@@ -136,14 +139,21 @@ impl BotProcess {
         }
     }
 
+    /// Queues what `fill` appends (whole lines); it is written with the next request or flush.
+    pub fn queue_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) {
+        if self.stdin.is_some() {
+            fill(&mut self.pending);
+        }
+    }
+
     /// Writes what is queued, within `limit`; false if the bot did not take it all in time.
     pub async fn flush(&mut self, limit: Duration) -> bool {
         timeout(limit, self.write_pending()).await.unwrap_or(false)
     }
 
-    /// Writes `line` after what is queued and waits, all within `limit`, for the bot's next line.
-    pub async fn request(&mut self, line: &[u8], limit: Duration) -> Received {
-        self.queue(line);
+    /// Writes what is queued (ending with a request) and waits, all within `limit`, for the
+    /// bot's next line.
+    pub async fn request(&mut self, limit: Duration) -> Received {
         let deadline = tokio::time::Instant::now() + limit;
         match timeout_at(deadline, self.write_pending()).await {
             Ok(true) => self.receive_by(deadline).await,
@@ -176,6 +186,15 @@ impl BotProcess {
     }
 
     async fn receive_by(&mut self, deadline: tokio::time::Instant) -> Received {
+        // Most answers come at once: until QUICK has passed, wait for the line alone, which
+        // spares every move the cost of also watching for the process's exit.
+        let quick = deadline.min(tokio::time::Instant::now() + QUICK);
+        if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
+            return match line {
+                Some(line) => line,
+                None => self.exited().await,
+            };
+        }
         tokio::select! {
             biased;
             line = self.stdout.next_line() => match line {

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::{BotSpec, tell_apart};
 use crate::cli::commands::BAD_INPUT;
+use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{LogTarget, MatchConfig};
 use crate::sandbox::{Policy, ResourceLimits};
@@ -314,6 +315,11 @@ pub struct MatchArgs {
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
+    /// Where the match runs: `same-core` holds one CPU for the referee and its bots (fastest
+    /// for bots that think only when asked); `free` lets the scheduler place each process (for
+    /// bots that think on their opponent's time or use several threads).
+    #[arg(long, value_enum, default_value_t = Placement::SameCore)]
+    pub placement: Placement,
 }
 
 impl MatchArgs {

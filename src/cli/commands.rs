@@ -17,6 +17,7 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::gamelog;
+use crate::placement::{Placement, hold_core};
 use crate::referee::matchplay::run_match;
 use crate::sandbox::files;
 
@@ -92,6 +93,14 @@ fn match_command(args: &MatchArgs) -> u8 {
     {
         eprintln!("{}", protections.summary());
     }
+    // Held until the match ends: every bot starts on the same CPU as the referee.
+    let _cpu = match args.placement {
+        Placement::SameCore => hold_core().unwrap_or_else(|e| {
+            tracing::debug!(%e, "could not hold a CPU: running unpinned");
+            None
+        }),
+        Placement::Free => None,
+    };
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,

@@ -6,7 +6,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use allfives_engine::game::Event;
+use allfives_engine::game::{Event, Play};
+use allfives_engine::json::{write_play, write_seen};
+use allfives_engine::view::Seen;
 use serde::Serialize;
 
 use crate::sandbox::files;
@@ -52,16 +54,24 @@ impl GameLog {
 
     /// Writes an engine event; `decision` goes with plays.
     pub fn event(&mut self, event: &Event, decision: Decision) -> io::Result<()> {
-        if decision == Decision::default() {
-            return self.write(event);
-        }
-        // Splices the decision's fields into the event's object: serde's flatten is slower.
+        // The events of play are most of a log: they are written by hand.
+        let seen = match *event {
+            Event::Play(play) => {
+                return self.write_with(|line| {
+                    write_logged_play(&play, decision, line);
+                    Ok(())
+                });
+            }
+            // The drawing seat's view of a draw shows the tile, as the log does.
+            Event::Draw { seat, tile } => Seen::Draw {
+                seat,
+                tile: Some(tile),
+            },
+            Event::Pass { seat } => Seen::Pass { seat },
+            _ => return self.write(event),
+        };
         self.write_with(|line| {
-            serde_json::to_writer(&mut *line, event)?;
-            line.pop();
-            line.push(b',');
-            serde_json::to_writer(&mut *line, &decision)?;
-            line.remove(line.iter().rposition(|&b| b == b'{').unwrap_or(0));
+            write_seen(&seen, line);
             Ok(())
         })
     }
@@ -106,5 +116,69 @@ impl GameLog {
         }
         self.pending.push(b'\n');
         Ok(())
+    }
+}
+
+/// A play with its decision's fields spliced into its object: the same bytes as serde writes
+/// with the two flattened into one object.
+fn write_logged_play(play: &Play, decision: Decision, line: &mut Vec<u8>) {
+    write_play(play, line);
+    line.pop();
+    if let Some(us) = decision.time_us {
+        line.extend_from_slice(br#","time_us":"#);
+        line.extend_from_slice(itoa::Buffer::new().format(us).as_bytes());
+    }
+    if decision.forced {
+        line.extend_from_slice(br#","forced":true"#);
+    }
+    if decision.fallback {
+        line.extend_from_slice(br#","fallback":true"#);
+    }
+    line.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use allfives_engine::layout::EndId;
+    use allfives_engine::tile::Tile;
+
+    /// What serde writes for an event with its decision's fields flattened into it.
+    #[derive(Serialize)]
+    struct Flattened<'a> {
+        #[serde(flatten)]
+        event: &'a Event,
+        #[serde(flatten)]
+        decision: Decision,
+    }
+
+    #[test]
+    fn a_play_line_is_what_serde_writes_for_every_kind_of_decision() {
+        let play = Play {
+            seat: 1,
+            tile: Tile::new(6, 4).expect("a tile"),
+            end: Some(EndId::Down(2)),
+            sum: 15,
+            points: 15,
+        };
+        for time_us in [None, Some(0), Some(1_234_567)] {
+            for forced in [false, true] {
+                for fallback in [false, true] {
+                    let decision = Decision {
+                        time_us,
+                        forced,
+                        fallback,
+                    };
+                    let mut line = Vec::new();
+                    write_logged_play(&play, decision, &mut line);
+                    let expected = serde_json::to_string(&Flattened {
+                        event: &Event::Play(play),
+                        decision,
+                    })
+                    .expect("serializes");
+                    assert_eq!(String::from_utf8_lossy(&line), expected);
+                }
+            }
+        }
     }
 }

@@ -15,6 +15,7 @@ use crate::bot::player::{Player, Stop, encode};
 use crate::gamelog::{Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo};
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, GameResult, Move, Status};
+use allfives_engine::json::{TurnWriter, write_event_message};
 use allfives_engine::protocol::{PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::{Rules, Seat};
 use allfives_engine::view::Seen;
@@ -95,7 +96,10 @@ pub async fn play_game(
         .map_err(io::Error::other)?
         .numbered(setup.number);
     log.header(header(setup, players))?;
-    log.flush()?;
+    // Builtins are never waited on: a game between them is written in one go at its end.
+    if setup.seating.iter().any(|&p| players[p].spec.is_process()) {
+        log.flush()?;
+    }
     let mut table = Table {
         setup,
         players,
@@ -104,6 +108,7 @@ pub async fn play_game(
         fault_counts: vec![0; setup.rules.players],
         logged: 0,
         decision: Decision::default(),
+        turns: TurnWriter::new(),
     };
     table.start(&mut game).await?;
     table.run(&mut game).await?;
@@ -116,6 +121,7 @@ pub async fn play_game(
         result: result.clone(),
         forfeits: forfeits.clone(),
     })?;
+    table.flush_all().await;
     Ok(GameRecord {
         game: setup.number,
         seed: setup.seed,
@@ -161,6 +167,8 @@ struct Table<'a> {
     logged: usize,
     /// How the last move was decided, for its log line.
     decision: Decision,
+    /// Writes the bots' turns.
+    turns: TurnWriter,
 }
 
 impl Table<'_> {
@@ -206,10 +214,7 @@ impl Table<'_> {
         loop {
             self.tell(game)?;
             match game.status() {
-                Status::Over(_) => {
-                    self.flush_all().await;
-                    return Ok(());
-                }
+                Status::Over(_) => return Ok(()),
                 Status::Dealing { leader } => deal(game, fixed.next(), leader, &mut rng)?,
                 Status::ToPlay { seat } => {
                     game.legal_moves(&mut legal);
@@ -236,9 +241,11 @@ impl Table<'_> {
             };
             return play(game, seat, legal[0]);
         }
-        self.log.flush()?;
         let player = &mut self.players[self.setup.seating[seat]];
-        let answer = player.ask(game.view(seat), clock).await;
+        if player.listens() {
+            self.log.flush()?;
+        }
+        let answer = player.ask(game, seat, &mut self.turns, clock).await;
         let fault = match answer {
             Ok((mv, took)) => match game.play(seat, mv) {
                 Ok(_) => {
@@ -326,27 +333,26 @@ impl Table<'_> {
         if !seating.iter().any(|&p| self.players[p].listens()) {
             return;
         }
-        let mut same_for_all = |msg: ToBot| {
-            let line = encode(&msg);
-            seating.iter().for_each(|&p| self.players[p].queue(&line));
+        let mut same_for_all = |line: &[u8]| {
+            seating.iter().for_each(|&p| self.players[p].queue(line));
         };
         match event {
             Event::Play(_) | Event::Pass { .. } => {
                 if let Some(seen) = Seen::of(event, usize::MAX) {
-                    same_for_all(ToBot::Event { event: seen });
+                    let mut line = Vec::with_capacity(128);
+                    write_event_message(&seen, &mut line);
+                    same_for_all(&line);
                 }
             }
-            Event::HandEnd(summary) => same_for_all(ToBot::HandEnd {
+            Event::HandEnd(summary) => same_for_all(&encode(&ToBot::HandEnd {
                 summary: (**summary).clone(),
-            }),
-            Event::GameEnd(result) => same_for_all(ToBot::GameEnd {
+            })),
+            Event::GameEnd(result) => same_for_all(&encode(&ToBot::GameEnd {
                 result: (**result).clone(),
-            }),
+            })),
             Event::HandStart { .. } | Event::Draw { .. } => {
                 for (seat, &p) in seating.iter().enumerate() {
-                    if let Some(msg) = private(event, seat) {
-                        self.players[p].queue(&encode(&msg));
-                    }
+                    self.players[p].queue(&private(event, seat));
                 }
             }
         }
@@ -360,17 +366,23 @@ impl Table<'_> {
     }
 }
 
-/// The message telling `seat` of an event that differs from seat to seat.
-fn private(event: &Event, seat: Seat) -> Option<ToBot> {
+/// The line telling `seat` of an event that differs from seat to seat (a deal or a draw).
+fn private(event: &Event, seat: Seat) -> Vec<u8> {
     match event {
-        Event::HandStart { hand, deal } => Some(ToBot::HandStart {
+        Event::HandStart { hand, deal } => encode(&ToBot::HandStart {
             hand: *hand,
             leader: deal.leader,
             tiles: deal.hands[seat].clone(),
             hand_sizes: deal.hands.iter().map(Vec::len).collect(),
             boneyard: deal.boneyard.len(),
         }),
-        _ => Seen::of(event, seat).map(|event| ToBot::Event { event }),
+        _ => {
+            let mut line = Vec::with_capacity(64);
+            if let Some(seen) = Seen::of(event, seat) {
+                write_event_message(&seen, &mut line);
+            }
+            line
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 //!
 //! Tiles ([`tile`]), the layout with its spinners ([`layout`]), the rule options ([`rules`]),
 //! deals ([`deal`]), the game state machine ([`game`]), a seat's view ([`view`]), typed errors
-//! ([`error`]) and the referee's protocol messages ([`protocol`]). Nothing here does I/O, reads a
-//! clock or draws randomness but from a generator passed in, so a bot written in Rust can link
-//! it to track, or simulate, a game with the real rules:
+//! ([`error`]), the referee's protocol messages ([`protocol`]) and the hand-written JSON of the
+//! lines sent on every move ([`json`]). Nothing here does I/O, reads a clock or draws randomness
+//! but from a generator passed in, so a bot written in Rust can link it to track, or simulate, a
+//! game with the real rules:
 //!
 //! ```
 //! use allfives_engine::{Game, Rules};
@@ -27,6 +28,7 @@ pub mod deal;
 pub mod error;
 pub mod game;
 pub mod guess;
+pub mod json;
 pub mod layout;
 pub mod protocol;
 pub mod rules;

@@ -142,24 +142,10 @@ impl Game {
             Status::ToPlay { seat } => Some(seat),
             _ => None,
         };
-        let mut moves = Vec::new();
+        let mut legal = Vec::new();
         if turn == Some(seat) {
-            self.legal_moves(&mut moves);
+            self.legal_choices(&mut Vec::new(), &mut legal);
         }
-        let legal = moves
-            .iter()
-            .map(|mv| {
-                let sum = layout
-                    .sum_after(mv.tile, mv.end)
-                    .expect("a legal move fits the layout");
-                Choice {
-                    tile: mv.tile,
-                    end: mv.end,
-                    sum,
-                    points: points_of(sum),
-                }
-            })
-            .collect();
         View {
             seat,
             rules: *self.rules(),
@@ -185,5 +171,24 @@ impl Game {
                 .collect(),
             legal,
         }
+    }
+
+    /// Fills `out` with the legal moves of the seat to play, each with what it would make of the
+    /// layout (as [`View::legal`] lists them); `moves` is scratch space, reused like `out`.
+    pub fn legal_choices(&self, moves: &mut Vec<Move>, out: &mut Vec<Choice>) {
+        self.legal_moves(moves);
+        let layout = self.layout();
+        out.clear();
+        out.extend(moves.iter().map(|mv| {
+            let sum = layout
+                .sum_after(mv.tile, mv.end)
+                .expect("a legal move fits the layout");
+            Choice {
+                tile: mv.tile,
+                end: mv.end,
+                sum,
+                points: points_of(sum),
+            }
+        }));
     }
 }

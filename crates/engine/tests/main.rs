@@ -3,6 +3,7 @@
 mod support;
 
 mod engine_hands;
+mod engine_json;
 mod engine_props;
 mod engine_scoring;
 mod guess;

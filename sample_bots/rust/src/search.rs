@@ -13,7 +13,6 @@
 
 use allfives_engine::game::{GameEnding, Move, Status};
 use allfives_engine::rules::Seat;
-use allfives_engine::tile::TileSet;
 use allfives_engine::view::View;
 use allfives_engine::{Game, Guess, GuessError};
 
@@ -46,8 +45,6 @@ enum Outcome {
         seat: Seat,
         /// Seats that passed since the last move.
         passes: u32,
-        /// The tiles `seat` was made to draw since the last move.
-        drawn: TileSet,
     },
     /// The hand (or the game) is over; the values are final.
     Over(Values),
@@ -102,8 +99,7 @@ impl Search {
     /// How good it is for `seat`'s side that `seat` plays `mv` now, looking `depth` more
     /// decisions ahead: its side's value against the mean of the other sides' values.
     pub fn utility_of(&mut self, seat: Seat, mv: Move, depth: u32) -> f32 {
-        let root = &self.root;
-        let mut game = root.clone();
+        let mut game = self.root.clone();
         if game.play(seat, mv).is_err() {
             // Only legal moves reach here; value an impossible one as hopeless for its side.
             let mut values = self.estimate(&game);
@@ -111,33 +107,24 @@ impl Search {
             return self.utility(&game, &values, seat);
         }
         let two_sides = game.rules().sides() == 2;
-        match self.outcome(root, &game, seat) {
+        match self.outcome(&game, seat) {
             Outcome::Over(values) => self.utility(&game, &values, seat),
             // Two sides: a zero-sum game, where alpha-beta pruning gives the same answer faster.
-            Outcome::Turn {
-                seat: next,
-                passes,
-                drawn,
-            } if two_sides => {
+            Outcome::Turn { seat: next, passes } if two_sides => {
                 let Some(depth) = self.past_passes(passes, depth) else {
                     let v = self.estimate(&game);
                     return self.utility(&game, &v, seat);
                 };
-                let window = (f32::NEG_INFINITY, f32::INFINITY);
-                let v = self.alpha_beta(&game, next, drawn, depth, window);
+                let v = self.alpha_beta(&game, next, depth, f32::NEG_INFINITY, f32::INFINITY);
                 if game.rules().side_of(seat) == 0 {
                     v
                 } else {
                     -v
                 }
             }
-            Outcome::Turn {
-                seat: next,
-                passes,
-                drawn,
-            } => {
+            Outcome::Turn { seat: next, passes } => {
                 let values = match self.past_passes(passes, depth) {
-                    Some(depth) => self.max_n(&game, next, drawn, depth),
+                    Some(depth) => self.max_n(&game, next, depth),
                     None => self.estimate(&game),
                 };
                 self.utility(&game, &values, seat)
@@ -155,22 +142,14 @@ impl Search {
 
     /// Who is to choose after `mover` played, or the final values if the hand or the game is
     /// over. The engine has already made every forced draw and pass and scored an ended hand.
-    fn outcome(&self, before: &Game, game: &Game, mover: Seat) -> Outcome {
+    fn outcome(&self, game: &Game, mover: Seat) -> Outcome {
         match game.status() {
             Status::ToPlay { seat } => {
                 let players = game.rules().players;
                 let passes = (seat + players - mover - 1) % players;
-                let taken = before.boneyard().len() - game.boneyard().len();
-                let hand = game.hand(seat);
-                let drawn = before.boneyard()[..taken]
-                    .iter()
-                    .copied()
-                    .filter(|&t| hand.contains(t))
-                    .collect();
                 Outcome::Turn {
                     seat,
                     passes: passes as u32,
-                    drawn,
                 }
             }
             Status::Dealing { .. } => Outcome::Over(self.gains(game)),
@@ -197,7 +176,7 @@ impl Search {
         for mv in moves {
             let mut child = game.clone();
             if child.play(seat, mv).is_ok() {
-                let outcome = self.outcome(game, &child, seat);
+                let outcome = self.outcome(&child, seat);
                 children
                     .order
                     .push((-child.scores()[side], children.games.len()));
@@ -211,21 +190,17 @@ impl Search {
 
     /// The values after `seat` and the seats after it make `depth` decisions, each seat choosing
     /// what is best for its side (max-n search, for three or four sides).
-    fn max_n(&mut self, game: &Game, seat: Seat, drawn: TileSet, depth: u32) -> Values {
+    fn max_n(&mut self, game: &Game, seat: Seat, depth: u32) -> Values {
         self.nodes += 1;
         if depth == 0 {
-            return self.horizon(game, seat, drawn);
+            return self.estimate(game);
         }
         let mut best: Option<(f32, Values)> = None;
         for (child, outcome) in self.children(game, seat).in_order() {
             let values = match *outcome {
                 Outcome::Over(values) => values,
-                Outcome::Turn {
-                    seat: next,
-                    passes,
-                    drawn,
-                } => match self.past_passes(passes, depth - 1) {
-                    Some(depth) => self.max_n(child, next, drawn, depth),
+                Outcome::Turn { seat: next, passes } => match self.past_passes(passes, depth - 1) {
+                    Some(depth) => self.max_n(child, next, depth),
                     None => self.estimate(child),
                 },
             };
@@ -243,14 +218,14 @@ impl Search {
         &mut self,
         game: &Game,
         seat: Seat,
-        drawn: TileSet,
         depth: u32,
-        (mut alpha, mut beta): (f32, f32),
+        mut alpha: f32,
+        mut beta: f32,
     ) -> f32 {
         self.nodes += 1;
         let diff = |v: Values| v[0] - v[1];
         if depth == 0 {
-            return diff(self.horizon(game, seat, drawn));
+            return diff(self.estimate(game));
         }
         let maximizing = game.rules().side_of(seat) == 0;
         let mut best = if maximizing {
@@ -261,12 +236,8 @@ impl Search {
         for (child, outcome) in self.children(game, seat).in_order() {
             let v = match *outcome {
                 Outcome::Over(values) => diff(values),
-                Outcome::Turn {
-                    seat: next,
-                    passes,
-                    drawn,
-                } => match self.past_passes(passes, depth - 1) {
-                    Some(depth) => self.alpha_beta(child, next, drawn, depth, (alpha, beta)),
+                Outcome::Turn { seat: next, passes } => match self.past_passes(passes, depth - 1) {
+                    Some(depth) => self.alpha_beta(child, next, depth, alpha, beta),
                     None => diff(self.estimate(child)),
                 },
             };
@@ -303,24 +274,13 @@ impl Search {
 
     /// Values where the look-ahead stops: points gained, less the expected cost of the tiles held.
     fn estimate(&self, game: &Game) -> Values {
-        self.horizon(game, 0, TileSet::EMPTY)
-    }
-
-    /// [`estimate`](Search::estimate) where the look-ahead stops at `seat`'s turn, not counting
-    /// the tiles it was just made to draw (`drawn`): the engine draws them before the turn
-    /// begins, but the bot was tuned valuing the position as its turn comes, before any draw.
-    fn horizon(&self, game: &Game, seat: Seat, drawn: TileSet) -> Values {
         let mut values = self.gains(game);
         let rules = game.rules();
-        for s in 0..rules.players {
-            let hand = if s == seat {
-                game.hand(s).difference(drawn)
-            } else {
-                game.hand(s)
-            };
+        for seat in 0..rules.players {
+            let hand = game.hand(seat);
             let cost =
                 self.weights.pips * hand.pips() as f32 + self.weights.tiles * hand.len() as f32;
-            values[rules.side_of(s)] -= cost;
+            values[rules.side_of(seat)] -= cost;
         }
         values
     }
