@@ -23,7 +23,9 @@ use allfives::engine::protocol::{FromBot, ToBot};
 use allfives::engine::rules::Rules;
 use allfives::placement::hold_core;
 use allfives::referee::game::FaultPolicy;
-use allfives::referee::matchplay::{LogTarget, MatchConfig, run_match};
+use allfives::referee::matchplay::{
+    GameSettings, LogTarget, MatchConfig, Plan, PlannedGame, run_match,
+};
 use allfives::sandbox::Policy;
 use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::sys::resource::{UsageWho, getrusage};
@@ -324,25 +326,33 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
                 spec.renamed(name)
             })
             .collect(),
-        rules: Rules::new(2),
-        games,
-        seed: 1,
-        rotate: true,
-        clocks: Clocks {
-            startup: Duration::from_secs(10),
-            per_move: Duration::from_secs(1),
-            bank: Duration::ZERO,
-            kind: ClockKind::Wall,
+        settings: GameSettings {
+            rules: Rules::new(2),
+            clocks: Clocks {
+                startup: Duration::from_secs(10),
+                per_move: Duration::from_secs(1),
+                bank: Duration::ZERO,
+                kind: ClockKind::Wall,
+            },
+            on_fault: FaultPolicy::Forfeit,
+            deals: Vec::new(),
+            max_line: allfives::engine::protocol::MAX_BOT_LINE,
+            stderr_cap: 1 << 20,
+            sandbox: Policy::contained(vec![dir.to_path_buf()]),
+            protections: None,
         },
-        on_fault: FaultPolicy::Forfeit,
+        seed: 1,
+        // Each deal from both seats, as `allfives match` plays them.
+        plan: Plan::new(1..=games, |g| PlannedGame {
+            number: g,
+            seed: u64::from((g - 1) / 2),
+            deal: u64::from((g - 1) / 2),
+            arrangement: (g as usize - 1) % 2,
+            seating: if g % 2 == 1 { vec![0, 1] } else { vec![1, 0] },
+        }),
         fresh: false,
-        deals: Vec::new(),
         logs: LogTarget::Dir(dir.to_path_buf()),
         echo_stderr: false,
-        max_line: allfives::engine::protocol::MAX_BOT_LINE,
-        stderr_cap: 1 << 20,
-        sandbox: Policy::contained(vec![dir.to_path_buf()]),
-        protections: None,
     }
 }
 
@@ -352,15 +362,13 @@ async fn timed(bots: [&str; 2], games: u32, dir: &Path) -> Measured {
     let children = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
     let before = cpu_seconds(UsageWho::RUSAGE_SELF);
     let start = Instant::now();
-    let report = run_match(&config, |_| {}, |_, _| {})
-        .await
-        .expect("the match runs");
+    let stats = run_match(&config).await.expect("the match runs");
     let wall = start.elapsed().as_secs_f64();
     let after = cpu_seconds(UsageWho::RUSAGE_SELF);
     let children_after = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
     Measured {
         games,
-        asked: report.totals.iter().map(|t| t.stats.timing.answers()).sum(),
+        asked: stats.iter().map(|s| s.answers).sum(),
         wall,
         cpu: Cpu {
             user: after.user - before.user,

@@ -8,6 +8,7 @@
 //! - [`check`]: the conformance check of one bot;
 //! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
+//! - [`tournament`]: many entrants' games: schedule, seeds, workers, results, standings, ratings;
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.
@@ -21,3 +22,4 @@ pub mod gamelog;
 pub mod placement;
 pub mod referee;
 pub mod sandbox;
+pub mod tournament;

@@ -33,7 +33,7 @@ fn mistakes_get_one_line_naming_the_rule() {
     let five = ["builtin:random"; 5];
     assert_one_line_error(&[&["match"][..], &five].concat(), "at most 4 bots");
     assert_one_line_error(&["match", "builtin:random"], "at least 2 bots");
-    assert_one_line_error(&["match"], "<BOT>");
+    assert_one_line_error(&["match"], "at least 2 bots, not 0");
     assert_one_line_error(
         &with(&["--spinner", "sometimes"]),
         "[possible values: first, none, all]",
@@ -136,7 +136,7 @@ fn options_that_do_nothing_are_warned_of() {
     for says in [
         "allfives: warning: --max-faults does nothing without --on-fault fallback",
         "allfives: warning: --no-teams does nothing with 2 bots",
-        "allfives: warning: 3 games with 2 bots leave the last deal without all its seatings",
+        "allfives: warning: 3 games leave the last deal without all its 2 seatings",
     ] {
         assert!(warned.contains(says), "no '{says}' in:\n{warned}");
     }

@@ -284,12 +284,27 @@ pub fn uint(v: &Value) -> usize {
     v.as_u64().unwrap_or_else(|| panic!("{v} is not a count")) as usize
 }
 
+/// A game's entrant index in each seat.
+pub fn seating(game: &Value) -> Value {
+    seats_field(game, "entrant")
+}
+
+/// A game's rank of each seat.
+pub fn ranks(game: &Value) -> Value {
+    seats_field(game, "rank")
+}
+
+fn seats_field(game: &Value, field: &str) -> Value {
+    let seats = game["seats"].as_array().expect("seats");
+    Value::Array(seats.iter().map(|s| s[field].clone()).collect())
+}
+
 /// Checks a report's shape and that each game's log replays. Returns the logs.
 pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -> Vec<PathBuf> {
     let sides = if teams { 2 } else { players };
     assert_eq!(report["rules"]["players"], players);
     assert_eq!(report["rules"]["teams"], teams);
-    assert_eq!(report["bots"].as_array().map(Vec::len), Some(players));
+    assert_eq!(report["entrants"].as_array().map(Vec::len), Some(players));
     let records = report["games"].as_array().expect("games");
     assert_eq!(records.len(), games, "{report:#}");
     let mut logs = Vec::new();
@@ -301,7 +316,7 @@ pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -
             .iter()
             .map(|s| s.as_i64().expect("a score"))
             .collect();
-        let ranks: Vec<usize> = game["ranks"]
+        let ranks: Vec<usize> = ranks(game)
             .as_array()
             .expect("ranks")
             .iter()
@@ -309,7 +324,7 @@ pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -
             .collect();
         assert_eq!(scores.len(), sides, "{game:#}");
         assert_eq!(ranks.len(), players, "{game:#}");
-        let seating: BTreeSet<usize> = game["seating"]
+        let seating: BTreeSet<usize> = seating(game)
             .as_array()
             .expect("seating")
             .iter()
@@ -334,16 +349,17 @@ pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -
         let end = lines.last().expect("a last line");
         assert_eq!(kind(end), "game_end");
         assert_eq!(end["scores"], game["scores"]);
-        assert_eq!(end["ranks"], game["ranks"]);
+        assert_eq!(end["ranks"], self::ranks(game));
         assert_eq!(end["forfeits"], Value::Array(vec![]));
         logs.push(log);
     }
-    let totals = report["totals"].as_array().expect("totals");
+    let totals = report["standings"]["entrants"]
+        .as_array()
+        .expect("standings");
     assert_eq!(totals.len(), players);
     let played: usize = totals.iter().map(|t| uint(&t["games"])).sum();
     assert_eq!(played, games * players);
     for t in totals {
-        assert_eq!(t["forfeits"], 0);
         assert_eq!(t["faults"], serde_json::json!({}));
         assert_eq!(
             uint(&t["wins"]) + uint(&t["draws"]) + uint(&t["losses"]),

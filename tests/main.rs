@@ -9,6 +9,8 @@ mod fair_play_tests;
 mod golden_tests;
 mod placement_tests;
 mod referee_tests;
+mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;
 mod starter_kit_tests;
+mod tournament_tests;

@@ -284,3 +284,40 @@ fn the_tables_of_protocol_md_match_the_schema() {
         properties(&defs["HandSummary"])
     );
 }
+
+#[test]
+fn match_tournament_and_standings_json_validate_against_the_results_schema() {
+    let results = allfives(&["schema", "results"]);
+    assert_eq!(results.code, Some(0), "{}", results.stderr);
+    let report_schema = validator(&results.json(), None);
+    let line = allfives(&["schema", "results-line"]);
+    let line_schema = validator(&line.json(), None);
+    let sb = Sandbox::new();
+    let bots = [
+        "a=builtin:greedy".to_string(),
+        "b=builtin:random".to_string(),
+    ];
+    let (_, report) = play(&sb, &bots, &["--games", "3", "--seed", "2"]);
+    assert_eq!(report["format"], "allfives-results");
+    assert_eq!(report["version"], 1);
+    assert_valid(&report_schema, &report, "match --json");
+    let out = sb.path("t").display().to_string();
+    let ran = allfives(&[
+        "tournament",
+        "--json",
+        "-q",
+        "--deals",
+        "2",
+        "--out",
+        &out,
+        &bots[0],
+        &bots[1],
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_valid(&report_schema, &ran.json(), "tournament --json");
+    for line in json_lines(&sb.path("t/results.jsonl")) {
+        assert_valid(&line_schema, &line, "a results line");
+    }
+    let standings = allfives(&["standings", "--json", &out]);
+    assert_valid(&report_schema, &standings.json(), "standings --json");
+}

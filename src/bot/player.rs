@@ -3,7 +3,7 @@
 //! move or a [`Fault`].
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::bot::builtin::{self, Builtin};
 use crate::bot::clock::{Clock, ClockKind, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
-use crate::bot::process::{BotProcess, Ending, Received, StderrSink};
-use crate::bot::timing::Timing;
+use crate::bot::process::{BotProcess, Ending, Launch, Received, StderrSink};
+use crate::bot::timing::MoveTimes;
 use crate::sandbox::Policy;
 use allfives_engine::game::{Game, Move};
 use allfives_engine::json::{TurnWriter, read_from_bot};
@@ -21,13 +21,19 @@ use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::Seat;
 use allfives_engine::view::Choice;
 
-/// A bot as given on the command line.
+/// A bot as given on the command line or in a bots file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BotSpec {
     /// The name shown in results.
     pub name: String,
     /// The command line as given (`builtin:NAME` for builtins).
     pub command: String,
+    /// The working directory its process starts in (default: the referee's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// Variables added to its environment.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
     #[serde(skip)]
     kind: BotKind,
     /// Whether the command line gave the name (then a bot's `hello` name does not replace it).
@@ -42,9 +48,25 @@ enum BotKind {
 }
 
 impl BotSpec {
-    /// Reads a bot argument: `builtin:NAME`, a path to an executable, or a command line.
+    /// Reads a bot argument: `NAME=COMMAND` (a bot named NAME), `builtin:NAME`, a path to an
+    /// executable, or a command line.
     pub fn parse(text: &str) -> Result<BotSpec, String> {
-        if let Some(name) = text.strip_prefix("builtin:") {
+        match text.split_once('=') {
+            Some((name, command)) if is_name(name) => {
+                Ok(BotSpec::with_setup(command, None, BTreeMap::new())?
+                    .with_given_name(name.to_string()))
+            }
+            _ => BotSpec::with_setup(text, None, BTreeMap::new()),
+        }
+    }
+
+    /// A bot from its command, started in `dir` (if given) with `env` added to its environment.
+    pub fn with_setup(
+        command: &str,
+        dir: Option<PathBuf>,
+        env: BTreeMap<String, String>,
+    ) -> Result<BotSpec, String> {
+        if let Some(name) = command.strip_prefix("builtin:") {
             if !builtin::NAMES.contains(&name) {
                 return Err(format!(
                     "unknown builtin bot '{name}': the builtins are {}",
@@ -53,19 +75,30 @@ impl BotSpec {
             }
             return Ok(BotSpec {
                 name: name.to_string(),
-                command: text.to_string(),
+                command: command.to_string(),
+                dir: None,
+                env: BTreeMap::new(),
                 kind: BotKind::Builtin(name.to_string()),
                 name_given: false,
             });
         }
-        let argv = shlex::split(text)
+        let argv = shlex::split(command)
             .filter(|a| !a.is_empty())
-            .ok_or_else(|| format!("bot '{text}' is not a command line (check its quotes)"))?;
-        find_program(&argv[0]).map_err(|why| format!("bot '{text}': {why}"))?;
-        find_script(&argv[1..]).map_err(|why| format!("bot '{text}': {why}"))?;
+            .ok_or_else(|| format!("bot '{command}' is not a command line (check its quotes)"))?;
+        let base = dir.clone().unwrap_or_default();
+        if !base.as_os_str().is_empty() && !base.is_dir() {
+            return Err(format!(
+                "bot '{command}': {} is not a folder",
+                base.display()
+            ));
+        }
+        find_program(&argv[0], &base).map_err(|why| format!("bot '{command}': {why}"))?;
+        find_script(&argv[1..], &base).map_err(|why| format!("bot '{command}': {why}"))?;
         Ok(BotSpec {
-            name: name_of(&argv),
-            command: text.to_string(),
+            name: name_of(&argv, &base),
+            command: command.to_string(),
+            dir,
+            env,
             kind: BotKind::Command(argv),
             name_given: false,
         })
@@ -128,10 +161,20 @@ fn display_name(name: &str) -> Option<String> {
     (!clean.is_empty()).then(|| clean.to_string())
 }
 
-/// Checks that a program can be found, as the shell would look for it, and can be run.
-fn find_program(program: &str) -> Result<(), String> {
+/// Whether `text` can name a bot in `NAME=COMMAND`: letters, digits, `_ . -` and `#`, so that
+/// an `=` inside a command (`./bot --depth=3`) is never taken for a name.
+pub fn is_name(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_.-#".contains(c))
+}
+
+/// Checks that a program can be found, as the shell would look for it (a path from `base`, the
+/// bot's working directory), and can be run.
+fn find_program(program: &str, base: &Path) -> Result<(), String> {
     if program.contains('/') {
-        return runnable(Path::new(program));
+        return runnable(&base.join(program));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let found = std::env::split_paths(&path)
@@ -173,14 +216,14 @@ fn runnable(path: &Path) -> Result<(), String> {
 
 /// Checks the script an interpreter is given (`python3 bot.py`), when the first argument names
 /// one by its extension: a typo there would otherwise show only as a crash at the first game.
-fn find_script(args: &[String]) -> Result<(), String> {
+fn find_script(args: &[String], base: &Path) -> Result<(), String> {
     const SCRIPTS: [&str; 10] = [
         "py", "js", "mjs", "cjs", "rb", "pl", "lua", "sh", "php", "jar",
     ];
     let Some(first) = args.iter().find(|a| !a.starts_with('-')) else {
         return Ok(());
     };
-    let path = Path::new(first);
+    let path = base.join(first);
     let is_script = path
         .extension()
         .is_some_and(|e| SCRIPTS.contains(&e.to_string_lossy().as_ref()));
@@ -191,11 +234,11 @@ fn find_script(args: &[String]) -> Result<(), String> {
 }
 
 /// A short name from a command: the script's file stem, else the program's.
-fn name_of(argv: &[String]) -> String {
+fn name_of(argv: &[String], base: &Path) -> String {
     let script = argv
         .iter()
         .skip(1)
-        .find(|a| !a.starts_with('-') && Path::new(a).is_file());
+        .find(|a| !a.starts_with('-') && base.join(a).is_file());
     let word = script.unwrap_or(&argv[0]);
     Path::new(word)
         .file_stem()
@@ -206,14 +249,39 @@ fn name_of(argv: &[String]) -> String {
 /// How a bot fared over a match.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BotStats {
-    /// Its answer times.
-    #[serde(flatten)]
-    pub timing: Timing,
+    /// Moves the bot was asked for and answered or timed out on (forced moves excluded).
+    pub answers: u64,
+    /// Their mean time, in milliseconds.
+    pub mean_ms: f64,
+    /// The slowest, in milliseconds (a move that timed out counts at the time it was given up
+    /// on).
+    pub slowest_ms: f64,
+    /// Moves the bot did not answer in time (late answers included).
+    pub timeouts: u64,
     /// Faults by kind.
     pub faults: BTreeMap<FaultKind, u32>,
+    /// Every answer's time, for percentiles.
+    #[serde(skip)]
+    pub times: MoveTimes,
+    #[serde(skip)]
+    total: Duration,
 }
 
 impl BotStats {
+    fn answered(&mut self, took: Duration) {
+        self.answers += 1;
+        self.times.record(took);
+        self.total += took;
+        self.mean_ms = ms(self.total) / self.answers as f64;
+        self.slowest_ms = self.slowest_ms.max(ms(took));
+    }
+
+    /// A move that ran out of time after `took`: it counts among the answers' times.
+    fn timed_out(&mut self, took: Duration) {
+        self.answered(took);
+        self.timeouts += 1;
+    }
+
     /// Counts a fault.
     pub fn faulted(&mut self, kind: FaultKind) {
         *self.faults.entry(kind).or_default() += 1;
@@ -295,11 +363,21 @@ impl Player {
         }
     }
 
+    /// Seeds a builtin's randomness afresh (for a game that must play the same alone).
+    pub fn reseed(&mut self, seed: u64) {
+        if let (BotKind::Builtin(name), Runner::Builtin(bot)) = (&self.spec.kind, &mut self.runner)
+        {
+            *bot = Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins");
+        }
+    }
+
     /// A player driven by a given builtin (fixed positions in `allfives check`).
     pub fn with_builtin(name: &str, bot: Builtin) -> Player {
         let spec = BotSpec {
             name: name.to_string(),
             command: format!("builtin:{name}"),
+            dir: None,
+            env: BTreeMap::new(),
             kind: BotKind::Builtin(name.to_string()),
             name_given: false,
         };
@@ -350,8 +428,13 @@ impl Player {
         if let Some(fault) = self.failed_start.take() {
             return Err(fault);
         }
+        let launch = Launch {
+            argv,
+            dir: self.spec.dir.as_deref(),
+            env: &self.spec.env,
+        };
         let mut process =
-            BotProcess::spawn(argv, self.max_line, self.sink.clone(), &self.policy)
+            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy)
                 .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         let id = self.take_id();
@@ -462,7 +545,7 @@ impl Player {
             _ => start.elapsed(),
         };
         if chosen.is_ok() && !clock.charge(took) {
-            self.stats.timing.timed_out(took);
+            self.stats.timed_out(took);
             let what = match clock.kind() {
                 ClockKind::Wall => "answered after",
                 ClockKind::Cpu => "used CPU for",
@@ -477,8 +560,8 @@ impl Player {
             ));
         }
         match &chosen {
-            Ok(_) => self.stats.timing.answered(took),
-            Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timing.timed_out(took),
+            Ok(_) => self.stats.answered(took),
+            Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timed_out(took),
             Err(_) => {}
         }
         chosen.map(|mv| (mv, took))

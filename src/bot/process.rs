@@ -3,10 +3,11 @@
 //! output read line by line with a length cap, its stderr drained to a capped
 //! file, and killed with its whole group.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,6 +67,33 @@ pub enum Received {
     Timeout,
 }
 
+/// What to start: the command's words, the folder it starts in, variables added to its
+/// environment.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The program and its arguments.
+    pub argv: &'a [String],
+    /// The working directory (default: the referee's).
+    pub dir: Option<&'a Path>,
+    /// Added to the referee's environment.
+    pub env: &'a BTreeMap<String, String>,
+}
+
+/// The command's words with the files it names inside its working directory made full paths:
+/// the sandbox grants a bot what its command names, and a bot started in a folder of its own
+/// names its files from there.
+fn named_from(argv: &[String], dir: Option<&Path>) -> Vec<String> {
+    let Some(dir) = dir else {
+        return argv.to_vec();
+    };
+    argv.iter()
+        .map(|word| match dir.join(word) {
+            path if !word.starts_with('-') && path.exists() => path.display().to_string(),
+            _ => word.clone(),
+        })
+        .collect()
+}
+
 /// A running bot process.
 pub struct BotProcess {
     child: Child,
@@ -86,25 +114,31 @@ pub struct BotProcess {
 }
 
 impl BotProcess {
-    /// Starts `argv` in a new process group with all three streams piped.
+    /// Starts the command in a new process group with all three streams piped.
     /// Contained by `policy` (see [`crate::sandbox`]).
     pub fn spawn(
-        argv: &[String],
+        launch: &Launch,
         max_line: usize,
         stderr: StderrSink,
         policy: &Policy,
     ) -> io::Result<BotProcess> {
+        let argv = launch.argv;
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty bot command"))?;
         let mut command = Command::new(program);
+        if let Some(dir) = launch.dir {
+            command.current_dir(dir);
+        }
         command
             .args(args)
+            .envs(launch.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut containment = sandbox::contain(command.as_std_mut(), argv, policy)?;
+        let named = named_from(argv, launch.dir);
+        let mut containment = sandbox::contain(command.as_std_mut(), &named, policy)?;
         let mut child = command.spawn()?;
         if let Some(c) = containment.as_mut() {
             let report = c.spawned();

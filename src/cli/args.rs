@@ -6,12 +6,16 @@ use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
-use crate::bot::player::{BotSpec, tell_apart};
+use crate::bot::player::BotSpec;
 use crate::cli::commands::BAD_INPUT;
+use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
-use crate::referee::matchplay::{LogTarget, MatchConfig};
+use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
 use crate::sandbox::{Policy, ResourceLimits};
+use crate::tournament::ratings::SprtSpec;
+use crate::tournament::schedule::{self, Format, Table};
+use crate::tournament::seeds::SEED_LIMIT;
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
@@ -66,8 +70,14 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Check that a bot speaks the protocol: a scripted conversation, PASS or FAIL per step.
     Check(CheckArgs),
-    /// Print the JSON Schema of every protocol message, both ways.
-    Schema,
+    /// Play a tournament: every group of entrants on duplicate deals, on every core, with
+    /// results kept in a folder that can be resumed.
+    Tournament(TournamentArgs),
+    /// Print the standings of one or more tournament folders (shards, or runs on several
+    /// machines), merged.
+    Standings(StandingsArgs),
+    /// Print a JSON Schema: of every protocol message (the default), or of the results format.
+    Schema(SchemaArgs),
     /// Print the completion script of a shell for allfives.
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of allfives or of one of its commands.
@@ -88,6 +98,110 @@ pub struct CompletionsArgs {
 pub struct ManArgs {
     /// The command whose page to print [default: allfives itself].
     pub command: Option<String>,
+}
+
+/// `allfives schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// `protocol` (every message, both ways), `results` (the --json of match, tournament and
+    /// standings) or `results-line` (a line of results.jsonl).
+    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line"])]
+    pub what: String,
+}
+
+/// `allfives tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The entrants (with those of --bots): `NAME=COMMAND`, `builtin:NAME`, a path to an
+    /// executable, or a quoted command line. With --resume, none repeats the stored ones; more
+    /// than stored adds entrants (a ladder: only their games are played).
+    #[arg(value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
+    /// (relative to the file) and `env`.
+    #[arg(long = "bots", value_name = "FILE")]
+    pub bots_file: Option<PathBuf>,
+    /// Players at each table: 2, 3 or 4.
+    #[arg(long, short = 'p', default_value_t = 2)]
+    pub players: usize,
+    /// round-robin (every group of entrants meets equally often) or gauntlet (the first
+    /// entrant against every group of the others).
+    #[arg(long, value_enum, default_value_t = Format::RoundRobin)]
+    pub format: Format,
+    /// Deals each group plays (default 10); each deal is played in every seat arrangement that
+    /// matters. With --resume, more deals than stored plays only the new ones.
+    #[arg(long)]
+    pub deals: Option<u64>,
+    /// With 4 players in partnerships: play every split of four entrants into two teams
+    /// (default: a team is two copies of one entrant).
+    #[arg(long)]
+    pub splits: bool,
+    /// With 4 players cut-throat: all 24 seat orders (default: a balanced 8).
+    #[arg(long)]
+    pub all_orders: bool,
+    /// The master seed, below 2^53 (default: a fresh one from the operating system, printed
+    /// and recorded); deal d's seed derives from it and d.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
+    /// folder allfives-tournaments/tournament-SEED-N).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue the tournament in --out DIR: play only the games missing from it, with the
+    /// seed, schedule, rules and clocks stored there (the options that set those are not read).
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Stop as soon as a sequential test decides (two entrants, two players), e.g.
+    /// elo0=0,elo1=10,alpha=0.05,beta=0.05.
+    #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
+    pub sprt: Option<SprtSpec>,
+    /// Print the standings so far to stderr every K games.
+    #[arg(long, value_name = "K")]
+    pub standings_every: Option<u64>,
+    /// A fresh process for every game (default: a worker keeps its bots' processes for its
+    /// next game with the same entrants).
+    #[arg(long)]
+    pub fresh: bool,
+    /// No progress on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the final standings as JSON (docs/results.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// How every game is played.
+    #[command(flatten)]
+    pub game_options: GameArgs,
+}
+
+/// `allfives standings`.
+#[derive(Debug, Args)]
+pub struct StandingsArgs {
+    /// Tournament folders (each with tournament.json and results.jsonl).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The sequential test to report (two entrants, two players).
+    #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
+    pub sprt: Option<SprtSpec>,
+    /// Print JSON (docs/results.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads a shard `I/N` (1 <= I <= N).
+fn shard(text: &str) -> Result<(u64, u64), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+    match parsed {
+        Some((i, n)) if i >= 1 && i <= n => Ok((i, n)),
+        _ => Err(format!("'{text}' is not I/N with 1 <= I <= N")),
+    }
 }
 
 /// `allfives check`.
@@ -181,9 +295,9 @@ pub enum SpinnerArg {
 /// End-of-hand scoring: the engine's [`HandEnd`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HandEndArg {
-    /// Each player's own pips left, rounded, come off its side's score.
+    /// Each side scores minus its own pips left, rounded to a multiple of 5.
     Penalty,
-    /// The hand's winner scores the opponents' pips left, rounded once.
+    /// The side that went out scores everyone else's pips left, rounded to a multiple of 5.
     Bonus,
 }
 
@@ -232,25 +346,68 @@ const DEFAULT_MAX_FAULTS: u32 = 3;
 #[derive(Debug, Args)]
 #[command(override_usage = "allfives match [OPTIONS] <BOT> <BOT> [BOT] [BOT]")]
 pub struct MatchArgs {
-    /// The bots, 2 to 4: `builtin:random`, `builtin:greedy`, a path to an executable, or a
-    /// quoted command line such as "python3 sample_bots/python/greedy_bot.py".
-    // Counted in `config`, so that too many bots get a sentence naming the rule.
-    #[arg(required = true, num_args = 1.., value_name = "BOT")]
+    /// The bots, 2 to 4 (with those of --bots): `builtin:random`, `builtin:greedy`, a path to an
+    /// executable, or a quoted command line such as "python3 sample_bots/python/greedy_bot.py";
+    /// `NAME=COMMAND` names one (`v2="python3 v2/bot.py"`).
+    #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
-    /// How many games; the seats rotate from game to game.
+    /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
+    /// (relative to the file) and `env`; they come before the BOT arguments [default: none].
+    #[arg(long = "bots", value_name = "FILE")]
+    pub bots_file: Option<PathBuf>,
+    /// How many games; the seats go through every arrangement that matters (2 players: both
+    /// seats; 3: all 6 orders; 4: see docs/results.md) before a new deal.
     #[arg(long, short = 'g', value_name = "N", default_value_t = 1)]
     pub games: u32,
-    /// The match seed [default: a fresh one, printed and logged].
+    /// The match seed, below 2^53 [default: a fresh one from the operating system, always
+    /// printed and logged].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Play game K of the match alone, exactly as it is seated and dealt in the whole match
+    /// [default: every game].
+    #[arg(long, value_name = "K")]
+    pub game: Option<u64>,
     /// A JSON file with the deal of the first hand, or an array of deals for the first hands
     /// [default: deals drawn from the seed].
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
-    /// With 4 bots: partnerships, seats 0 and 2 against 1 and 3 [default with 4 bots].
+    /// How every game is played.
+    #[command(flatten)]
+    pub game_options: GameArgs,
+    /// Where the match runs: `same-core` holds one CPU for the referee and its bots (fastest
+    /// for bots that think only when asked); `free` lets the scheduler place each process (for
+    /// bots that think on their opponent's time or use several threads).
+    #[arg(long, value_enum, default_value_t = Placement::SameCore)]
+    pub placement: Placement,
+    /// Write the game's log to FILE (a one-game match) [default: a file in --log-dir's folder].
+    #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
+    pub log: Option<PathBuf>,
+    /// Write each game's log to DIR/game-N.jsonl [default: a new folder
+    /// allfives-logs/match-SEED-N, never one used before].
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// Print one JSON object with the whole result instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Start a fresh process for every game (by default one process a bot serves the match).
+    #[arg(long)]
+    pub fresh: bool,
+    /// Keep every bot in the seat given (by default the seats rotate from game to game).
+    #[arg(long)]
+    pub no_rotate: bool,
+    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
+    /// which protections are in force.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+/// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).
+#[derive(Debug, Args)]
+pub struct GameArgs {
+    /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 [default with 4 players].
     #[arg(long, overrides_with = "no_teams")]
     pub teams: bool,
-    /// With 4 bots: every player for themselves.
+    /// With 4 players: every player for themselves.
     #[arg(long)]
     pub no_teams: bool,
     /// Tiles dealt to each player [default: 9 with 2 players, 7 with 3, 5 with 4].
@@ -286,25 +443,6 @@ pub struct MatchArgs {
     /// With --on-fault fallback: the fault of a game that forfeits it.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FAULTS)]
     pub max_faults: u32,
-    /// Write the game's log to FILE (a one-game match) [default: a file in --log-dir's folder].
-    #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
-    pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl [default: allfives-logs/match-SEED].
-    #[arg(long, value_name = "DIR")]
-    pub log_dir: Option<PathBuf>,
-    /// Print one JSON object with the whole result instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Start a fresh process for every game (by default one process a bot serves the match).
-    #[arg(long)]
-    pub fresh: bool,
-    /// Keep every bot in the seat given (by default the seats rotate from game to game).
-    #[arg(long)]
-    pub no_rotate: bool,
-    /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
-    /// which protections are in force.
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
     /// What a move's time is: `wall` (elapsed) or `cpu` (the CPU the bot's processes used,
     /// with 3 times the allowance plus 1 s of wall time as a backstop).
     #[arg(long, value_enum, default_value_t = ClockKind::Wall)]
@@ -315,31 +453,17 @@ pub struct MatchArgs {
     /// The longest line, in bytes, a bot may write.
     #[arg(long, value_name = "BYTES", default_value_t = MAX_BOT_LINE)]
     pub max_line: usize,
-    /// Where the match runs: `same-core` holds one CPU for the referee and its bots (fastest
-    /// for bots that think only when asked); `free` lets the scheduler place each process (for
-    /// bots that think on their opponent's time or use several threads).
-    #[arg(long, value_enum, default_value_t = Placement::SameCore)]
-    pub placement: Placement,
 }
 
-impl MatchArgs {
-    /// Checks the arguments and builds the match; the error is one sentence for the user.
-    pub fn config(&self, fresh_seed: u64) -> Result<MatchConfig, String> {
-        match self.bots.len() {
-            0 | 1 => {
-                return Err(format!(
-                    "a match needs at least 2 bots, not {}",
-                    self.bots.len()
-                ));
-            }
-            2..=4 => {}
-            n => return Err(format!("a match takes at most 4 bots, not {n}")),
-        }
-        let bots = self.bot_specs()?;
-        let rules = self.rules(bots.len())?;
-        if self.games == 0 {
-            return Err("--games must be at least 1".into());
-        }
+impl GameArgs {
+    /// Checks the options and builds the games' settings for `players` players, with `hidden`
+    /// (the folders holding logs and results) out of every bot's reach.
+    pub fn settings(
+        &self,
+        players: usize,
+        deals: Vec<Deal>,
+        hidden: Vec<PathBuf>,
+    ) -> Result<GameSettings, String> {
         let clocks = Clocks::from_ms(self.startup_ms, self.move_ms, self.bank_ms, self.clock)?;
         if self.max_faults == 0 {
             return Err("--max-faults must be at least 1".into());
@@ -347,30 +471,13 @@ impl MatchArgs {
         if self.max_line < 64 {
             return Err("--max-line must be at least 64 bytes".into());
         }
-        let seed = self.seed.unwrap_or(fresh_seed);
-        let logs = match (&self.log, &self.log_dir) {
-            (Some(_), _) if self.games > 1 => {
-                return Err("--log writes one game; use --log-dir for a match of several".into());
-            }
-            (Some(file), _) => LogTarget::File(file.clone()),
-            (None, Some(dir)) => LogTarget::Dir(dir.clone()),
-            (None, None) => LogTarget::Dir(PathBuf::from(format!("allfives-logs/match-{seed}"))),
-        };
-        let hidden = match &logs {
-            LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
-            LogTarget::Dir(dir) => dir.clone(),
-        };
-        let sandbox = self.sandbox.policy(vec![hidden])?;
-        let deals = match &self.deal {
-            Some(path) => read_deals(path, &rules)?,
-            None => Vec::new(),
-        };
-        Ok(MatchConfig {
-            bots,
-            rules,
-            games: self.games,
-            seed,
-            rotate: !self.no_rotate,
+        Ok(GameSettings {
+            rules: self.rules(players)?,
+            deals,
+            max_line: self.max_line,
+            stderr_cap: 1024 * 1024,
+            sandbox: self.sandbox.policy(hidden)?,
+            protections: None,
             clocks,
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
@@ -378,63 +485,14 @@ impl MatchArgs {
                     max_faults: self.max_faults,
                 },
             },
-            fresh: self.fresh,
-            deals,
-            logs,
-            echo_stderr: self.verbose,
-            max_line: self.max_line,
-            stderr_cap: 1024 * 1024,
-            sandbox,
-            protections: None,
         })
     }
 
-    /// The bots, with names made unique ("greedy", "greedy#2").
-    fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
-        let specs = self
-            .bots
-            .iter()
-            .map(|text| BotSpec::parse(text))
-            .collect::<Result<Vec<_>, _>>()?;
-        let names = tell_apart(specs.iter().map(|s| s.name.clone()));
-        Ok(specs
-            .into_iter()
-            .zip(names)
-            .map(|(spec, name)| spec.renamed(name))
-            .collect())
-    }
-
-    /// Options that are accepted but would do nothing, and a match whose deals are not all
-    /// played from every seat: each a sentence for the user.
-    pub fn warnings(&self) -> Vec<String> {
-        let players = self.bots.len();
-        let mut warnings = Vec::new();
-        if self.max_faults != DEFAULT_MAX_FAULTS && self.on_fault != OnFault::Fallback {
-            warnings.push(
-                "--max-faults does nothing without --on-fault fallback (the first fault forfeits)"
-                    .to_string(),
-            );
-        }
-        if self.no_teams && players != 4 {
-            warnings.push(format!(
-                "--no-teams does nothing with {players} bots (partnerships need 4)"
-            ));
-        }
-        let rounds_cut = self.games > 1 && !self.games.is_multiple_of(players as u32);
-        if rounds_cut && !self.no_rotate {
-            warnings.push(format!(
-                "{} games with {players} bots leave the last deal without all its seatings: \
-                 play a multiple of {players} games for duplicate play",
-                self.games
-            ));
-        }
-        warnings
-    }
-
-    fn rules(&self, players: usize) -> Result<Rules, String> {
+    /// The rules for `players` players.
+    pub fn rules(&self, players: usize) -> Result<Rules, String> {
         let mut rules = Rules::new(players);
         if self.teams && players != 4 {
-            return Err(format!("--teams needs 4 bots, not {players}"));
+            return Err(format!("--teams needs 4 players, not {players}"));
         }
         if self.no_teams {
             rules.teams = false;
@@ -448,6 +506,161 @@ impl MatchArgs {
         rules.validate().map_err(|e| e.to_string())?;
         Ok(rules)
     }
+}
+
+impl MatchArgs {
+    /// Checks the arguments and builds the match; the error is one sentence for the user.
+    /// `fresh_seed` gives a seed when none is given; the default log folder is created here, so
+    /// that no other run can take it.
+    pub fn config(
+        &self,
+        fresh_seed: impl FnOnce() -> Result<u64, String>,
+    ) -> Result<MatchConfig, String> {
+        let bots = self.bot_specs()?;
+        let rules = self.game_options.rules(bots.len())?;
+        if self.games == 0 {
+            return Err("--games must be at least 1".into());
+        }
+        let seed = match self.seed {
+            Some(seed) if seed >= SEED_LIMIT => {
+                return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
+            }
+            Some(seed) => seed,
+            None => fresh_seed()?,
+        };
+        let deals = match &self.deal {
+            Some(path) => read_deals(path, &rules)?,
+            None => Vec::new(),
+        };
+        let mut settings = self.game_options.settings(bots.len(), deals, Vec::new())?;
+        let plan = self.plan(&rules, seed)?;
+        let logs = match (&self.log, &self.log_dir) {
+            (Some(_), _) if plan.len() > 1 => {
+                return Err("--log writes one game; use --log-dir for a match of several".into());
+            }
+            (Some(file), _) => LogTarget::File(file.clone()),
+            (None, Some(dir)) => LogTarget::Dir(dir.clone()),
+            (None, None) => LogTarget::Dir(
+                new_log_dir(Path::new(DEFAULT_LOGS), &format!("match-{seed}"))
+                    .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
+            ),
+        };
+        // Created last, once every option is checked: a refused command leaves no folder.
+        settings.sandbox.hidden = vec![match &logs {
+            LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            LogTarget::Dir(dir) => dir.clone(),
+        }];
+        Ok(MatchConfig {
+            bots,
+            seed,
+            plan,
+            fresh: self.fresh,
+            logs,
+            echo_stderr: self.verbose,
+            settings,
+        })
+    }
+
+    /// The table of a match: its bots are all distinct players (teams as given).
+    pub fn table(&self, rules: &Rules) -> Table {
+        Table {
+            players: rules.players,
+            teams: rules.teams,
+            splits: true,
+            all_orders: false,
+        }
+    }
+
+    /// The games: all of them, or game `--game K` alone.
+    fn plan(&self, rules: &Rules, seed: u64) -> Result<Plan, String> {
+        let table = self.table(rules);
+        let numbers = match self.game {
+            Some(0) => return Err("--game counts from 1".into()),
+            Some(k) => {
+                let k = u32::try_from(k).map_err(|_| "--game is too large".to_string())?;
+                k..=k
+            }
+            None => 1..=self.games,
+        };
+        let rotate = !self.no_rotate;
+        Ok(Plan::new(numbers, move |k| {
+            let game = schedule::match_game(&table, seed, u64::from(k), rotate);
+            PlannedGame {
+                number: k,
+                seed: game.seed,
+                deal: game.deal,
+                arrangement: game.arrangement,
+                seating: game.seating,
+            }
+        }))
+    }
+
+    /// The bots, with names made unique ("greedy", "greedy#2").
+    fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
+        let specs = entrants::entrants(self.bots_file.as_deref(), &self.bots)?;
+        match specs.len() {
+            0 | 1 => {
+                return Err(format!(
+                    "a match needs at least 2 bots, not {}",
+                    specs.len()
+                ));
+            }
+            2..=4 => {}
+            n => return Err(format!("a match takes at most 4 bots, not {n}")),
+        }
+        Ok(entrants::unique_names(specs))
+    }
+
+    /// Options that are accepted but would do nothing, and a match that stops within a set of
+    /// seatings of a deal: each a sentence for the user. `players` is the number of bots.
+    pub fn warnings(&self, players: usize) -> Vec<String> {
+        let options = &self.game_options;
+        let mut warnings = Vec::new();
+        if options.max_faults != DEFAULT_MAX_FAULTS && options.on_fault != OnFault::Fallback {
+            warnings.push(
+                "--max-faults does nothing without --on-fault fallback (the first fault forfeits)"
+                    .to_string(),
+            );
+        }
+        if options.no_teams && players != 4 {
+            warnings.push(format!(
+                "--no-teams does nothing with {players} bots (partnerships need 4)"
+            ));
+        }
+        let Ok(rules) = options.rules(players) else {
+            return warnings;
+        };
+        let set = schedule::arrangements(&self.table(&rules)).len() as u32;
+        let cut = self.games > 1 && self.game.is_none() && !self.games.is_multiple_of(set);
+        if cut && !self.no_rotate {
+            warnings.push(format!(
+                "{} games leave the last deal without all its {set} seatings: play a multiple \
+                 of {set} games for duplicate play",
+                self.games
+            ));
+        }
+        warnings
+    }
+}
+
+/// Where `match` keeps its logs unless told.
+pub const DEFAULT_LOGS: &str = "allfives-logs";
+
+/// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the
+/// claim, so two runs at once never share one, and no folder is ever used twice.
+pub fn new_log_dir(parent: &Path, stem: &str) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::create_dir_all(parent)?;
+    for n in 1u32.. {
+        let dir = parent.join(format!("{stem}-{n}"));
+        // Readable by the user only, as every log folder (docs/fair-play.md).
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!("every {stem}-N is taken")))
 }
 
 /// Reads a deal file: one deal, or an array of deals for the first hands.
@@ -478,15 +691,15 @@ mod tests {
     #[test]
     fn the_default_rules_are_the_engines() {
         for players in 2..=4 {
-            let mut args = vec!["allfives", "match"];
+            let mut args = vec!["allfives", "match", "--log", "/nonexistent/x.jsonl"];
             args.extend(std::iter::repeat_n("builtin:random", players));
             let Command::Match(parsed) = Cli::try_parse_from(args).expect("it parses").command
             else {
                 panic!("not a match");
             };
-            let config = parsed.config(1).expect("a valid match");
-            assert_eq!(config.rules, Rules::new(players));
-            assert!(parsed.warnings().is_empty());
+            let rules = parsed.game_options.rules(players).expect("valid rules");
+            assert_eq!(rules, Rules::new(players));
+            assert!(parsed.warnings(players).is_empty());
         }
     }
 }

@@ -2,9 +2,11 @@
 //! the process's exit code. Exit codes: 0 done (a bot losing by a fault is a result, not an
 //! error); 1 the referee itself failed (e.g. a log could not be written); 2 bad arguments or an
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
-//! 130 interrupted.
+//! 5 stdout cannot be written (closed, or the disk is full); 130 interrupted; 141 stdout's
+//! reader went away (`| head -1`), a quiet exit as the shell reports for other tools.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
@@ -16,17 +18,29 @@ use crate::bot::process::StderrSink;
 use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
+use crate::cli::tournament;
 use crate::gamelog;
 use crate::placement::{Placement, hold_core};
-use crate::referee::matchplay::run_match;
+use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::sandbox::files;
+use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
+use crate::tournament::standings::Tally;
+use crate::tournament::{schedule, seeds};
 
-const FAILED: u8 = 1;
-/// The exit code of bad arguments or an unreadable input file.
+/// The referee itself failed (e.g. a log could not be written).
+pub const FAILED: u8 = 1;
+/// Bad arguments or an unreadable input file.
 pub const BAD_INPUT: u8 = 2;
-const BAD_LOG: u8 = 3;
-const CHECK_FAILED: u8 = 4;
-const INTERRUPTED: u8 = 130;
+/// A replayed log does not check out.
+pub const BAD_LOG: u8 = 3;
+/// A bot failed `check`.
+pub const CHECK_FAILED: u8 = 4;
+/// Stdout cannot be written (closed, or the disk is full).
+pub const OUTPUT_FAILED: u8 = 5;
+/// Interrupted (Ctrl-C or SIGTERM).
+pub const INTERRUPTED: u8 = 130;
+/// Stdout's reader went away.
+pub const BROKEN_PIPE: u8 = 141;
 
 /// Runs the parsed command line and returns the process's exit code.
 pub fn run(cli: Cli) -> u8 {
@@ -34,7 +48,9 @@ pub fn run(cli: Cli) -> u8 {
         Command::Match(args) => match_command(&args),
         Command::Replay(args) => replay_command(&args),
         Command::Check(args) => check_command(&args),
-        Command::Schema => schema_command(),
+        Command::Tournament(args) => tournament::tournament_command(&args),
+        Command::Standings(args) => tournament::standings_command(&args),
+        Command::Schema(args) => schema_command(&args.what),
         Command::Completions(args) => completions_command(&args),
         Command::Man(args) => man_command(&args),
     }
@@ -74,22 +90,24 @@ fn man_command(args: &ManArgs) -> u8 {
     }
 }
 
-fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+/// Writes one line on stderr and returns `code`.
+pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
     eprintln!("allfives: {message}");
     code
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let mut config = match args.config(fresh_seed()) {
+    let mut config = match args.config(seeds::fresh) {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    for warning in args.warnings() {
+    for warning in args.warnings(config.bots.len()) {
         eprintln!("allfives: warning: {warning}");
     }
-    config.protections = crate::referee::matchplay::protections(&config);
+    config.settings.protections =
+        crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
     if args.verbose
-        && let Some(protections) = &config.protections
+        && let Some(protections) = &config.settings.protections
     {
         eprintln!("{}", protections.summary());
     }
@@ -106,33 +124,126 @@ fn match_command(args: &MatchArgs) -> u8 {
         Err(code) => return code,
     };
     let json = args.json;
-    let started = |config: &_| {
-        if !json {
-            println!("{}", output::match_banner(config));
-        }
+    let mut played = match Match::new(config) {
+        Ok(played) => played,
+        Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
     };
-    let played = run_match(&config, started, |config, record| {
-        if !json {
-            println!("{}", output::game_line(config, record));
+    // Every bot shakes hands first, so that the banner and the results carry its hello name.
+    if unless_interrupted(&runtime, played.introduce()).is_none() {
+        return fail(INTERRUPTED, "interrupted: every bot was stopped");
+    }
+    if !json && let Err(e) = output::print_line(&output::match_banner(&played.config)) {
+        return output_failed(&e);
+    }
+    let entrants = results::entrants_of(&played.config.bots);
+    let rules = played.config.settings.rules;
+    let set_size = match args.no_rotate {
+        true => 1,
+        false => schedule::arrangements(&args.table(&rules)).len(),
+    };
+    let names = entrants.iter().map(|e| e.name.clone()).collect();
+    let mut tally = Tally::new(names, set_size, rules.players, None);
+    let mut lines: Vec<GameLine> = Vec::new();
+    let mut broken: Option<std::io::Error> = None;
+    let outcome = runtime.block_on(async {
+        let games = played.play(|config, planned, game| {
+            let line = match_line(config, planned, game, &entrants, args);
+            tally.add(&line);
+            // Only --json lists every game; text prints each as it ends and keeps none.
+            let printed = match json {
+                true => {
+                    lines.push(line);
+                    Ok(())
+                }
+                false => output::print_line(&output::game_line(&line)),
+            };
+            printed.map_or_else(
+                |e| {
+                    broken = Some(e);
+                    ControlFlow::Break(())
+                },
+                ControlFlow::Continue,
+            )
+        });
+        tokio::select! {
+            // Polled first, so that the signal handlers are in place before any bot starts.
+            biased;
+            () = interrupted() => None,
+            done = games => Some(done),
         }
     });
-    match unless_interrupted(&runtime, played) {
-        None => fail(
-            INTERRUPTED,
-            "interrupted: every bot was stopped; the logs written so far are kept",
-        ),
-        Some(Err(e)) => fail(FAILED, format!("the match stopped: {e}")),
-        Some(Ok(report)) => {
-            if json {
-                match serde_json::to_string_pretty(&report) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => return fail(FAILED, e),
-                }
-            } else {
-                println!("{}", output::match_table(&report));
-            }
-            0
+    if let Some(e) = broken {
+        crate::bot::shutdown::kill_all();
+        return output_failed(&e);
+    }
+    let ending = match outcome {
+        None => {
+            crate::bot::shutdown::kill_all();
+            Some((
+                INTERRUPTED,
+                "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
+            ))
         }
+        Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
+        Some(Ok(())) => None,
+    };
+    let mut report = Report::new("match", played.complete(), entrants, tally.standings());
+    report.seed = Some(played.config.seed);
+    report.rules = Some(rules);
+    let text = match json {
+        true => {
+            report.games = Some(lines);
+            serde_json::to_string_pretty(&report).expect("a report always serializes")
+        }
+        false => output::standings_text(&report),
+    };
+    if let Err(e) = output::print_line(&text) {
+        return output_failed(&e);
+    }
+    match ending {
+        Some((code, message)) => fail(code, message),
+        None => 0,
+    }
+}
+
+/// The results line of a match's game.
+fn match_line(
+    config: &MatchConfig,
+    planned: &PlannedGame,
+    game: &Played,
+    entrants: &[Entrant],
+    args: &MatchArgs,
+) -> GameLine {
+    let bots: Vec<&BotSpec> = config.bots.iter().collect();
+    let group: Vec<usize> = (0..bots.len()).collect();
+    let number = u64::from(planned.number);
+    GameLine::new(
+        &game.record,
+        LineContext {
+            id: &number.to_string(),
+            game: number,
+            group: &group,
+            entrants,
+            deal: (planned.deal, config.seed, planned.arrangement),
+            rules: &config.settings.rules,
+            times: &game.times,
+            log: game.record.log.clone(),
+            rerun: results::rerun(
+                &bots,
+                config.seed,
+                number,
+                &config.settings,
+                args.deal.as_deref(),
+            ),
+        },
+    )
+}
+
+/// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.
+pub fn output_failed(e: &std::io::Error) -> u8 {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe => BROKEN_PIPE,
+        _ => fail(OUTPUT_FAILED, format!("cannot write to stdout: {e}")),
     }
 }
 
@@ -246,8 +357,13 @@ fn runtime() -> Result<tokio::runtime::Runtime, u8> {
         .map_err(|e| fail(FAILED, format!("cannot start the async runtime: {e}")))
 }
 
-fn schema_command() -> u8 {
-    match serde_json::to_string_pretty(&allfives_engine::protocol::schema()) {
+fn schema_command(what: &str) -> u8 {
+    let schema = match what {
+        "results" => serde_json::to_value(schemars::schema_for!(Report)),
+        "results-line" => serde_json::to_value(schemars::schema_for!(GameLine)),
+        _ => serde_json::to_value(allfives_engine::protocol::schema()),
+    };
+    match schema.and_then(|s| serde_json::to_string_pretty(&s)) {
         Ok(text) => {
             println!("{text}");
             0
@@ -277,7 +393,7 @@ fn unless_interrupted<T>(
 }
 
 /// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).
-async fn interrupted() {
+pub async fn interrupted() {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::terminate()),
@@ -291,15 +407,4 @@ async fn interrupted() {
         _ = term.recv() => {}
         _ = hup.recv() => {}
     }
-}
-
-/// A seed for when none is given: the clock's nanoseconds mixed with the process id.
-fn fresh_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let mixed = (nanos ^ u64::from(std::process::id())).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    // Small enough to type back in.
-    mixed % 1_000_000_000
 }

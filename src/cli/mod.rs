@@ -3,4 +3,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod entrants;
 pub mod output;
+pub mod progress;
+pub mod tournament;

@@ -1,11 +1,24 @@
 //! What the commands print: a match's result as text or JSON, and a replayed game as text.
 
 use std::fmt::Write;
+use std::io::{self, Write as _};
 
+use std::collections::BTreeMap;
+
+use crate::bot::fault::FaultKind;
 use crate::gamelog::Replay;
-use crate::referee::game::GameRecord;
-use crate::referee::matchplay::{MatchConfig, MatchReport, fault_summary};
+use crate::referee::matchplay::MatchConfig;
+use crate::tournament::results::{GameLine, Report};
+use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::{Event, GameEnding, HandEnding, Play};
+
+/// Writes `text` and a newline to stdout, flushed: a closed or full stdout is an error for the
+/// caller to report, never a panic.
+pub fn print_line(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()
+}
 
 /// The opening line of a match.
 pub fn match_banner(config: &MatchConfig) -> String {
@@ -13,113 +26,204 @@ pub fn match_banner(config: &MatchConfig) -> String {
     format!(
         "allfives match: {} ({} game{}), seed {}\nrules: {}",
         names.join(" vs "),
-        config.games,
-        if config.games == 1 { "" } else { "s" },
+        config.plan.len(),
+        if config.plan.len() == 1 { "" } else { "s" },
         config.seed,
-        config.rules
+        config.settings.rules
     )
 }
 
 /// One line for a finished game.
-pub fn game_line(config: &MatchConfig, record: &GameRecord) -> String {
-    let rules = &config.rules;
-    let mut sides: Vec<String> = Vec::new();
-    for side in 0..rules.sides() {
-        let members: Vec<&str> = (0..rules.players)
-            .filter(|&seat| rules.side_of(seat) == side)
-            .map(|seat| config.bots[record.seating[seat]].name.as_str())
-            .collect();
-        sides.push(format!(
-            "{} {}",
-            members.join("+"),
-            record.result.scores[side]
-        ));
-    }
-    let winners: Vec<&str> = (0..rules.players)
-        .filter(|&seat| record.result.ranks[seat] == 1)
-        .map(|seat| config.bots[record.seating[seat]].name.as_str())
+pub fn game_line(line: &GameLine) -> String {
+    let sides: Vec<String> = line
+        .sides()
+        .iter()
+        .enumerate()
+        .map(|(side, seats)| {
+            let members: Vec<&str> = seats.iter().map(|&s| line.seats[s].name.as_str()).collect();
+            format!("{} {}", members.join("+"), line.scores[side])
+        })
         .collect();
-    let ending = match record.result.ending {
+    let winners: Vec<&str> = line
+        .seats
+        .iter()
+        .filter(|s| s.rank == 1)
+        .map(|s| s.name.as_str())
+        .collect();
+    let ending = match line.ending {
         GameEnding::Target { .. } => "target reached".to_string(),
         GameEnding::MaxHands => "hand limit".to_string(),
         GameEnding::Forfeit { seat } => {
-            let why = record
-                .forfeit
-                .as_ref()
-                .map(|f| f.fault.to_string())
+            let why = line
+                .faults
+                .iter()
+                .find(|f| f.forfeit)
+                .map(|f| format!("{}: {}", f.kind, f.detail))
                 .unwrap_or_default();
-            format!("{} forfeits: {why}", config.bots[record.seating[seat]].name)
+            format!("{} forfeits: {why}", line.seats[seat].name)
         }
     };
-    let mut line = format!(
+    let mut text = format!(
         "game {}: {} after {} hand{} ({}); first: {}",
-        record.game,
+        line.id,
         sides.join(", "),
-        record.result.hands,
-        if record.result.hands == 1 { "" } else { "s" },
+        line.hands,
+        if line.hands == 1 { "" } else { "s" },
         ending,
         winners.join(", ")
     );
-    if let Some(log) = &record.log {
-        let _ = write!(line, "\n  log: {log}");
-    }
-    line
-}
-
-/// The closing table of a match.
-pub fn match_table(report: &MatchReport) -> String {
-    let mut text = String::new();
-    let width = report
-        .totals
-        .iter()
-        .map(|t| t.bot.len())
-        .max()
-        .unwrap_or(3)
-        .max(3);
-    let _ = writeln!(
-        text,
-        "{:<width$}  games  wins  draws  losses  points  mean rank  mean ms  median ms  p99 ms  slowest ms  faults",
-        "bot"
-    );
-    for t in &report.totals {
-        let time = t.stats.timing.summary();
-        let _ = writeln!(
-            text,
-            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>6}  {:>9.2}  {:>7.2}  {:>9.2}  {:>6.2}  {:>10.2}  {}",
-            t.bot,
-            t.games,
-            t.wins,
-            t.draws,
-            t.losses,
-            t.points,
-            t.mean_rank,
-            time.mean_ms,
-            time.median_ms,
-            time.p99_ms,
-            time.slowest_ms,
-            fault_summary(&t.stats)
-        );
-    }
-    let best = report.totals.iter().max_by_key(|t| (t.wins, t.points));
-    let tied = best.is_some_and(|b| {
-        report
-            .totals
-            .iter()
-            .filter(|t| (t.wins, t.points) == (b.wins, b.points))
-            .count()
-            > 1
-    });
-    match best {
-        Some(b) if !tied => {
-            let _ = write!(
-                text,
-                "winner: {} ({} of {} games won)",
-                b.bot, b.wins, b.games
-            );
-        }
-        _ => text.push_str("winner: none (level)"),
+    if let Some(log) = &line.log {
+        let _ = write!(text, "\n  log: {log}");
     }
     text
+}
+
+/// The standings of a report: the table per entrant, teams, crosstable, ratings, the winner.
+pub fn standings_text(report: &Report) -> String {
+    let s = &report.standings;
+    let mut text = String::new();
+    let width = name_width(s, 4);
+    let _ = writeln!(
+        text,
+        "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms   p99 ms  faults",
+        "name"
+    );
+    let mut rows: Vec<&Row> = s.entrants.iter().collect();
+    rows.sort_by(|a, b| b.score_pct.total_cmp(&a.score_pct));
+    for r in rows {
+        let _ = writeln!(
+            text,
+            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7.1}  {:>9.2}  {:>7.1}  {:>11.1}  {:>7.2}  {:>7.2}  {}",
+            r.name,
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score_pct,
+            r.mean_rank,
+            r.points_for,
+            r.points_against,
+            r.mean_ms,
+            r.p99_ms,
+            faults(&r.faults)
+        );
+    }
+    if !s.teams.is_empty() {
+        text.push_str("teams:\n");
+        for t in &s.teams {
+            let _ = writeln!(
+                text,
+                "  {}: {} games, {} won, {} level, {} lost, score {:.1}%, {} points",
+                t.names.join("+"),
+                t.games,
+                t.wins,
+                t.draws,
+                t.losses,
+                t.score_pct,
+                t.points
+            );
+        }
+    }
+    if s.entrants.len() > 2 {
+        text.push_str(&crosstable(s));
+    }
+    for e in &s.elo {
+        let elo = match (e.elo, e.interval) {
+            (Some(x), Some((lo, hi))) => format!("{x:+.1} [{lo:+.1}, {hi:+.1}] (95%)"),
+            (Some(x), None) => format!("{x:+.1}"),
+            (None, _) => "unbounded (one side won every pair)".to_string(),
+        };
+        let los = e
+            .los
+            .map_or(String::new(), |l| format!(", LOS {:.1}%", l * 100.0));
+        let _ = writeln!(
+            text,
+            "elo {} vs {}: {elo}{los}; pairs scoring 0, 0.5, 1, 1.5, 2: {:?}",
+            e.first, e.second, e.pentanomial
+        );
+    }
+    if !s.ratings.is_empty() {
+        text.push_str("weng-lin ratings (mu +- sigma):");
+        for r in &s.ratings {
+            let _ = write!(text, " {} {:.2} +- {:.2};", r.name, r.rating, r.uncertainty);
+        }
+        text.push('\n');
+    }
+    if let Some(t) = &s.sprt {
+        let _ = writeln!(
+            text,
+            "sprt elo0={} elo1={} alpha={} beta={}: llr {:.3} in [{:.3}, {:.3}], {}",
+            t.elo0, t.elo1, t.alpha, t.beta, t.llr, t.lower, t.upper, t.decision
+        );
+    }
+    if s.unfinished_sets > 0 {
+        let _ = writeln!(
+            text,
+            "unfinished sets: {} ({} games), counted in the table but not rated",
+            s.unfinished_sets, s.unfinished_games
+        );
+    }
+    match (&s.winner.names[..], s.winner.level) {
+        ([], true) => text.push_str("winner: none (level)"),
+        ([], false) => text.push_str("winner: none (no games)"),
+        (names, _) => {
+            let _ = write!(
+                text,
+                "winner: {} ({:.1}% score)",
+                names.join("+"),
+                s.winner.score_pct
+            );
+        }
+    }
+    if !report.complete {
+        text.push_str(
+            "\nincomplete: not every scheduled game is played; these are the standings so far",
+        );
+    }
+    text
+}
+
+/// Each entrant's score against each other, in percent.
+fn crosstable(s: &Standings) -> String {
+    let width = name_width(s, 6);
+    let mut text = format!("{:<width$}", "vs");
+    for r in &s.entrants {
+        let _ = write!(text, "  {:>width$}", r.name);
+    }
+    text.push('\n');
+    for (i, row) in s.crosstable.iter().enumerate() {
+        let _ = write!(text, "{:<width$}", s.entrants[i].name);
+        for cell in row {
+            let shown = cell.map_or("-".to_string(), |c| {
+                format!("{:.1}%", 100.0 * c.score / c.games as f64)
+            });
+            let _ = write!(text, "  {shown:>width$}");
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The width of the names' column: the longest name, at least `least`.
+fn name_width(s: &Standings, least: usize) -> usize {
+    s.entrants
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(least)
+}
+
+/// Faults by kind, as "timeout 2, illegal 1".
+fn faults(faults: &BTreeMap<FaultKind, u64>) -> String {
+    if faults.is_empty() {
+        return "none".to_string();
+    }
+    faults
+        .iter()
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A replayed game, hand by hand.

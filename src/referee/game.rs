@@ -23,7 +23,7 @@ use allfives_engine::view::Seen;
 use crate::sandbox::Protections;
 
 /// What the referee does when a bot faults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "policy", rename_all = "snake_case")]
 pub enum FaultPolicy {
     /// The bot forfeits the game at its first fault.

@@ -1,15 +1,17 @@
-//! A match: several games between the same bots, seats rotated, every game logged, totals kept.
+//! A match: games between the same bots, seated as planned, every game logged, totals kept.
+//!
+//! The match's state lives outside the future that plays it ([`Match::play`]), so that a match
+//! cut short (Ctrl-C, a closed stdout) still reports every game it finished.
 
 use std::io;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::bot::clock::Clocks;
-use crate::bot::fault::FaultKind;
 use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
 use crate::bot::process::StderrSink;
+use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
 use crate::sandbox::{self, Policy, Protections, Report, files};
@@ -25,31 +27,73 @@ pub enum LogTarget {
     Dir(PathBuf),
 }
 
-/// Everything a match needs.
+/// One game of the plan: its number, the seed of its hands, and who sits where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedGame {
+    /// Its number in the match, from 1.
+    pub number: u32,
+    /// Its deal's index (a round of seat arrangements).
+    pub deal: u64,
+    /// Its seat arrangement's index.
+    pub arrangement: usize,
+    /// The seed its hands are dealt from.
+    pub seed: u64,
+    /// For each seat, the index of its bot.
+    pub seating: Vec<usize>,
+}
+
+/// The games of a match, each made when its turn comes: a long match holds no list of them.
+#[derive(Clone)]
+pub struct Plan {
+    numbers: std::ops::RangeInclusive<u32>,
+    make: Arc<dyn Fn(u32) -> PlannedGame + Send + Sync>,
+}
+
+impl Plan {
+    /// Games `numbers`, game `k` made by `make(k)`.
+    pub fn new(
+        numbers: std::ops::RangeInclusive<u32>,
+        make: impl Fn(u32) -> PlannedGame + Send + Sync + 'static,
+    ) -> Plan {
+        Plan {
+            numbers,
+            make: Arc::new(make),
+        }
+    }
+
+    /// How many games.
+    pub fn len(&self) -> usize {
+        self.numbers.clone().count()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.numbers.is_empty()
+    }
+
+    /// The games in order, from the `skip`-th.
+    pub fn games(&self, skip: usize) -> impl Iterator<Item = PlannedGame> + '_ {
+        self.numbers.clone().skip(skip).map(|k| (self.make)(k))
+    }
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Plan({:?})", self.numbers)
+    }
+}
+
+/// How every game of a match (or of a tournament) is played.
 #[derive(Debug, Clone)]
-pub struct MatchConfig {
-    /// The bots, in the order given.
-    pub bots: Vec<BotSpec>,
+pub struct GameSettings {
     /// The rules.
     pub rules: Rules,
-    /// How many games.
-    pub games: u32,
-    /// The match seed.
-    pub seed: u64,
-    /// Rotate the seats from game to game (each deal is played once per rotation).
-    pub rotate: bool,
     /// The time controls.
     pub clocks: Clocks,
     /// The fault policy.
     pub on_fault: FaultPolicy,
-    /// A fresh process for every game.
-    pub fresh: bool,
     /// Deals for the first hands of every game.
     pub deals: Vec<Deal>,
-    /// Where logs go.
-    pub logs: LogTarget,
-    /// Echo bots' stderr to the terminal.
-    pub echo_stderr: bool,
     /// The longest line a bot may write.
     pub max_line: usize,
     /// The most stderr kept in each bot's file.
@@ -61,126 +105,175 @@ pub struct MatchConfig {
     pub protections: Option<Protections>,
 }
 
-/// A bot's totals over a match.
-#[derive(Debug, Clone, Serialize)]
-pub struct BotTotals {
-    /// The bot's name.
-    pub bot: String,
-    /// Games played.
-    pub games: u32,
-    /// Games ranked first alone (with a partner, as a team).
-    pub wins: u32,
-    /// Games ranked first level with another side.
-    pub draws: u32,
-    /// The other games.
-    pub losses: u32,
-    /// Games lost by forfeit.
-    pub forfeits: u32,
-    /// The sum of its side's final scores.
-    pub points: i64,
-    /// Its mean rank.
-    pub mean_rank: f64,
-    /// Answer times and faults.
-    #[serde(flatten)]
-    pub stats: BotStats,
-}
-
-/// A whole match's outcome.
-#[derive(Debug, Clone, Serialize)]
-pub struct MatchReport {
-    /// The match seed.
-    pub seed: u64,
-    /// The rules.
-    pub rules: Rules,
+/// Everything a match needs.
+#[derive(Debug, Clone)]
+pub struct MatchConfig {
     /// The bots, in the order given.
     pub bots: Vec<BotSpec>,
-    /// Every game.
-    pub games: Vec<GameRecord>,
-    /// Each bot's totals, in the order given.
-    pub totals: Vec<BotTotals>,
+    /// How the games are played.
+    pub settings: GameSettings,
+    /// The match seed.
+    pub seed: u64,
+    /// The games, in order.
+    pub plan: Plan,
+    /// A fresh process for every game.
+    pub fresh: bool,
+    /// Where logs go.
+    pub logs: LogTarget,
+    /// Echo bots' stderr to the terminal.
+    pub echo_stderr: bool,
 }
 
-/// The seed of the deals of game `index` (from 0): one seed per round of rotations, so that
-/// every seating of the bots plays the same deals.
-pub fn game_seed(seed: u64, index: u32, players: usize, rotate: bool) -> u64 {
-    let round = if rotate {
-        index / players as u32
-    } else {
-        index
-    };
-    seed.wrapping_add(u64::from(round))
+/// A match being played: its players and how many games are finished.
+pub struct Match {
+    /// What was asked for.
+    pub config: MatchConfig,
+    players: Vec<Player>,
+    finished: usize,
 }
 
-/// Plays a match; `on_start` hears of it once every bot has given its name, `on_game` of each
-/// game as it ends.
-pub async fn run_match(
-    config: &MatchConfig,
-    on_start: impl FnOnce(&MatchConfig),
-    mut on_game: impl FnMut(&MatchConfig, &GameRecord),
-) -> io::Result<MatchReport> {
-    let mut players = start_players(config)?;
-    let config = &introduce(config, &mut players).await;
-    on_start(config);
-    let mut records = Vec::new();
-    let n = config.bots.len();
-    for index in 0..config.games {
-        let turn = if config.rotate { index as usize % n } else { 0 };
-        let setup = GameSetup {
-            number: index + 1,
-            seed: game_seed(config.seed, index, n, config.rotate),
-            rules: config.rules,
-            seating: (0..n).map(|seat| (seat + turn) % n).collect(),
-            clocks: config.clocks,
-            on_fault: config.on_fault,
-            protections: config.protections.clone(),
-            deals: config.deals.clone(),
-        };
-        let mut log = match &config.logs {
-            LogTarget::File(path) => GameLog::create(path),
-            LogTarget::Dir(dir) => GameLog::create(&dir.join(format!("game-{}.jsonl", index + 1))),
-        }?;
-        let record = play_game(&setup, &mut players, &mut log).await?;
-        on_game(config, &record);
-        records.push(record);
-        if config.fresh {
-            stop_all(&mut players).await;
+/// A finished game: the referee's record and each seat's move times in it.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// The referee's record.
+    pub record: GameRecord,
+    /// Each seat's move times in this game.
+    pub times: Vec<MoveTimes>,
+}
+
+impl Match {
+    /// Prepares the players (no process starts before the first game).
+    pub fn new(config: MatchConfig) -> io::Result<Match> {
+        let players = start_players(&config)?;
+        Ok(Match {
+            config,
+            players,
+            finished: 0,
+        })
+    }
+
+    /// Starts every bot to hear its `hello`, and names each after it unless the command line
+    /// named it (names stay unique). A bot that fails to start is reported by the first game.
+    pub async fn introduce(&mut self) {
+        for player in &mut self.players {
+            player.introduce(&self.config.settings.clocks).await;
+        }
+        let names = tell_apart(self.players.iter().map(|p| p.display_name().to_string()));
+        let bots = self.config.bots.iter_mut();
+        for ((player, spec), name) in self.players.iter_mut().zip(bots).zip(names) {
+            *spec = spec.clone().renamed(name);
+            player.spec = spec.clone();
         }
     }
-    stop_all(&mut players).await;
-    let totals = totals(config, &players, &records);
-    Ok(MatchReport {
-        seed: config.seed,
-        rules: config.rules,
-        bots: config.bots.clone(),
-        games: records,
-        totals,
-    })
+
+    /// Each bot's statistics so far.
+    pub fn stats(&self) -> Vec<BotStats> {
+        self.players.iter().map(|p| p.stats.clone()).collect()
+    }
+
+    /// Whether every planned game is finished.
+    pub fn complete(&self) -> bool {
+        self.finished == self.config.plan.len()
+    }
+
+    /// Plays the games not played yet; `on_game` hears of each game as it ends and may stop
+    /// the match. Every bot is stopped at the end.
+    pub async fn play(
+        &mut self,
+        mut on_game: impl FnMut(&MatchConfig, &PlannedGame, &Played) -> ControlFlow<()>,
+    ) -> io::Result<()> {
+        let config = &self.config;
+        for planned in config.plan.games(self.finished) {
+            let planned = &planned;
+            let mut log = match &config.logs {
+                LogTarget::File(path) => GameLog::create(path),
+                LogTarget::Dir(dir) => {
+                    GameLog::create(&dir.join(format!("game-{}.jsonl", planned.number)))
+                }
+            }?;
+            let played =
+                play_planned(&config.settings, planned, &mut self.players, &mut log).await?;
+            let flow = on_game(config, planned, &played);
+            self.finished += 1;
+            if config.fresh {
+                stop_all(&mut self.players).await;
+            }
+            if flow.is_break() {
+                break;
+            }
+        }
+        stop_all(&mut self.players).await;
+        Ok(())
+    }
 }
 
-/// The protections the match's bots will be under: what a throwaway contained process gets
+/// Plays a whole match, for callers that never cut it short; returns each bot's statistics.
+pub async fn run_match(config: &MatchConfig) -> io::Result<Vec<BotStats>> {
+    let mut played = Match::new(config.clone())?;
+    played.play(|_, _, _| ControlFlow::Continue(())).await?;
+    Ok(played.stats())
+}
+
+/// Plays one planned game with `players`: builtins are seeded from the game's seed and seat, so
+/// the game plays the same when played alone.
+pub async fn play_planned(
+    settings: &GameSettings,
+    planned: &PlannedGame,
+    players: &mut [Player],
+    log: &mut GameLog,
+) -> io::Result<Played> {
+    let before: Vec<MoveTimes> = planned
+        .seating
+        .iter()
+        .map(|&p| players[p].stats.times.clone())
+        .collect();
+    for (seat, &p) in planned.seating.iter().enumerate() {
+        let seed = planned.seed ^ 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(seat as u64 + 1);
+        players[p].reseed(seed);
+    }
+    let setup = GameSetup {
+        number: planned.number,
+        seed: planned.seed,
+        rules: settings.rules,
+        seating: planned.seating.clone(),
+        clocks: settings.clocks,
+        on_fault: settings.on_fault,
+        protections: settings.protections.clone(),
+        deals: settings.deals.clone(),
+    };
+    let record = play_game(&setup, players, log).await?;
+    let times = planned
+        .seating
+        .iter()
+        .zip(&before)
+        .map(|(&p, earlier)| players[p].stats.times.since(earlier))
+        .collect();
+    Ok(Played { record, times })
+}
+
+/// The protections `bots` will be under with `policy`: what a throwaway contained process gets
 /// on this machine, and which bots are held back from their own folders (they hold the logs).
 /// `None` when no bot runs as a process (builtins need none).
-pub fn protections(config: &MatchConfig) -> Option<Protections> {
-    if !config.bots.iter().any(BotSpec::is_process) {
+pub fn protections(bots: &[BotSpec], policy: &Policy) -> Option<Protections> {
+    if !bots.iter().any(BotSpec::is_process) {
         return None;
     }
-    let report = match config.sandbox.enabled {
-        true => sandbox::probe(&config.sandbox).unwrap_or_default(),
+    let report = match policy.enabled {
+        true => sandbox::probe(policy).unwrap_or_default(),
         false => Report::default(),
     };
-    let notes = config
-        .bots
+    let notes = bots
         .iter()
-        .filter(|_| config.sandbox.enabled)
+        .filter(|_| policy.enabled)
         .filter_map(|spec| Some((spec, spec.argv()?)))
         .flat_map(|(spec, argv)| {
-            sandbox::grants(argv, &config.sandbox.hidden)
+            sandbox::grants(argv, &policy.hidden)
                 .notes
                 .into_iter()
                 .map(move |note| format!("{}: {note}", spec.name))
         })
         .collect();
-    Some(Protections::from_report(&config.sandbox, &report, notes))
+    Some(Protections::from_report(policy, &report, notes))
 }
 
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
@@ -195,9 +288,9 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
         LogTarget::Dir(_) => None,
     };
     files::create_private_dir(&stderr_dir)?;
-    let policy = Arc::new(config.sandbox.clone());
+    let policy = Arc::new(config.settings.sandbox.clone());
     let mut players = Vec::new();
-    for (i, spec) in config.bots.iter().enumerate() {
+    for spec in &config.bots {
         let file = spec.is_process().then(|| {
             stderr_dir.join(format!(
                 "{}{}.stderr",
@@ -209,98 +302,37 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             // Each match starts its stderr files anew; restarts within it append.
             files::create_new(file)?;
         }
-        let sink = StderrSink {
+        players.push(player(
+            spec,
             file,
-            cap: config.stderr_cap,
-            echo_prefix: config.echo_stderr.then(|| format!("[{}] ", spec.name)),
-        };
-        let seed = config.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
-        players.push(Player::new(
-            spec.clone(),
-            seed,
-            sink,
-            config.max_line,
-            Arc::clone(&policy),
+            config.echo_stderr,
+            &config.settings,
+            &policy,
         ));
     }
     Ok(players)
 }
 
-/// Starts every bot to hear its `hello`, and names each after it unless the command line named
-/// it; names stay unique.
-async fn introduce(config: &MatchConfig, players: &mut [Player]) -> MatchConfig {
-    for player in players.iter_mut() {
-        player.introduce(&config.clocks).await;
-    }
-    let names = tell_apart(players.iter().map(|p| p.display_name().to_string()));
-    let mut config = config.clone();
-    for ((player, spec), name) in players.iter_mut().zip(&mut config.bots).zip(names) {
-        *spec = spec.clone().renamed(name);
-        player.spec = spec.clone();
-    }
-    config
+/// A player for `spec`, its stderr kept in `stderr` (and echoed if asked), its process
+/// contained by `policy`.
+pub fn player(
+    spec: &BotSpec,
+    stderr: Option<PathBuf>,
+    echo: bool,
+    settings: &GameSettings,
+    policy: &Arc<Policy>,
+) -> Player {
+    let sink = StderrSink {
+        file: stderr,
+        cap: settings.stderr_cap,
+        echo_prefix: echo.then(|| format!("[{}] ", spec.name)),
+    };
+    Player::new(spec.clone(), 0, sink, settings.max_line, Arc::clone(policy))
 }
 
-async fn stop_all(players: &mut [Player]) {
+/// Stops every player's process politely.
+pub async fn stop_all(players: &mut [Player]) {
     for player in players {
         player.stop(Stop::Politely(GRACE)).await;
     }
-}
-
-fn totals(config: &MatchConfig, players: &[Player], records: &[GameRecord]) -> Vec<BotTotals> {
-    players
-        .iter()
-        .enumerate()
-        .map(|(bot, player)| {
-            let mut t = BotTotals {
-                bot: player.spec.name.clone(),
-                games: 0,
-                wins: 0,
-                draws: 0,
-                losses: 0,
-                forfeits: 0,
-                points: 0,
-                mean_rank: 0.0,
-                stats: player.stats.clone(),
-            };
-            let mut rank_sum = 0u64;
-            for record in records {
-                let Some(seat) = record.seating.iter().position(|&p| p == bot) else {
-                    continue;
-                };
-                let rank = record.result.ranks[seat];
-                let firsts = record.result.ranks.iter().filter(|&&r| r == 1).count();
-                let partners = if config.rules.teams { 2 } else { 1 };
-                t.games += 1;
-                rank_sum += u64::from(rank);
-                match (rank, firsts > partners) {
-                    (1, false) => t.wins += 1,
-                    (1, true) => t.draws += 1,
-                    _ => t.losses += 1,
-                }
-                let side = config.rules.side_of(seat);
-                t.points += i64::from(record.result.scores[side]);
-                let lost_by_fault = record
-                    .forfeit
-                    .as_ref()
-                    .is_some_and(|f| config.rules.side_of(f.seat) == side);
-                t.forfeits += u32::from(lost_by_fault);
-            }
-            t.mean_rank = rank_sum as f64 / f64::from(t.games.max(1));
-            t
-        })
-        .collect()
-}
-
-/// The faults of a bot over the match, as "timeout 2, illegal 1".
-pub fn fault_summary(stats: &BotStats) -> String {
-    if stats.faults.is_empty() {
-        return "none".to_string();
-    }
-    stats
-        .faults
-        .iter()
-        .map(|(kind, n): (&FaultKind, &u32)| format!("{kind} {n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -1,0 +1,104 @@
+//! Entrants: bot arguments (`NAME=COMMAND`, `builtin:NAME`, a command line) and bots files
+//! (TOML or JSON, by extension) giving each bot a name, a command, a working directory and
+//! environment variables.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::bot::player::{BotSpec, is_name, tell_apart};
+
+/// A bots file: `[[bots]]` tables in TOML, or `{"bots": [...]}` in JSON.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotsFile {
+    bots: Vec<BotEntry>,
+}
+
+/// One bot of a bots file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotEntry {
+    name: String,
+    command: String,
+    /// Relative to the bots file's folder.
+    #[serde(default)]
+    dir: Option<PathBuf>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+/// The bots of `file` (if any), then those of the arguments, in that order.
+pub fn entrants(file: Option<&Path>, args: &[String]) -> Result<Vec<BotSpec>, String> {
+    let mut specs = match file {
+        Some(path) => read_bots_file(path)?,
+        None => Vec::new(),
+    };
+    for text in args {
+        specs.push(BotSpec::parse(text)?);
+    }
+    Ok(specs)
+}
+
+/// Renames bots that share a name: "greedy", "greedy#2", "greedy#3".
+pub fn unique_names(specs: Vec<BotSpec>) -> Vec<BotSpec> {
+    let names = tell_apart(specs.iter().map(|s| s.name.clone()));
+    specs
+        .into_iter()
+        .zip(names)
+        .map(|(spec, name)| spec.renamed(name))
+        .collect()
+}
+
+/// Refuses two entrants of one name (a tournament's results refer to entrants by name).
+pub fn distinct_names(specs: &[BotSpec]) -> Result<(), String> {
+    for (i, spec) in specs.iter().enumerate() {
+        if specs[..i].iter().any(|s| s.name == spec.name) {
+            return Err(format!(
+                "two entrants are named '{}': name them with NAME=COMMAND or a bots file",
+                spec.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read bots file {shown}: {e}"))?;
+    let file: BotsFile = match path.extension().and_then(|e| e.to_str()) {
+        Some("toml") => toml::from_str(&text).map_err(|e| one_line(&e.to_string())),
+        Some("json") => serde_json::from_str(&text).map_err(|e| e.to_string()),
+        _ => Err("name it .toml or .json".to_string()),
+    }
+    .map_err(|e| format!("bots file {shown}: {e}"))?;
+    let folder = path.parent().unwrap_or(Path::new(""));
+    file.bots
+        .into_iter()
+        .map(|entry| {
+            if !is_name(&entry.name) {
+                return Err(format!(
+                    "bots file {shown}: '{}' is not a name (letters, digits, _ . - #)",
+                    entry.name
+                ));
+            }
+            let dir = entry.dir.map(|d| folder.join(d));
+            BotSpec::with_setup(&entry.command, dir, entry.env)
+                .map(|spec| spec.with_given_name(entry.name.clone()))
+                .map_err(|e| format!("bots file {shown}, bot '{}': {e}", entry.name))
+        })
+        .collect()
+}
+
+/// TOML's errors span several lines (a source excerpt); the first says what is wrong.
+fn one_line(text: &str) -> String {
+    text.split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}

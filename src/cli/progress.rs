@@ -1,0 +1,73 @@
+//! Progress on stderr while a tournament runs: a bar on a terminal (games done of total, rate,
+//! time left, the leader), otherwise a plain line every few seconds; nothing with `--quiet`.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How often a plain progress line is written.
+const EVERY: Duration = Duration::from_secs(5);
+
+/// The progress display.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    total: u64,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    /// Progress over `total` games.
+    pub fn new(total: u64, quiet: bool) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            let style =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} games ({eta} left), {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            bar
+        });
+        let now = Instant::now();
+        Progress {
+            bar,
+            plain: !quiet && !terminal,
+            total,
+            start: now,
+            last: now,
+        }
+    }
+
+    /// `done` games are finished; `leader` says who leads.
+    pub fn update(&mut self, done: u64, leader: &str) {
+        let rate = done as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(format!("{rate:.0} games/s; {leader}"));
+        }
+        if self.plain && (self.last.elapsed() >= EVERY || done == self.total) {
+            self.last = Instant::now();
+            eprintln!(
+                "allfives: {done}/{} games, {rate:.1} games/s; {leader}",
+                self.total
+            );
+        }
+    }
+
+    /// Writes `text` to stderr without breaking the bar.
+    pub fn note(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{text}")),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! `allfives tournament` and `allfives standings`: the dispatcher owns the results folder, the
+//! signals, the progress display and the standings; the workers only play
+//! ([`crate::tournament::workers`]).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::mpsc;
+
+use crate::cli::args::{StandingsArgs, TournamentArgs, new_log_dir};
+use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
+use crate::cli::entrants;
+use crate::cli::output;
+use crate::cli::progress::Progress;
+use crate::referee::matchplay::protections;
+use crate::sandbox::files;
+use crate::tournament::definition::Definition;
+use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
+use crate::tournament::schedule::{Format, Table};
+use crate::tournament::seeds::{self, SEED_LIMIT};
+use crate::tournament::standings::Tally;
+use crate::tournament::workers::{self, Queue, Run};
+
+/// Where tournaments go unless told.
+const DEFAULT_DIR: &str = "allfives-tournaments";
+const RESULTS: &str = "results.jsonl";
+
+/// Runs `allfives tournament`.
+pub fn tournament_command(args: &TournamentArgs) -> u8 {
+    let (definition, dir) = match prepare(args) {
+        Ok(prepared) => prepared,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let bots = match definition.bots() {
+        Ok(bots) => bots,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let entrants = results::entrants_of(&bots);
+    let schedule = definition.schedule();
+    let names = entrants.iter().map(|e| e.name.clone()).collect();
+    let mut tally = Tally::new(
+        names,
+        schedule.set_size(),
+        definition.table.players,
+        args.sprt,
+    );
+    let mut done = HashSet::new();
+    let results_path = dir.join(RESULTS);
+    if results_path.exists()
+        && let Err(message) = read_results(&results_path, |line| {
+            tally.add(&line);
+            done.insert(line.id);
+        })
+    {
+        return fail(BAD_INPUT, message);
+    }
+    let mut writer = match ResultsWriter::open(&results_path) {
+        Ok(writer) => writer,
+        Err(e) => {
+            return fail(
+                FAILED,
+                format!("cannot open {}: {e}", results_path.display()),
+            );
+        }
+    };
+    let shard = definition.shard;
+    let missing = schedule
+        .games(shard)
+        .filter(|g| !done.contains(&g.id))
+        .count() as u64;
+    if !args.json {
+        let banner = format!(
+            "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
+            bots.len(),
+            missing,
+            schedule.games(shard).count(),
+            definition.seed,
+            dir.display()
+        );
+        if let Err(e) = output::print_line(&banner) {
+            return output_failed(&e);
+        }
+    }
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(concurrency)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
+    };
+    // The policy hides the tournament's folder (logs, results, stderr) from every bot.
+    let policy = match args.game_options.sandbox.policy(vec![dir.clone()]) {
+        Ok(policy) => policy,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let mut settings = definition.settings(policy);
+    settings.protections = protections(&bots, &settings.sandbox);
+    let run = Arc::new(Run {
+        bots,
+        entrants: entrants.clone(),
+        settings,
+        dir: dir.clone(),
+        fresh: args.fresh,
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut progress = Progress::new(missing, args.quiet);
+    let collected = runtime.block_on(async {
+        let games = Arc::new(schedule)
+            .into_games(shard)
+            .filter(move |g| !done.contains(&g.id));
+        let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games)));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut workers = workers::start(run, queue, concurrency, stop.clone(), tx);
+        let mut collector = Collector {
+            played: 0,
+            interrupts: 0,
+            error: None,
+            sprt_decided: false,
+        };
+        let signals = interrupted_twice();
+        tokio::pin!(signals);
+        loop {
+            tokio::select! {
+                line = rx.recv() => match line {
+                    Some(first) => {
+                        // Every game finished meanwhile goes into one write and one sync.
+                        let mut batch = vec![first];
+                        while let Ok(more) = rx.try_recv() {
+                            batch.push(more);
+                        }
+                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
+                    }
+                    None => break,
+                },
+                count = signals.recv() => {
+                    collector.interrupts = count.unwrap_or(2);
+                    stop.store(true, Ordering::SeqCst);
+                    if collector.interrupts == 1 {
+                        progress.note("allfives: stopping: the running games finish, no new game starts (Ctrl-C again to stop at once)");
+                    } else {
+                        crate::bot::shutdown::kill_all();
+                        workers.abort_all();
+                        break;
+                    }
+                }
+            }
+        }
+        while workers.join_next().await.is_some() {}
+        collector
+    });
+    progress.finish();
+    let complete = collected.interrupts == 0
+        && collected.error.is_none()
+        && !collected.sprt_decided
+        && collected.played == missing;
+    let mut report = Report::new("tournament", complete, entrants, tally.standings());
+    report.seed = Some(definition.seed);
+    report.rules = Some(definition.rules);
+    if let Err(e) = print_report(&report, args.json) {
+        return output_failed(&e);
+    }
+    match (&collected.error, collected.interrupts) {
+        (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
+        (None, 0) => 0,
+        (None, _) => fail(
+            INTERRUPTED,
+            format!(
+                "interrupted: every finished game is in {}; --resume plays the rest",
+                dir.display()
+            ),
+        ),
+    }
+}
+
+/// What the dispatcher has seen.
+struct Collector {
+    played: u64,
+    interrupts: usize,
+    error: Option<String>,
+    sprt_decided: bool,
+}
+
+impl Collector {
+    /// Records finished games (or a worker's error): results lines first (synced), then
+    /// standings and progress.
+    fn take(
+        &mut self,
+        batch: Vec<Result<GameLine, String>>,
+        writer: &mut ResultsWriter,
+        tally: &mut Tally,
+        stop: &AtomicBool,
+        progress: &mut Progress,
+        args: &TournamentArgs,
+    ) {
+        let mut lines = Vec::with_capacity(batch.len());
+        for item in batch {
+            match item {
+                Ok(line) => lines.push(line),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+        if let Err(e) = writer.append(&lines) {
+            self.error
+                .get_or_insert(format!("cannot write {RESULTS}: {e}"));
+            stop.store(true, Ordering::SeqCst);
+            return;
+        }
+        for line in &lines {
+            self.count(line, tally, stop, progress, args);
+        }
+    }
+
+    /// Counts one recorded game in the standings and the progress.
+    fn count(
+        &mut self,
+        line: &GameLine,
+        tally: &mut Tally,
+        stop: &AtomicBool,
+        progress: &mut Progress,
+        args: &TournamentArgs,
+    ) {
+        self.played += 1;
+        tally.add(line);
+        let needs_standings = args.sprt.is_some()
+            || args
+                .standings_every
+                .is_some_and(|k| self.played.is_multiple_of(k.max(1)));
+        if needs_standings {
+            let standings = tally.standings();
+            if let Some(k) = args.standings_every
+                && self.played.is_multiple_of(k.max(1))
+            {
+                let report = Report::new("tournament", false, Vec::new(), standings.clone());
+                progress.note(&output::standings_text(&report));
+            }
+            if standings
+                .sprt
+                .as_ref()
+                .is_some_and(|s| s.decision != "continue")
+            {
+                self.sprt_decided = true;
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+        let leader = tally.leader().map_or(String::new(), |(name, pct)| {
+            format!("leader {name} {pct:.1}%")
+        });
+        progress.update(self.played, &leader);
+    }
+}
+
+fn print_report(report: &Report, json: bool) -> std::io::Result<()> {
+    let text = match json {
+        true => serde_json::to_string_pretty(report).expect("a report always serializes"),
+        false => output::standings_text(report),
+    };
+    output::print_line(&text)
+}
+
+/// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
+fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        for count in 1..=2 {
+            interrupted().await;
+            if tx.send(count).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
+fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
+    if !(2..=4).contains(&args.players) {
+        return Err(format!("--players must be 2, 3 or 4, not {}", args.players));
+    }
+    if args.deals == Some(0) {
+        return Err("--deals must be at least 1".into());
+    }
+    let settings = args
+        .game_options
+        .settings(args.players, Vec::new(), Vec::new())?;
+    let table = Table {
+        players: args.players,
+        teams: settings.rules.teams,
+        splits: args.splits,
+        all_orders: args.all_orders,
+    };
+    if args.splits && !(table.players == 4 && table.teams) {
+        return Err("--splits needs 4 players in partnerships".into());
+    }
+    if args.all_orders && (table.players != 4 || table.teams) {
+        return Err("--all-orders needs 4 players cut-throat (--no-teams)".into());
+    }
+    if let Some(seed) = args.seed
+        && seed >= SEED_LIMIT
+    {
+        return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
+    }
+    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    let stored = match &args.out {
+        Some(dir) => Definition::read(dir)?,
+        None => None,
+    };
+    let deals = args.deals.unwrap_or(10);
+    let definition = match (stored, args.resume) {
+        (Some(_), false) => {
+            return Err(format!(
+                "{} holds a tournament already: add --resume to continue it, or choose another --out",
+                shown(args.out.as_deref())
+            ));
+        }
+        (None, true) => {
+            return Err(format!(
+                "{} holds no tournament to resume",
+                shown(args.out.as_deref())
+            ));
+        }
+        (Some(stored), true) => {
+            let mut definition = stored.clone();
+            if !given.is_empty() {
+                definition.entrants =
+                    Definition::new(&given, &settings, (args.format, table, deals), 0, None)
+                        .entrants;
+            }
+            definition.deals = args.deals.unwrap_or(stored.deals);
+            definition.continues(&stored).map_err(|why| {
+                format!(
+                    "{} holds another tournament: {why}",
+                    shown(args.out.as_deref())
+                )
+            })?;
+            definition
+        }
+        (None, false) => {
+            let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
+            Definition::new(
+                &given,
+                &settings,
+                (args.format, table, deals),
+                seed,
+                args.shard,
+            )
+        }
+    };
+    let bots = definition.bots()?;
+    entrants::distinct_names(&bots)?;
+    let resumed = args.resume;
+    let schedule = definition.schedule();
+    if schedule.groups.is_empty() {
+        return Err(format!(
+            "{} entrants cannot fill a {} with {} players",
+            bots.len(),
+            match args.format {
+                Format::RoundRobin => "round-robin",
+                Format::Gauntlet => "gauntlet",
+            },
+            args.players
+        ));
+    }
+    let dir = match &args.out {
+        Some(dir) => {
+            let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+            if !resumed && busy {
+                return Err(format!(
+                    "{} is not empty and holds no tournament: choose another --out",
+                    dir.display()
+                ));
+            }
+            files::create_private_dir(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            dir.clone()
+        }
+        None => new_log_dir(
+            Path::new(DEFAULT_DIR),
+            &format!("tournament-{}", definition.seed),
+        )
+        .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?,
+    };
+    for sub in ["logs", "stderr"] {
+        files::create_private_dir(&dir.join(sub))
+            .map_err(|e| format!("cannot create {}: {e}", dir.join(sub).display()))?;
+    }
+    definition
+        .write(&dir)
+        .map_err(|e| format!("cannot write the definition in {}: {e}", dir.display()))?;
+    Ok((definition, dir))
+}
+
+fn shown(dir: Option<&Path>) -> String {
+    dir.map_or(String::new(), |d| d.display().to_string())
+}
+
+/// Runs `allfives standings`.
+pub fn standings_command(args: &StandingsArgs) -> u8 {
+    match merge(args) {
+        Ok(report) => match print_report(&report, args.json) {
+            Ok(()) => 0,
+            Err(e) => output_failed(&e),
+        },
+        Err(message) => fail(BAD_INPUT, message),
+    }
+}
+
+/// The standings of every folder, entrants matched by name.
+fn merge(args: &StandingsArgs) -> Result<Report, String> {
+    let definitions: Vec<Definition> = args
+        .dirs
+        .iter()
+        .map(|dir| {
+            Definition::read(dir)?.ok_or_else(|| {
+                format!(
+                    "{} holds no tournament ({} is missing)",
+                    dir.display(),
+                    crate::tournament::definition::FILE
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let first = &definitions[0];
+    let set_size = first.schedule().set_size();
+    let mut names: Vec<String> = Vec::new();
+    for d in &definitions {
+        if d.schedule().set_size() != set_size || d.table.players != first.table.players {
+            return Err(
+                "the folders hold tournaments of different tables (players, teams or seat orders)"
+                    .into(),
+            );
+        }
+        for e in &d.entrants {
+            if !names.contains(&e.name) {
+                names.push(e.name.clone());
+            }
+        }
+    }
+    let mut tally = Tally::new(names.clone(), set_size, first.table.players, args.sprt);
+    let mut complete = true;
+    for (dir, d) in args.dirs.iter().zip(&definitions) {
+        let index: Vec<usize> = d
+            .entrants
+            .iter()
+            .map(|e| {
+                names
+                    .iter()
+                    .position(|n| *n == e.name)
+                    .expect("every name was gathered")
+            })
+            .collect();
+        let mut count = 0u64;
+        let path = dir.join(RESULTS);
+        if path.exists() {
+            read_results(&path, |mut line| {
+                renumber(&mut line, &index);
+                tally.add(&line);
+                count += 1;
+            })?;
+        }
+        complete &= count == d.schedule().games(d.shard).count() as u64;
+    }
+    let entrants: Vec<Entrant> = names
+        .iter()
+        .enumerate()
+        .map(|(index, name)| Entrant {
+            index,
+            name: name.clone(),
+            command: definitions
+                .iter()
+                .flat_map(|d| &d.entrants)
+                .find(|e| e.name == *name)
+                .map(|e| e.command.clone())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let mut report = Report::new("standings", complete, entrants, tally.standings());
+    if definitions
+        .iter()
+        .all(|d| d.seed == first.seed && d.rules == first.rules)
+    {
+        report.seed = Some(first.seed);
+        report.rules = Some(first.rules);
+    }
+    Ok(report)
+}
+
+/// Rewrites a line's entrant indices from its folder's to the merged ones.
+fn renumber(line: &mut GameLine, index: &[usize]) {
+    line.group.iter_mut().for_each(|e| *e = index[*e]);
+    line.seats
+        .iter_mut()
+        .for_each(|s| s.entrant = index[s.entrant]);
+    line.faults
+        .iter_mut()
+        .for_each(|f| f.entrant = index[f.entrant]);
+}

@@ -1,0 +1,19 @@
+//! Tournaments: many entrants, every group of them meeting on duplicate deals in every seat
+//! arrangement that matters.
+//!
+//! - [`schedule`] and [`seeds`] (pure): who meets whom, in which seats, on which deal;
+//! - [`workers`]: games played at once, each worker keeping its bots' processes;
+//! - [`results`]: a finished game as a results line, `results.jsonl`, and the `--json` report;
+//! - [`standings`] and [`ratings`]: results folded into tables, Elo and Weng-Lin ratings;
+//! - [`definition`]: `tournament.json`, what `--resume` and `standings` read back.
+//!
+//! May use `bot/`, `referee/` and `gamelog/`; never `cli/`. Workers never print: the
+//! dispatcher (`cli/tournament.rs`) owns the results file, signals and progress.
+
+pub mod definition;
+pub mod ratings;
+pub mod results;
+pub mod schedule;
+pub mod seeds;
+pub mod standings;
+pub mod workers;

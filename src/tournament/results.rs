@@ -1,0 +1,428 @@
+//! Results: one line per finished game (`results.jsonl`, and the `games` of a match's JSON),
+//! appended only after the game's log is complete, flushed and synced to disk; read back with a
+//! torn last line (a referee killed mid-write) ignored. The format is docs/results.md.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::bot::clock::ClockKind;
+use crate::bot::fault::FaultKind;
+use crate::bot::player::BotSpec;
+use crate::bot::timing::MoveTimes;
+use crate::referee::game::FaultPolicy;
+use crate::referee::game::GameRecord;
+use crate::referee::matchplay::GameSettings;
+use crate::sandbox::files;
+use allfives_engine::game::GameEnding;
+use allfives_engine::rules::Rules;
+
+/// The version of the results format (docs/results.md): raised when a field changes meaning or
+/// goes away; new fields may appear within a version.
+pub const RESULTS_VERSION: u32 = 1;
+
+/// An entrant, as results name it: by index (in the order given) and by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Entrant {
+    /// Its index among the entrants, from 0.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// The command that runs it (`builtin:NAME` for builtins).
+    pub command: String,
+}
+
+/// One finished game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GameLine {
+    /// Its id: `N` in a match; `E-E-.../DEAL/ARRANGEMENT` in a tournament (entrant indices of
+    /// its group), unique within a tournament and stable when entrants are added.
+    pub id: String,
+    /// Its number in the match that plays it again (`K` of `--game K` in `rerun`).
+    pub game: u64,
+    /// The entrant index of each member of its group (a team of copies lists an entrant twice).
+    pub group: Vec<usize>,
+    /// The deal's index: in a tournament, every group plays deal `d` from the same seed.
+    pub deal: u64,
+    /// The seed of `allfives match --seed` that deals it (a match's own seed, in a match).
+    pub deal_seed: u64,
+    /// The index of the seat arrangement.
+    pub arrangement: usize,
+    /// The seed the game's hands were dealt from (in its log's header).
+    pub seed: u64,
+    /// With partnerships (seats 0 and 2 against 1 and 3).
+    pub teams: bool,
+    /// Each seat.
+    pub seats: Vec<SeatLine>,
+    /// Each side's final score (a side is a team with partnerships, else a seat).
+    pub scores: Vec<i32>,
+    /// Hands started.
+    pub hands: u32,
+    /// Why it ended.
+    pub ending: GameEnding,
+    /// Every fault, in order; the one with `forfeit` cost the game.
+    pub faults: Vec<FaultLine>,
+    /// The log, relative to the results' folder (a tournament) or as written (a match).
+    pub log: Option<String>,
+    /// The command line that plays this game again, alone, exactly as dealt.
+    pub rerun: String,
+}
+
+/// A seat of a finished game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatLine {
+    /// The entrant's index.
+    pub entrant: usize,
+    /// The entrant's name.
+    pub name: String,
+    /// Its side (its team with partnerships, else its seat).
+    pub side: usize,
+    /// Its rank, 1 for the best; equal scores share a rank; a forfeit ranks below all others.
+    pub rank: u32,
+    /// Moves it chose (forced single moves excluded).
+    pub moves: u64,
+    /// Their total time in microseconds.
+    pub time_us: u64,
+    /// Their times as a histogram: `[bucket, count]` pairs, bucket `b` holding times from
+    /// 2^(b/4) to 2^((b+1)/4) microseconds.
+    pub time_buckets: Vec<(u8, u64)>,
+}
+
+/// A fault of a finished game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FaultLine {
+    /// The seat.
+    pub seat: usize,
+    /// The entrant's index.
+    pub entrant: usize,
+    /// Its kind.
+    pub kind: FaultKind,
+    /// What happened.
+    pub detail: String,
+    /// The offending input, cut short; absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// Whether it cost the game.
+    pub forfeit: bool,
+}
+
+/// What a game line is built from besides the referee's record.
+#[derive(Debug, Clone)]
+pub struct LineContext<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its number in the match that plays it again.
+    pub game: u64,
+    /// The entrant index of each member.
+    pub group: &'a [usize],
+    /// The entrants.
+    pub entrants: &'a [Entrant],
+    /// The deal's index and seed, the arrangement.
+    pub deal: (u64, u64, usize),
+    /// The rules.
+    pub rules: &'a Rules,
+    /// Each seat's move times in this game.
+    pub times: &'a [MoveTimes],
+    /// The log's path as results show it.
+    pub log: Option<String>,
+    /// The rerun command.
+    pub rerun: String,
+}
+
+impl GameLine {
+    /// The line of a finished game.
+    pub fn new(record: &GameRecord, cx: LineContext) -> GameLine {
+        let result = &record.result;
+        let seats = record
+            .seating
+            .iter()
+            .enumerate()
+            .map(|(seat, &member)| {
+                let entrant = cx.group[member];
+                SeatLine {
+                    entrant,
+                    name: cx.entrants[entrant].name.clone(),
+                    side: cx.rules.side_of(seat),
+                    rank: result.ranks[seat],
+                    moves: cx.times[seat].moves(),
+                    time_us: cx.times[seat].total_us(),
+                    time_buckets: cx.times[seat].buckets(),
+                }
+            })
+            .collect::<Vec<_>>();
+        let faults = record
+            .faults
+            .iter()
+            .map(|f| FaultLine {
+                seat: f.seat,
+                entrant: seats[f.seat].entrant,
+                kind: f.fault.kind,
+                detail: f.fault.detail.clone(),
+                input: f.fault.input.clone(),
+                forfeit: f.forfeit,
+            })
+            .collect();
+        GameLine {
+            id: cx.id.to_string(),
+            game: cx.game,
+            group: cx.group.to_vec(),
+            deal: cx.deal.0,
+            deal_seed: cx.deal.1,
+            arrangement: cx.deal.2,
+            seed: record.seed,
+            teams: cx.rules.teams,
+            seats,
+            scores: result.scores.clone(),
+            hands: result.hands,
+            ending: result.ending,
+            faults,
+            log: cx.log,
+            rerun: cx.rerun,
+        }
+    }
+
+    /// The key of its duplicate set: the same group on the same deal (index and seed, so that
+    /// runs with different seeds never mix their sets).
+    pub fn set_key(&self) -> (Vec<usize>, u64, u64) {
+        (self.group.clone(), self.deal, self.deal_seed)
+    }
+
+    /// Each side's seats.
+    pub fn sides(&self) -> Vec<Vec<usize>> {
+        let count = self.seats.iter().map(|s| s.side + 1).max().unwrap_or(0);
+        (0..count)
+            .map(|side| {
+                (0..self.seats.len())
+                    .filter(|&s| self.seats[s].side == side)
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Appends game lines to `results.jsonl`, each written whole and synced before it counts.
+#[derive(Debug)]
+pub struct ResultsWriter {
+    file: File,
+}
+
+impl ResultsWriter {
+    /// Opens (or creates) the file for appending; a torn last line is cut off first, so the next
+    /// line starts on a line of its own.
+    pub fn open(path: &Path) -> io::Result<ResultsWriter> {
+        // Never through a link (docs/fair-play.md): opened only if a plain file, else created.
+        let file = match files::append_existing(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => files::create_new(path)?,
+            Err(e) => return Err(e),
+        };
+        let len = file.metadata()?.len();
+        let reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        let whole = end_of_last_line(&reader, len)?;
+        if whole < len {
+            file.set_len(whole)?;
+        }
+        Ok(ResultsWriter { file })
+    }
+
+    /// Appends lines in one write, then syncs them to disk (one sync for many games).
+    pub fn append(&mut self, lines: &[GameLine]) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        for line in lines {
+            serde_json::to_writer(&mut bytes, line).map_err(io::Error::other)?;
+            bytes.push(b'\n');
+        }
+        self.file.write_all(&bytes)?;
+        self.file.sync_data()
+    }
+}
+
+/// Where the last whole line of a file of `len` bytes ends, read backwards from its end.
+fn end_of_last_line(file: &File, len: u64) -> io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut end = len;
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let part = &mut chunk[..(end - start) as usize];
+        file.read_exact_at(part, start)?;
+        if let Some(i) = part.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// Reads a results file line by line, calling `each` for every whole line; a torn last line (no
+/// newline, or not JSON at the very end) is skipped. A bad line elsewhere is an error.
+pub fn read_results(path: &Path, mut each: impl FnMut(GameLine)) -> Result<(), String> {
+    let shown = path.display();
+    let file = File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if buf.last() != Some(&b'\n') {
+            // Torn: the referee was killed while writing it; the game is played again on resume.
+            return Ok(());
+        }
+        match serde_json::from_slice::<GameLine>(&buf) {
+            Ok(line) => each(line),
+            Err(e) => return Err(format!("{shown}, line {number}, is not a game result: {e}")),
+        }
+    }
+}
+
+/// The JSON that `match`, `tournament` and `standings` print (docs/results.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Report {
+    /// Always `allfives-results`.
+    pub format: String,
+    /// [`RESULTS_VERSION`].
+    pub version: u32,
+    /// `match`, `tournament` or `standings`.
+    pub kind: String,
+    /// False when the run was cut short (Ctrl-C, an SPRT decision is not a cut) or results are
+    /// missing.
+    pub complete: bool,
+    /// The master seed (absent for merged standings of several runs).
+    pub seed: Option<u64>,
+    /// The rules (absent for merged standings).
+    pub rules: Option<Rules>,
+    /// The entrants, by index.
+    pub entrants: Vec<Entrant>,
+    /// Every game (a match only: a tournament's are in its results.jsonl).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<Vec<GameLine>>,
+    /// The standings.
+    pub standings: crate::tournament::standings::Standings,
+}
+
+impl Report {
+    /// A report of `kind`.
+    pub fn new(
+        kind: &str,
+        complete: bool,
+        entrants: Vec<Entrant>,
+        standings: crate::tournament::standings::Standings,
+    ) -> Report {
+        Report {
+            format: "allfives-results".to_string(),
+            version: RESULTS_VERSION,
+            kind: kind.to_string(),
+            complete,
+            seed: None,
+            rules: None,
+            entrants,
+            games: None,
+            standings,
+        }
+    }
+}
+
+/// The entrants of `bots`, by index.
+pub fn entrants_of(bots: &[BotSpec]) -> Vec<Entrant> {
+    bots.iter()
+        .enumerate()
+        .map(|(index, b)| Entrant {
+            index,
+            name: b.name.clone(),
+            command: b.command.clone(),
+        })
+        .collect()
+}
+
+/// The command line that plays game `game` of a match of `bots` (in that order) with seed
+/// `seed` alone, exactly as dealt: every rule and clock option is written out. Bots from a
+/// bots file with a `dir` or `env` need the same folder and variables.
+pub fn rerun(
+    bots: &[&BotSpec],
+    seed: u64,
+    game: u64,
+    settings: &GameSettings,
+    deal_file: Option<&Path>,
+) -> String {
+    let quote = |w: &str| {
+        shlex::try_quote(w)
+            .map(|q| q.into_owned())
+            .unwrap_or_else(|_| w.to_string())
+    };
+    let r = &settings.rules;
+    let mut words: Vec<String> = vec!["allfives".into(), "match".into()];
+    words.extend(
+        bots.iter()
+            .map(|b| quote(&format!("{}={}", b.name, b.command))),
+    );
+    words.push(format!("--seed {seed} --game {game}"));
+    if r.players == 4 {
+        words.push(if r.teams { "--teams" } else { "--no-teams" }.into());
+    }
+    words.push(format!(
+        "--hand-size {} --spinner {} --hand-end {} --target {} --finish {} --max-hands {}",
+        r.hand_size,
+        option_name(&r.spinner),
+        option_name(&r.hand_end),
+        r.target,
+        option_name(&r.finish),
+        r.max_hands
+    ));
+    let c = settings.clocks.info();
+    words.push(format!(
+        "--startup-ms {} --move-ms {} --bank-ms {}",
+        c.startup_ms, c.move_ms, c.bank_ms
+    ));
+    words.push(match settings.on_fault {
+        FaultPolicy::Forfeit => "--on-fault forfeit".to_string(),
+        FaultPolicy::Fallback { max_faults } => {
+            format!("--on-fault fallback --max-faults {max_faults}")
+        }
+    });
+    words.push(format!("--max-line {}", settings.max_line));
+    if settings.clocks.kind == ClockKind::Cpu {
+        words.push("--clock cpu".into());
+    }
+    let policy = &settings.sandbox;
+    if !policy.enabled {
+        words.push("--no-sandbox".into());
+    }
+    if policy.network {
+        words.push("--bot-network".into());
+    }
+    if let Some(bytes) = policy.limits.memory {
+        words.push(format!("--bot-memory {}", bytes >> 20));
+    }
+    if let Some(n) = policy.limits.processes {
+        words.push(format!("--bot-processes {n}"));
+    }
+    if let Some(path) = deal_file {
+        words.push(format!("--deal {}", quote(&path.display().to_string())));
+    }
+    words.join(" ")
+}
+
+/// A rule option by its JSON name, as the command line takes it (`end-of-hand`).
+fn option_name<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s.replace('_', "-"),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,367 @@
+//! The schedule: which entrants meet (groups), in which seat arrangements, on which deals, and in
+//! which order the games are played. Pure: the same definition always gives the same games.
+//!
+//! Seat arrangements (member indices per seat), the same for `match` and `tournament`:
+//! - 2 players: both seats, `[0,1] [1,0]`;
+//! - 3 players: all 6 orders, the 3 rotations of `[0,1,2]` then the 3 of `[0,2,1]`, so that each
+//!   member sits just before and just after each other member equally often;
+//! - 4 in partnerships (seats 0 and 2 against 1 and 3): the 4 rotations of `[0,1,2,3]`, which
+//!   swap the teams and swap the partners; when a team is two copies of one entrant, the first
+//!   two (the teams swapped) are all that differ;
+//! - 4 cut-throat: the 4 rotations of `[0,1,2,3]` and the 4 of `[0,3,2,1]` (a balanced subset:
+//!   each member sits in every seat twice and just before each neighbour as often as just after
+//!   it), or with `all_orders` all 24 orders.
+
+use serde::{Deserialize, Serialize};
+
+use crate::tournament::seeds;
+
+/// Deals played by a group before the next group's turn: games of the same entrants follow one
+/// another, so that a worker can keep their processes, while all groups advance together.
+const BLOCK: u64 = 8;
+
+/// Who meets whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every group of entrants of the game's size meets equally often.
+    RoundRobin,
+    /// The first entrant against every group of the others.
+    Gauntlet,
+}
+
+/// How the seats of a game are filled from a group's members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    /// Players at the table: 2, 3 or 4.
+    pub players: usize,
+    /// With 4 players: partnerships.
+    pub teams: bool,
+    /// With 4 in partnerships: every split of 4 entrants into teams (otherwise a team is two
+    /// copies of one entrant).
+    pub splits: bool,
+    /// With 4 cut-throat: all 24 orders instead of the balanced 8.
+    pub all_orders: bool,
+}
+
+/// The seat arrangements that matter for `table`, as member indices per seat.
+pub fn arrangements(table: &Table) -> Vec<Vec<usize>> {
+    let rotations = |order: &[usize]| -> Vec<Vec<usize>> {
+        (0..order.len())
+            .map(|r| {
+                (0..order.len())
+                    .map(|s| order[(s + r) % order.len()])
+                    .collect()
+            })
+            .collect()
+    };
+    match (table.players, table.teams) {
+        (3, _) => [rotations(&[0, 1, 2]), rotations(&[0, 2, 1])].concat(),
+        (4, true) => rotations(&[0, 1, 2, 3]),
+        (4, false) if table.all_orders => permutations(4),
+        (4, false) => [rotations(&[0, 1, 2, 3]), rotations(&[0, 3, 2, 1])].concat(),
+        (n, _) => rotations(&(0..n).collect::<Vec<_>>()),
+    }
+}
+
+/// Every order of `0..n`, in lexicographic order.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut all = Vec::new();
+    for first in 0..n {
+        for rest in permutations(n - 1) {
+            let mut order = vec![first];
+            order.extend(rest.into_iter().map(|x| if x >= first { x + 1 } else { x }));
+            all.push(order);
+        }
+    }
+    all
+}
+
+/// One game of a match or a tournament.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GamePlan {
+    /// Its id: stable when entrants are added, unique within a tournament.
+    pub id: String,
+    /// The entrant (tournament) or bot (match) index of each member of its group.
+    pub members: Vec<usize>,
+    /// For each seat, the member sitting there.
+    pub seating: Vec<usize>,
+    /// The deal's index: every group plays deal `d` with the same seed.
+    pub deal: u64,
+    /// The deal's seed (derived from the master seed and `deal`).
+    pub deal_seed: u64,
+    /// The index of the seat arrangement.
+    pub arrangement: usize,
+    /// The seed the game's hands are dealt from (`deal_seed`'s first round).
+    pub seed: u64,
+    /// The game's number in `allfives match --seed DEAL_SEED` that plays it alone.
+    pub match_game: u64,
+}
+
+/// The `game`-th game (from 1) of a match of `bots` bots with seed `master`: the seats go
+/// through every arrangement that matters before a deal repeats (`rotate`), each new round of
+/// arrangements on a new deal.
+pub fn match_game(table: &Table, master: u64, game: u64, rotate: bool) -> GamePlan {
+    let orders = arrangements(table);
+    let per_deal = if rotate { orders.len() as u64 } else { 1 };
+    let index = game - 1;
+    let (round, arrangement) = (index / per_deal, (index % per_deal) as usize);
+    let seed = seeds::derive(master, round);
+    GamePlan {
+        id: format!("{game}"),
+        members: (0..table.players).collect(),
+        seating: orders[arrangement].clone(),
+        deal: round,
+        deal_seed: master,
+        arrangement,
+        seed,
+        match_game: game,
+    }
+}
+
+/// A tournament's schedule: the groups and how many deals each plays.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    /// The table.
+    pub table: Table,
+    /// Every group, as entrant indices per member.
+    pub groups: Vec<Vec<usize>>,
+    /// Deals per group.
+    pub deals: u64,
+    /// The master seed.
+    pub master: u64,
+    orders: Vec<Vec<usize>>,
+}
+
+impl Schedule {
+    /// The schedule of `entrants` entrants.
+    pub fn new(table: Table, format: Format, entrants: usize, deals: u64, master: u64) -> Self {
+        let mut orders = arrangements(&table);
+        if table.players == 4 && table.teams && !table.splits {
+            // Two copies of one entrant make a team: swapping partners changes nothing.
+            orders.truncate(2);
+        }
+        Schedule {
+            table,
+            groups: groups(&table, format, entrants),
+            deals,
+            master,
+            orders,
+        }
+    }
+
+    /// Games in a set (one deal of one group in every arrangement).
+    pub fn set_size(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// Every game.
+    pub fn total(&self) -> u64 {
+        self.groups.len() as u64 * self.deals * self.orders.len() as u64
+    }
+
+    /// The games in playing order: blocks of deals, each group's games of a block together.
+    /// With a shard `(i, n)`, only the sets (group and deal) whose index is `i - 1` modulo `n`.
+    pub fn games(&self, shard: Option<(u64, u64)>) -> impl Iterator<Item = GamePlan> + '_ {
+        self.positions(shard)
+            .map(|(g, deal, a)| self.plan(g, deal, a))
+    }
+
+    /// [`games`](Schedule::games), owning the schedule: made one at a time, so that a long
+    /// tournament never holds its whole schedule.
+    pub fn into_games(
+        self: std::sync::Arc<Self>,
+        shard: Option<(u64, u64)>,
+    ) -> impl Iterator<Item = GamePlan> + Send + 'static {
+        let positions = self.positions(shard);
+        positions.map(move |(g, deal, a)| self.plan(g, deal, a))
+    }
+
+    /// (group, deal, arrangement) of every game, in playing order.
+    fn positions(
+        &self,
+        shard: Option<(u64, u64)>,
+    ) -> impl Iterator<Item = (usize, u64, usize)> + Send + use<> {
+        let (deals, orders) = (self.deals, self.orders.len());
+        let groups = self.groups.len() as u64;
+        (0..deals.div_ceil(BLOCK)).flat_map(move |block| {
+            (0..groups).flat_map(move |g| {
+                let first = block * BLOCK;
+                (first..(first + BLOCK).min(deals))
+                    .filter(move |&deal| {
+                        shard.is_none_or(|(i, n)| (deal * groups + g) % n == i - 1)
+                    })
+                    .flat_map(move |deal| (0..orders).map(move |a| (g as usize, deal, a)))
+            })
+        })
+    }
+
+    fn plan(&self, group: usize, deal: u64, arrangement: usize) -> GamePlan {
+        let members = self.groups[group].clone();
+        let ids: Vec<String> = members.iter().map(|m| m.to_string()).collect();
+        let deal_seed = seeds::derive(self.master, deal);
+        GamePlan {
+            id: format!("{}/{deal}/{arrangement}", ids.join("-")),
+            members,
+            seating: self.orders[arrangement].clone(),
+            deal,
+            deal_seed,
+            arrangement,
+            seed: seeds::derive(deal_seed, 0),
+            match_game: arrangement as u64 + 1,
+        }
+    }
+}
+
+/// The groups of a format: entrant indices per member, in the seat order of arrangement 0.
+fn groups(table: &Table, format: Format, entrants: usize) -> Vec<Vec<usize>> {
+    let size = match (table.players, table.teams, table.splits) {
+        (4, true, false) => 2,
+        (n, _, _) => n,
+    };
+    let all: Vec<usize> = (0..entrants).collect();
+    let picks: Vec<Vec<usize>> = match format {
+        Format::RoundRobin => combinations(&all, size),
+        Format::Gauntlet => combinations(&all[1.min(entrants)..], size - 1)
+            .into_iter()
+            .map(|rest| [vec![0], rest].concat())
+            .collect(),
+    };
+    match (table.players, table.teams, table.splits) {
+        // Two copies of each entrant: seats 0 and 2 against 1 and 3.
+        (4, true, false) => picks.iter().map(|p| vec![p[0], p[1], p[0], p[1]]).collect(),
+        // The three splits of four into two teams (first with second, third, fourth).
+        (4, true, true) => picks
+            .iter()
+            .flat_map(|p| {
+                [
+                    vec![p[0], p[2], p[1], p[3]],
+                    vec![p[0], p[1], p[2], p[3]],
+                    vec![p[0], p[1], p[3], p[2]],
+                ]
+            })
+            .collect(),
+        _ => picks,
+    }
+}
+
+/// Every `k`-subset of `items`, in lexicographic order.
+fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
+    if k == 0 {
+        return vec![Vec::new()];
+    }
+    if items.len() < k {
+        return Vec::new();
+    }
+    let mut with_first: Vec<Vec<usize>> = combinations(&items[1..], k - 1)
+        .into_iter()
+        .map(|rest| [vec![items[0]], rest].concat())
+        .collect();
+    with_first.extend(combinations(&items[1..], k));
+    with_first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(players: usize, teams: bool) -> Table {
+        Table {
+            players,
+            teams,
+            splits: false,
+            all_orders: false,
+        }
+    }
+
+    /// How often member `a` sits just before member `b` (in playing order, around the table).
+    fn just_before(orders: &[Vec<usize>], a: usize, b: usize) -> usize {
+        orders
+            .iter()
+            .filter(|o| (0..o.len()).any(|s| o[s] == a && o[(s + 1) % o.len()] == b))
+            .count()
+    }
+
+    #[test]
+    fn arrangements_put_everyone_everywhere_and_balance_neighbours() {
+        for t in [
+            table(2, false),
+            table(3, false),
+            table(4, true),
+            table(4, false),
+        ] {
+            let orders = arrangements(&t);
+            for seat in 0..t.players {
+                let mut who: Vec<usize> = orders.iter().map(|o| o[seat]).collect();
+                who.sort();
+                who.dedup();
+                assert_eq!(who.len(), t.players, "{t:?} seat {seat}");
+            }
+            // Partners sit in a fixed order around the table; only cut-throat needs this.
+            for a in 0..t.players * usize::from(!t.teams) {
+                for b in 0..t.players {
+                    assert_eq!(just_before(&orders, a, b), just_before(&orders, b, a));
+                }
+            }
+        }
+        assert_eq!(arrangements(&table(3, false)).len(), 6);
+        let all = Table {
+            all_orders: true,
+            ..table(4, false)
+        };
+        assert_eq!(arrangements(&all).len(), 24);
+    }
+
+    #[test]
+    fn round_robin_of_four_entrants_three_players() {
+        let s = Schedule::new(table(3, false), Format::RoundRobin, 4, 2, 1);
+        assert_eq!(s.groups.len(), 4);
+        assert_eq!(s.total(), 4 * 2 * 6);
+        let ids: std::collections::BTreeSet<String> = s.games(None).map(|g| g.id).collect();
+        assert_eq!(ids.len() as u64, s.total());
+    }
+
+    #[test]
+    fn gauntlet_puts_the_first_entrant_in_every_group() {
+        let s = Schedule::new(table(2, false), Format::Gauntlet, 4, 1, 1);
+        assert_eq!(s.groups, vec![vec![0, 1], vec![0, 2], vec![0, 3]]);
+        let t = Table {
+            splits: true,
+            ..table(4, true)
+        };
+        let s = Schedule::new(t, Format::RoundRobin, 4, 1, 1);
+        assert_eq!(s.groups.len(), 3);
+        assert_eq!(s.total(), 3 * 4);
+        let copies = Schedule::new(table(4, true), Format::RoundRobin, 3, 1, 1);
+        assert_eq!(copies.groups[0], vec![0, 1, 0, 1]);
+        assert_eq!(copies.total(), 3 * 2);
+    }
+
+    #[test]
+    fn shards_split_the_games_into_whole_sets() {
+        let s = Schedule::new(table(2, false), Format::RoundRobin, 3, 5, 9);
+        let mut all: Vec<String> = Vec::new();
+        for i in 1..=3 {
+            let part: Vec<GamePlan> = s.games(Some((i, 3))).collect();
+            assert_eq!(part.len() % 2, 0);
+            all.extend(part.into_iter().map(|g| g.id));
+        }
+        all.sort();
+        let mut whole: Vec<String> = s.games(None).map(|g| g.id).collect();
+        whole.sort();
+        assert_eq!(all, whole);
+    }
+
+    #[test]
+    fn a_tournament_game_is_game_k_of_a_match_on_its_deal_seed() {
+        let t = table(3, false);
+        let s = Schedule::new(t, Format::RoundRobin, 3, 3, 42);
+        for g in s.games(None) {
+            let m = match_game(&t, g.deal_seed, g.match_game, true);
+            assert_eq!((m.seed, &m.seating), (g.seed, &g.seating));
+        }
+    }
+}

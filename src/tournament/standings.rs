@@ -1,0 +1,440 @@
+//! Standings: results folded in one game at a time into fixed-size totals (nothing kept per
+//! game), then read out as a table per entrant, a crosstable, team results, ratings and a
+//! winner. Duplicate sets are gathered until complete; only complete sets are rated, and sets
+//! left unfinished are counted apart.
+
+use std::collections::{BTreeMap, HashMap};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::bot::fault::FaultKind;
+use crate::bot::timing::MoveTimes;
+use crate::tournament::ratings::{self, Elo, RatedGame, Rating, Sprt, SprtSpec};
+use crate::tournament::results::GameLine;
+
+/// An entrant's row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Row {
+    /// Its index.
+    pub entrant: usize,
+    /// Its name.
+    pub name: String,
+    /// Games played.
+    pub games: u64,
+    /// Games its side ranked first alone.
+    pub wins: u64,
+    /// Games its side ranked first with another.
+    pub draws: u64,
+    /// The other games.
+    pub losses: u64,
+    /// Its score in percent: each game scores the share of other sides it beat, a tie half.
+    pub score_pct: f64,
+    /// Its side's mean rank.
+    pub mean_rank: f64,
+    /// Its side's mean final score.
+    pub points_for: f64,
+    /// The mean final score of the other sides.
+    pub points_against: f64,
+    /// Faults by kind.
+    pub faults: BTreeMap<FaultKind, u64>,
+    /// Moves it chose.
+    pub moves: u64,
+    /// Their mean time in milliseconds.
+    pub mean_ms: f64,
+    /// Their 99th percentile in milliseconds (the upper edge of its histogram bucket).
+    pub p99_ms: f64,
+}
+
+/// A team's row (partnerships): its entrants (one, for a team of two copies).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TeamRow {
+    /// Its entrants' names.
+    pub names: Vec<String>,
+    /// Games played.
+    pub games: u64,
+    /// Games won.
+    pub wins: u64,
+    /// Games level at the top.
+    pub draws: u64,
+    /// Games lost.
+    pub losses: u64,
+    /// Its score in percent.
+    pub score_pct: f64,
+    /// Its total final score over all games.
+    pub points: i64,
+}
+
+/// One cell of the crosstable: the row entrant's score against the column entrant.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Cell {
+    /// Points (1 per game ranked above the other, 0.5 level).
+    pub score: f64,
+    /// Games where both played on different sides.
+    pub games: u64,
+}
+
+/// The winner: the best entrant (or team with partnerships), unless several share the top.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Winner {
+    /// The winner's names (a team's entrants); empty when level or nothing was played.
+    pub names: Vec<String>,
+    /// Whether several share the best score.
+    pub level: bool,
+    /// The winner's score in percent.
+    pub score_pct: f64,
+}
+
+/// The standings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Standings {
+    /// Games counted.
+    pub games: u64,
+    /// Complete duplicate sets (every seat arrangement of a deal).
+    pub complete_sets: u64,
+    /// Sets with only some of their games: their games count in the table, not in ratings.
+    pub unfinished_sets: u64,
+    /// The games of unfinished sets.
+    pub unfinished_games: u64,
+    /// Each entrant, in index order.
+    pub entrants: Vec<Row>,
+    /// `crosstable[i][j]`: entrant i's score against j (absent if they never met).
+    pub crosstable: Vec<Vec<Option<Cell>>>,
+    /// Teams, with partnerships.
+    pub teams: Vec<TeamRow>,
+    /// Two players: the Elo difference of each pair of entrants that met, from duplicate pairs.
+    pub elo: Vec<Elo>,
+    /// More players, teams or entrants: Weng-Lin ratings over complete sets.
+    pub ratings: Vec<Rating>,
+    /// The SPRT, when asked for (two entrants).
+    pub sprt: Option<Sprt>,
+    /// The winner.
+    pub winner: Winner,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Totals {
+    games: u64,
+    wins: u64,
+    draws: u64,
+    score: f64,
+    rank_sum: u64,
+    points_for: f64,
+    points_against: f64,
+    faults: BTreeMap<FaultKind, u64>,
+    times: MoveTimes,
+}
+
+#[derive(Debug, Clone, Default)]
+struct TeamTotals {
+    games: u64,
+    wins: u64,
+    draws: u64,
+    score: f64,
+    points: i64,
+}
+
+/// A set being gathered: its games so far, each by its arrangement, as its sides' entrants and
+/// ranks.
+#[derive(Debug, Default)]
+struct PendingSet {
+    games: Vec<(usize, RatedGame)>,
+}
+
+/// Standings being folded.
+#[derive(Debug)]
+pub struct Tally {
+    names: Vec<String>,
+    set_size: usize,
+    rate_sets: bool,
+    totals: Vec<Totals>,
+    cross: Vec<Vec<Cell>>,
+    teams: BTreeMap<Vec<usize>, TeamTotals>,
+    pending: HashMap<(Vec<usize>, u64, u64), PendingSet>,
+    complete: Vec<(u64, Vec<usize>, Vec<RatedGame>)>,
+    complete_sets: u64,
+    pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
+    games: u64,
+    sprt: Option<SprtSpec>,
+}
+
+impl Tally {
+    /// Empty standings for `names` (entrants by index) and sets of `set_size` games.
+    pub fn new(
+        names: Vec<String>,
+        set_size: usize,
+        players: usize,
+        sprt: Option<SprtSpec>,
+    ) -> Tally {
+        let n = names.len();
+        Tally {
+            // Two players between two entrants are rated from pentanomial counts alone, so a
+            // long run keeps nothing per set.
+            rate_sets: players > 2 || n > 2,
+            names,
+            set_size,
+            totals: vec![Totals::default(); n],
+            cross: vec![
+                vec![
+                    Cell {
+                        score: 0.0,
+                        games: 0
+                    };
+                    n
+                ];
+                n
+            ],
+            teams: BTreeMap::new(),
+            pending: HashMap::new(),
+            complete: Vec::new(),
+            complete_sets: 0,
+            pentanomial: BTreeMap::new(),
+            games: 0,
+            sprt,
+        }
+    }
+
+    /// Games counted so far.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// The entrant with the best score so far, and its score in percent (cheap: for progress).
+    pub fn leader(&self) -> Option<(&str, f64)> {
+        self.totals
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.games > 0)
+            .map(|(e, t)| (self.names[e].as_str(), 100.0 * t.score / t.games as f64))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// Folds in one game.
+    pub fn add(&mut self, line: &GameLine) {
+        self.games += 1;
+        let sides = line.sides();
+        let ranks: Vec<u32> = sides
+            .iter()
+            .map(|seats| line.seats[seats[0]].rank)
+            .collect();
+        let entrants_of = |seats: &Vec<usize>| -> Vec<usize> {
+            let mut e: Vec<usize> = seats.iter().map(|&s| line.seats[s].entrant).collect();
+            e.sort_unstable();
+            e.dedup();
+            e
+        };
+        let side_entrants: Vec<Vec<usize>> = sides.iter().map(entrants_of).collect();
+        for (side, entrants) in side_entrants.iter().enumerate() {
+            let (won, level, score) = outcome(&ranks, side);
+            let others: Vec<f64> = (0..sides.len())
+                .filter(|&o| o != side)
+                .map(|o| f64::from(line.scores[o]))
+                .collect();
+            let against = others.iter().sum::<f64>() / others.len().max(1) as f64;
+            for &e in entrants {
+                let t = &mut self.totals[e];
+                t.games += 1;
+                t.wins += u64::from(won);
+                t.draws += u64::from(level);
+                t.score += score;
+                t.rank_sum += u64::from(ranks[side]);
+                t.points_for += f64::from(line.scores[side]);
+                t.points_against += against;
+            }
+            if line.teams {
+                let team = self.teams.entry(entrants.clone()).or_default();
+                team.games += 1;
+                team.wins += u64::from(won);
+                team.draws += u64::from(level);
+                team.score += score;
+                team.points += i64::from(line.scores[side]);
+            }
+            for (other, their) in side_entrants.iter().enumerate() {
+                if other == side {
+                    continue;
+                }
+                let points = match ranks[side].cmp(&ranks[other]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                };
+                for &e in entrants {
+                    for &o in their {
+                        self.cross[e][o].score += points;
+                        self.cross[e][o].games += 1;
+                    }
+                }
+            }
+        }
+        for seat in &line.seats {
+            let times = &mut self.totals[seat.entrant].times;
+            seat.time_buckets
+                .iter()
+                .for_each(|&(b, n)| times.add_bucket(b, n));
+            times.add_total(seat.time_us);
+        }
+        for fault in &line.faults {
+            *self.totals[fault.entrant]
+                .faults
+                .entry(fault.kind)
+                .or_default() += 1;
+        }
+        let game: RatedGame = side_entrants.into_iter().zip(ranks).collect();
+        self.gather(line.set_key(), line.arrangement, game);
+    }
+
+    fn gather(&mut self, key: (Vec<usize>, u64, u64), arrangement: usize, game: RatedGame) {
+        let set = self.pending.entry(key.clone()).or_default();
+        set.games.push((arrangement, game));
+        if set.games.len() < self.set_size {
+            return;
+        }
+        let mut set = self.pending.remove(&key).expect("the set was just found");
+        // Rated in arrangement order, whatever order the games finished in.
+        set.games.sort_by_key(|(a, _)| *a);
+        let games: Vec<RatedGame> = set.games.into_iter().map(|(_, g)| g).collect();
+        self.complete_sets += 1;
+        if let [(a, _), (b, _)] = &games[0][..]
+            && let ([a], [b]) = (&a[..], &b[..])
+            && games.len() == 2
+        {
+            let (first, second) = ((*a).min(*b), (*a).max(*b));
+            let pair: f64 = games
+                .iter()
+                .map(|g| {
+                    let side = g
+                        .iter()
+                        .position(|(e, _)| e[0] == first)
+                        .expect("both sides");
+                    let ranks: Vec<u32> = g.iter().map(|(_, r)| *r).collect();
+                    outcome(&ranks, side).2
+                })
+                .sum();
+            self.pentanomial.entry((first, second)).or_insert([0; 5])
+                [(pair * 2.0).round() as usize] += 1;
+        }
+        if self.rate_sets {
+            self.complete.push((key.1, key.0, games));
+        }
+    }
+
+    /// The standings so far.
+    pub fn standings(&self) -> Standings {
+        let entrants: Vec<Row> = self
+            .totals
+            .iter()
+            .enumerate()
+            .map(|(e, t)| {
+                let per = |x: f64| {
+                    if t.games == 0 {
+                        0.0
+                    } else {
+                        x / t.games as f64
+                    }
+                };
+                Row {
+                    entrant: e,
+                    name: self.names[e].clone(),
+                    games: t.games,
+                    wins: t.wins,
+                    draws: t.draws,
+                    losses: t.games - t.wins - t.draws,
+                    score_pct: 100.0 * per(t.score),
+                    mean_rank: per(t.rank_sum as f64),
+                    points_for: per(t.points_for),
+                    points_against: per(t.points_against),
+                    faults: t.faults.clone(),
+                    moves: t.times.moves(),
+                    mean_ms: t.times.mean_ms(),
+                    p99_ms: t.times.p99_ms(),
+                }
+            })
+            .collect();
+        let teams: Vec<TeamRow> = self
+            .teams
+            .iter()
+            .map(|(members, t)| TeamRow {
+                names: members.iter().map(|&e| self.names[e].clone()).collect(),
+                games: t.games,
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.games - t.wins - t.draws,
+                score_pct: 100.0 * t.score / t.games.max(1) as f64,
+                points: t.points,
+            })
+            .collect();
+        let elo: Vec<Elo> = self
+            .pentanomial
+            .iter()
+            .map(|(&(a, b), &counts)| ratings::elo(&self.names[a], &self.names[b], counts))
+            .collect();
+        let sprt = match (&self.sprt, self.pentanomial.values().next()) {
+            (Some(spec), Some(&counts)) if self.pentanomial.len() == 1 => {
+                Some(ratings::sprt(spec, counts))
+            }
+            _ => None,
+        };
+        let unfinished_games = self.pending.values().map(|s| s.games.len() as u64).sum();
+        Standings {
+            games: self.games,
+            complete_sets: self.complete_sets,
+            unfinished_sets: self.pending.len() as u64,
+            unfinished_games,
+            winner: winner(&entrants, &teams),
+            crosstable: self
+                .cross
+                .iter()
+                .map(|row| row.iter().map(|c| (c.games > 0).then_some(*c)).collect())
+                .collect(),
+            ratings: match self.rate_sets {
+                true => ratings::weng_lin(&self.names, self.complete.clone()),
+                false => Vec::new(),
+            },
+            entrants,
+            teams,
+            elo,
+            sprt,
+        }
+    }
+}
+
+/// Side `side`'s outcome among `ranks`: (won alone, level at the top, score from 0 to 1).
+fn outcome(ranks: &[u32], side: usize) -> (bool, bool, f64) {
+    let mine = ranks[side];
+    let behind = ranks.iter().filter(|&&r| r > mine).count();
+    let equal = ranks.iter().filter(|&&r| r == mine).count() - 1;
+    let score = (behind as f64 + 0.5 * equal as f64) / (ranks.len() - 1).max(1) as f64;
+    (mine == 1 && equal == 0, mine == 1 && equal > 0, score)
+}
+
+/// The best team (with partnerships) or entrant by score, or none if several share it.
+fn winner(rows: &[Row], teams: &[TeamRow]) -> Winner {
+    let scored: Vec<(Vec<String>, f64)> = match teams.is_empty() {
+        true => rows
+            .iter()
+            .filter(|r| r.games > 0)
+            .map(|r| (vec![r.name.clone()], r.score_pct))
+            .collect(),
+        false => teams
+            .iter()
+            .map(|t| (t.names.clone(), t.score_pct))
+            .collect(),
+    };
+    let best = scored
+        .iter()
+        .map(|(_, s)| *s)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let top: Vec<&(Vec<String>, f64)> = scored.iter().filter(|(_, s)| *s == best).collect();
+    match top[..] {
+        [(names, score)] => Winner {
+            names: names.clone(),
+            level: false,
+            score_pct: *score,
+        },
+        _ => Winner {
+            names: Vec::new(),
+            level: !top.is_empty(),
+            score_pct: if top.is_empty() { 0.0 } else { best },
+        },
+    }
+}

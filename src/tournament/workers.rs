@@ -1,0 +1,181 @@
+//! Workers: games played at once on every core. Each worker takes the next game of the
+//! schedule, keeps its bots' processes for its next game with the same entrants, and hands each
+//! finished game, as a results line, to the collector. Workers never print.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinSet;
+
+use crate::bot::player::{BotSpec, Player};
+use crate::gamelog::GameLog;
+use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
+use crate::sandbox::{Policy, files};
+use crate::tournament::results::{self, Entrant, GameLine, LineContext};
+use crate::tournament::schedule::GamePlan;
+
+/// What every worker shares.
+#[derive(Debug)]
+pub struct Run {
+    /// The entrants as bots, by index.
+    pub bots: Vec<BotSpec>,
+    /// The entrants as results name them.
+    pub entrants: Vec<Entrant>,
+    /// How every game is played.
+    pub settings: GameSettings,
+    /// The tournament's folder.
+    pub dir: PathBuf,
+    /// A fresh process for every game.
+    pub fresh: bool,
+}
+
+/// The games still to hand out.
+pub type Queue = Arc<Mutex<Box<dyn Iterator<Item = GamePlan> + Send>>>;
+
+/// Starts `concurrency` workers on `queue`; each sends its finished games (or the error that
+/// stopped it) to `results`, and stops taking games once `stop` is set.
+pub fn start(
+    run: Arc<Run>,
+    queue: Queue,
+    concurrency: usize,
+    stop: Arc<AtomicBool>,
+    results: UnboundedSender<Result<GameLine, String>>,
+) -> JoinSet<()> {
+    let mut set = JoinSet::new();
+    for index in 0..concurrency {
+        let worker = Worker {
+            index,
+            policy: Arc::new(run.settings.sandbox.clone()),
+            run: run.clone(),
+            group: Vec::new(),
+            players: Vec::new(),
+        };
+        set.spawn(worker.work(queue.clone(), stop.clone(), results.clone()));
+    }
+    set
+}
+
+/// One worker and the players of the group it last played.
+struct Worker {
+    index: usize,
+    run: Arc<Run>,
+    policy: Arc<Policy>,
+    group: Vec<usize>,
+    players: Vec<Player>,
+}
+
+impl Worker {
+    async fn work(
+        mut self,
+        queue: Queue,
+        stop: Arc<AtomicBool>,
+        results: UnboundedSender<Result<GameLine, String>>,
+    ) {
+        while !stop.load(Ordering::SeqCst) {
+            let next = queue.lock().map(|mut games| games.next()).unwrap_or(None);
+            let Some(plan) = next else { break };
+            let played = self.play(&plan).await;
+            let failed = played.is_err();
+            if results.send(played).is_err() || failed {
+                break;
+            }
+        }
+        stop_all(&mut self.players).await;
+    }
+
+    async fn play(&mut self, plan: &GamePlan) -> Result<GameLine, String> {
+        if self.group != plan.members || self.run.fresh {
+            stop_all(&mut self.players).await;
+            self.players = plan
+                .members
+                .iter()
+                .map(|&e| self.player(e))
+                .collect::<std::io::Result<_>>()
+                .map_err(|e| format!("cannot create a bot's stderr file: {e}"))?;
+            self.group = plan.members.clone();
+        }
+        let planned = PlannedGame {
+            number: u32::try_from(plan.match_game).expect("a game number within a set"),
+            seed: plan.seed,
+            deal: plan.deal,
+            arrangement: plan.arrangement,
+            seating: plan.seating.clone(),
+        };
+        let failed = |e: std::io::Error| format!("game {} could not be logged: {e}", plan.id);
+        let (relative, path, mut log) = new_log(&self.run.dir, &plan.id).map_err(failed)?;
+        let played = play_planned(&self.run.settings, &planned, &mut self.players, &mut log)
+            .await
+            .map_err(failed)?;
+        drop(log);
+        // The results line counts the game only once its log is safely on disk; the sync waits
+        // off the runtime's threads, which go on playing other workers' games meanwhile.
+        let synced = path.clone();
+        tokio::task::spawn_blocking(move || File::open(&synced).and_then(|f| f.sync_all()))
+            .await
+            .map_err(|e| failed(std::io::Error::other(e)))?
+            .map_err(failed)?;
+        let bots: Vec<&BotSpec> = plan.members.iter().map(|&e| &self.run.bots[e]).collect();
+        Ok(GameLine::new(
+            &played.record,
+            LineContext {
+                id: &plan.id,
+                game: plan.match_game,
+                group: &plan.members,
+                entrants: &self.run.entrants,
+                deal: (plan.deal, plan.deal_seed, plan.arrangement),
+                rules: &self.run.settings.rules,
+                times: &played.times,
+                log: Some(relative),
+                rerun: results::rerun(
+                    &bots,
+                    plan.deal_seed,
+                    plan.match_game,
+                    &self.run.settings,
+                    None,
+                ),
+            },
+        ))
+    }
+
+    /// A player for entrant `e`, its stderr in `stderr/NAME.wWORKER.stderr` (created once,
+    /// then appended to, a resumed run's included).
+    fn player(&self, e: usize) -> std::io::Result<Player> {
+        let spec = &self.run.bots[e];
+        let file = spec.is_process().then(|| {
+            self.run
+                .dir
+                .join("stderr")
+                .join(format!("{}.w{}.stderr", spec.name, self.index))
+        });
+        if let Some(file) = &file
+            && !file.exists()
+        {
+            files::create_new(file)?;
+        }
+        Ok(player(spec, file, false, &self.run.settings, &self.policy))
+    }
+}
+
+/// A new log for game `id`: `logs/ID.jsonl`, or, when a run cut short left one there (its game
+/// never reached the results), `logs/ID.retry-N.jsonl`: nothing is overwritten.
+fn new_log(dir: &Path, id: &str) -> std::io::Result<(String, PathBuf, GameLog)> {
+    let stem = id.replace('/', "_");
+    for n in 1u32.. {
+        let relative = match n {
+            1 => format!("logs/{stem}.jsonl"),
+            _ => format!("logs/{stem}.retry-{n}.jsonl"),
+        };
+        let path = dir.join(&relative);
+        match GameLog::create(&path) {
+            Ok(log) => return Ok((relative, path, log)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "every log name of game {id} is taken"
+    )))
+}

@@ -1,0 +1,250 @@
+//! Results safe to script: stdout that closes or fills, interrupted `--json`, log folders that
+//! are never shared, seeds, seat orders, and one game of a match played again alone.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::harness::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_allfives");
+
+/// Runs the referee in `dir` (for its default log folder) to its end.
+fn allfives_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("allfives runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_match_quietly() {
+    let sb = Sandbox::new();
+    let mut child = Command::new(BIN)
+        .args([
+            "match",
+            "builtin:greedy",
+            "builtin:random",
+            "--games",
+            "100000",
+        ])
+        .args(["--seed", "3", "--log-dir", &sb.logs().display().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("allfives starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a first line");
+    // The reader is dropped here, as `| head -1` does.
+    assert!(first.starts_with("allfives match"), "{first}");
+    let deadline = Instant::now() + HUNG;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the referee did not notice");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    assert_eq!(status.code(), Some(141), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_full_stdout_is_one_error_line() {
+    let sb = Sandbox::new();
+    let full = std::fs::File::create("/dev/full").expect("/dev/full exists");
+    let out = Command::new(BIN)
+        .args(["match", "builtin:greedy", "builtin:random", "--games", "4"])
+        .args(["--log-dir", &sb.logs().display().to_string()])
+        .stdout(full)
+        .output()
+        .expect("allfives runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+}
+
+#[test]
+fn an_interrupted_json_match_prints_what_it_played() {
+    let sb = Sandbox::new();
+    let args: Vec<String> = vec![
+        "match".into(),
+        sb.sample("greedy_bot", &[]),
+        sb.sample("random_bot", &["4"]),
+        "--games".into(),
+        "500".into(),
+        "--json".into(),
+        "--seed".into(),
+        "5".into(),
+        "--log-dir".into(),
+        sb.logs().display().to_string(),
+    ];
+    let mut child = spawn(&args);
+    // Game 2's log exists once game 1 is over.
+    let deadline = Instant::now() + HUNG;
+    while !sb.log(2).exists() {
+        assert!(child.try_wait().expect("wait").is_none(), "the match ended");
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    let out = child.wait_with_output().expect("the referee ends");
+    assert_eq!(out.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(report["complete"], false);
+    let games = report["games"].as_array().expect("games").len();
+    assert!((1..500).contains(&games), "{games} games");
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn every_match_gets_a_log_folder_of_its_own() {
+    let sb = Sandbox::new();
+    let dir = sb.path("");
+    let args = [
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "9",
+        "--json",
+    ];
+    let logs: Vec<String> = (0..2)
+        .map(|_| {
+            let (code, stdout, stderr) = allfives_in(&dir, &args);
+            assert_eq!(code, Some(0), "{stderr}");
+            let report: Value = serde_json::from_str(&stdout).expect("JSON");
+            report["games"][0]["log"]
+                .as_str()
+                .expect("a log")
+                .to_string()
+        })
+        .collect();
+    assert_ne!(logs[0], logs[1]);
+    for log in &logs {
+        assert!(log.starts_with("allfives-logs/match-9-"), "{log}");
+        assert_replays(&dir.join(log));
+    }
+}
+
+#[test]
+fn a_fresh_seed_is_printed_and_differs_from_run_to_run() {
+    let sb = Sandbox::new();
+    let dir = sb.path("");
+    let seeds: Vec<u64> = (0..2)
+        .map(|_| {
+            let (code, stdout, _) =
+                allfives_in(&dir, &["match", "builtin:greedy", "builtin:random"]);
+            assert_eq!(code, Some(0));
+            let first = stdout.lines().next().expect("a banner");
+            let seed = first.rsplit("seed ").next().expect("a seed");
+            seed.trim().parse().expect("a number")
+        })
+        .collect();
+    assert_ne!(seeds[0], seeds[1]);
+}
+
+fn match_json(sb: &Sandbox, bots: &[&str], options: &[&str]) -> Value {
+    let bots: Vec<String> = bots.iter().map(|b| b.to_string()).collect();
+    play(sb, &bots, options).1
+}
+
+#[test]
+fn three_players_sit_in_all_six_orders() {
+    let sb = Sandbox::new();
+    let bots = ["builtin:greedy", "builtin:random", "greedy2=builtin:greedy"];
+    let report = match_json(&sb, &bots, &["--games", "6", "--seed", "4"]);
+    let mut orders: Vec<String> = report["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| seating(g).to_string())
+        .collect();
+    orders.sort();
+    orders.dedup();
+    assert_eq!(orders.len(), 6);
+}
+
+#[test]
+fn game_k_alone_plays_as_in_the_whole_match() {
+    let sb = Sandbox::new();
+    let bots = ["builtin:greedy", "builtin:random", "builtin:random"];
+    let whole = match_json(&sb, &bots, &["--games", "8", "--seed", "11"]);
+    let alone_sb = Sandbox::new();
+    let alone = match_json(&alone_sb, &bots, &["--game", "8", "--seed", "11"]);
+    let (a, b) = (&whole["games"][7], &alone["games"][0]);
+    for key in ["game", "seed", "scores", "hands"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert_eq!((seating(a), ranks(a)), (seating(b), ranks(b)));
+}
+
+#[test]
+fn bots_are_named_on_the_command_line_and_in_bots_files() {
+    let sb = Sandbox::new();
+    let folder = sb.path("v1");
+    std::fs::create_dir(&folder).expect("a folder");
+    // A bot that tells where it runs and what its environment holds, then plays.
+    let bot = format!(
+        "import os, sys\nsys.path.insert(0, {:?})\nopen('seen.txt', 'w').write(os.environ.get('ALLFIVES_TEST', ''))\nimport botlib\nbotlib.run()\n",
+        root().join("tests/fixtures/bots").display().to_string()
+    );
+    std::fs::write(folder.join("bot.py"), bot).expect("write");
+    let toml = format!(
+        "[[bots]]\nname = \"old\"\ncommand = \"python3 bot.py {}\"\ndir = \"v1\"\nenv = {{ ALLFIVES_TEST = \"yes\" }}\n",
+        sb.token()
+    );
+    std::fs::write(sb.path("bots.toml"), toml).expect("write");
+    let bots = vec![
+        "--bots".to_string(),
+        sb.path("bots.toml").display().to_string(),
+        "new=builtin:greedy".to_string(),
+    ];
+    // Uncontained: the bot writes what it saw into its folder.
+    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", "1", "--no-sandbox"]);
+    let names: Vec<&str> = report["entrants"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .map(|b| b["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, ["old", "new"]);
+    let seen = std::fs::read_to_string(folder.join("seen.txt")).expect("it ran in its folder");
+    assert_eq!(seen, "yes");
+    let json = sb.path("bots.json");
+    std::fs::write(
+        &json,
+        r#"{"bots": [{"name": "x", "command": "builtin:random", "colour": 1}]}"#,
+    )
+    .expect("write");
+    let ran = allfives(&[
+        "match",
+        "--bots",
+        &json.display().to_string(),
+        "builtin:greedy",
+    ]);
+    assert_eq!(ran.code, Some(2));
+    assert!(ran.stderr.contains("colour"), "{}", ran.stderr);
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+}

@@ -1,0 +1,608 @@
+//! Tournaments end to end: every format and table, complete duplicate sets, resume after a kill,
+//! shards merged, refused folders, two at once, a crashing entrant, interrupted --json, and
+//! standings of a hand-made results file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::harness::*;
+
+/// Runs a tournament into `out` with `--json --quiet`; returns the run and its report.
+fn tournament(out: &Path, args: &[&str]) -> (Ran, Value) {
+    let mut all = vec!["tournament", "--json", "--quiet", "--out"];
+    let out = out.display().to_string();
+    all.push(&out);
+    all.extend(args);
+    let ran = allfives(&all);
+    assert_eq!(ran.code, Some(0), "{all:?}: {}", ran.stderr);
+    let report = ran.json();
+    (ran, report)
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    fs::read_to_string(out.join("results.jsonl"))
+        .expect("results.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// The standings without the timings (which differ from run to run).
+fn timeless(report: &Value) -> Value {
+    let mut s = report["standings"].clone();
+    for row in s["entrants"].as_array_mut().expect("entrants") {
+        for key in ["mean_ms", "p99_ms"] {
+            row.as_object_mut().expect("a row").remove(key);
+        }
+    }
+    s
+}
+
+const GREEDY: &str = "greedy=builtin:greedy";
+const RANDOM: &str = "random=builtin:random";
+const RANDOM2: &str = "random2=builtin:random";
+const GREEDY2: &str = "greedy2=builtin:greedy";
+
+#[test]
+fn every_format_plays_complete_duplicate_sets() {
+    // (options, entrants, games expected, set size)
+    let cases: [(&[&str], usize, usize); 6] = [
+        (&["--players", "2"], 3, 3 * 2 * 2),
+        (&["--players", "2", "--format", "gauntlet"], 4, 3 * 2 * 2),
+        (&["--players", "3"], 4, 4 * 2 * 6),
+        (&["--players", "4"], 3, 3 * 2 * 2),
+        (&["--players", "4", "--splits"], 4, 3 * 2 * 4),
+        (&["--players", "4", "--no-teams"], 4, 2 * 8),
+    ];
+    let names = [GREEDY, RANDOM, RANDOM2, GREEDY2];
+    for (options, entrants, games) in cases {
+        let sb = Sandbox::new();
+        let out = sb.path("t");
+        let mut args: Vec<&str> = names[..entrants].to_vec();
+        args.extend(options);
+        args.extend(["--deals", "2", "--seed", "3"]);
+        let (_, report) = tournament(&out, &args);
+        let lines = results(&out);
+        assert_eq!(lines.len(), games, "{options:?}");
+        let s = &report["standings"];
+        assert_eq!(s["games"], games, "{options:?}");
+        assert_eq!(s["unfinished_sets"], 0, "{options:?}");
+        assert_eq!(report["complete"], true);
+        // Each set (group, deal) holds every arrangement once.
+        let mut sets: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+        for line in &lines {
+            let key = format!("{}/{}", line["group"], line["deal"]);
+            sets.entry(key)
+                .or_default()
+                .insert(line["arrangement"].as_u64().expect("n"));
+            assert_replays(&out.join(line["log"].as_str().expect("a log")));
+        }
+        let size = games / sets.len();
+        assert!(
+            sets.values().all(|a| a.len() == size),
+            "{options:?}: {sets:?}"
+        );
+        assert_eq!(s["complete_sets"], sets.len(), "{options:?}");
+    }
+}
+
+#[test]
+fn a_partnership_tournament_names_the_winning_team() {
+    let sb = Sandbox::new();
+    let (_, report) = tournament(
+        &sb.path("t"),
+        &[
+            GREEDY,
+            RANDOM,
+            "--players",
+            "4",
+            "--deals",
+            "3",
+            "--seed",
+            "1",
+        ],
+    );
+    let s = &report["standings"];
+    assert_eq!(s["winner"]["names"], serde_json::json!(["greedy"]), "{s:#}");
+    assert_eq!(s["teams"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn resume_after_a_kill_ends_as_an_uninterrupted_run() {
+    let sb = Sandbox::new();
+    let args = [
+        GREEDY,
+        RANDOM,
+        RANDOM2,
+        "--players",
+        "3",
+        "--deals",
+        "6",
+        "--seed",
+        "8",
+        "-j",
+        "1",
+    ];
+    let (_, whole) = tournament(&sb.path("whole"), &args);
+    let cut = sb.path("cut");
+    let mut spawn_args: Vec<String> = vec!["tournament".into(), "--quiet".into(), "--out".into()];
+    spawn_args.push(cut.display().to_string());
+    spawn_args.extend(args.iter().map(|a| a.to_string()));
+    // Python-free but slow enough: kill as soon as some results exist.
+    let mut child = spawn(&spawn_args);
+    let deadline = Instant::now() + HUNG;
+    loop {
+        let n = fs::read_to_string(cut.join("results.jsonl")).map_or(0, |t| t.lines().count());
+        if n >= 3 || child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no results");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+    let _ = child.wait();
+    // A torn last line, as a kill mid-write leaves.
+    let mut text = fs::read_to_string(cut.join("results.jsonl")).expect("results");
+    text.push_str("{\"id\":\"torn");
+    fs::write(cut.join("results.jsonl"), text).expect("write");
+    let (_, resumed) = tournament(&cut, &["--resume"]);
+    assert_eq!(timeless(&resumed), timeless(&whole));
+    assert_eq!(results(&cut).len(), results(&sb.path("whole")).len());
+}
+
+#[test]
+fn shards_merged_equal_the_whole() {
+    let sb = Sandbox::new();
+    let args = [GREEDY, RANDOM, RANDOM2, "--deals", "5", "--seed", "4"];
+    let (_, whole) = tournament(&sb.path("whole"), &args);
+    let mut dirs = Vec::new();
+    for i in 1..=3 {
+        let dir = sb.path(&format!("shard{i}"));
+        let shard = format!("{i}/3");
+        let mut with = args.to_vec();
+        with.extend(["--shard", &shard]);
+        tournament(&dir, &with);
+        dirs.push(dir.display().to_string());
+    }
+    let mut merge = vec!["standings".to_string(), "--json".to_string()];
+    merge.extend(dirs);
+    let ran = allfives(&merge);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let merged = ran.json();
+    assert_eq!(merged["complete"], true);
+    assert_eq!(timeless(&merged), timeless(&whole));
+}
+
+#[test]
+fn a_folder_holding_a_tournament_is_refused_without_resume() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    tournament(&out, &[GREEDY, RANDOM, "--deals", "1"]);
+    let before = fs::read(out.join("results.jsonl")).expect("results");
+    let ran = allfives(&[
+        "tournament",
+        GREEDY,
+        RANDOM,
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(2));
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+    assert!(ran.stderr.contains("--resume"), "{}", ran.stderr);
+    assert_eq!(
+        fs::read(out.join("results.jsonl")).expect("results"),
+        before
+    );
+    let other = allfives(&[
+        "tournament",
+        RANDOM,
+        GREEDY,
+        "--resume",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(other.code, Some(2));
+    assert!(
+        other.stderr.contains("another tournament"),
+        "{}",
+        other.stderr
+    );
+}
+
+#[test]
+fn two_tournaments_at_once_keep_to_their_folders() {
+    let sb = Sandbox::new();
+    let (a, b) = (sb.path("a"), sb.path("b"));
+    let args = |out: &Path| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "tournament",
+            "--quiet",
+            "--deals",
+            "20",
+            "--seed",
+            "2",
+            "--out",
+        ]
+        .map(String::from)
+        .to_vec();
+        v.push(out.display().to_string());
+        v.extend([GREEDY, RANDOM].map(String::from));
+        v
+    };
+    let (first, second) = (spawn(&args(&a)), spawn(&args(&b)));
+    for child in [first, second] {
+        let out = child.wait_with_output().expect("a run");
+        assert_eq!(out.status.code(), Some(0));
+    }
+    for dir in [&a, &b] {
+        let lines = results(dir);
+        assert_eq!(lines.len(), 40);
+        let ids: BTreeSet<&str> = lines
+            .iter()
+            .map(|l| l["id"].as_str().expect("id"))
+            .collect();
+        assert_eq!(ids.len(), 40, "no game twice");
+        assert_eq!(fs::read_dir(dir.join("logs")).expect("logs").count(), 40);
+    }
+}
+
+#[test]
+fn an_entrant_that_always_crashes_does_not_stop_the_tournament() {
+    let sb = Sandbox::new();
+    let crash = format!("crasher={}", sb.fixture("exits_at_once", &[]));
+    let (_, report) = tournament(&sb.path("t"), &[&crash, GREEDY, RANDOM, "--deals", "2"]);
+    let rows = report["standings"]["entrants"].as_array().expect("rows");
+    assert_eq!(rows[0]["name"], "crasher");
+    assert_eq!(rows[0]["games"], 8);
+    assert_eq!(rows[0]["losses"], 8);
+    assert_eq!(rows[0]["faults"]["crash"], 8);
+    assert_eq!(rows[1]["games"], 8);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn an_interrupted_json_tournament_prints_the_standings_so_far() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let mut args: Vec<String> = [
+        "tournament",
+        "--json",
+        "--quiet",
+        "--deals",
+        "200",
+        "-j",
+        "1",
+        "--out",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(out.display().to_string());
+    args.push(format!("py={}", sb.sample("greedy_bot", &[])));
+    args.push(RANDOM.to_string());
+    let mut child = spawn(&args);
+    let deadline = Instant::now() + HUNG;
+    while fs::read_to_string(out.join("results.jsonl")).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(child.try_wait().expect("wait").is_none(), "it ended");
+        assert!(Instant::now() < deadline, "no results");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    let out_put = child.wait_with_output().expect("it ends");
+    assert_eq!(out_put.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&out_put.stdout).expect("valid JSON");
+    assert_eq!(report["complete"], false);
+    let games = report["standings"]["games"].as_u64().expect("games");
+    assert_eq!(games as usize, results(&out).len());
+    sb.assert_no_bot_left();
+}
+
+/// A results line written by hand: seat 0 and seat 1 as (entrant, score, rank, moves, us each).
+fn hand_line(
+    deal: u64,
+    arrangement: u64,
+    seats: [(u64, i64, u64, u64, u64); 2],
+    faults: Value,
+) -> String {
+    let names = ["a", "b"];
+    let seat = |(e, _, rank, moves, us): (u64, i64, u64, u64, u64), side: u64| {
+        let bucket = ((us as f64).log2() * 4.0).floor() as u64;
+        serde_json::json!({"entrant": e, "name": names[e as usize], "side": side, "rank": rank,
+            "moves": moves, "time_us": moves * us, "time_buckets": [[bucket, moves]]})
+    };
+    let ending = match faults.as_array().map_or(0, Vec::len) {
+        0 => serde_json::json!({"kind": "target", "side": if seats[0].2 == 1 { 0 } else { 1 }}),
+        _ => serde_json::json!({"kind": "forfeit", "seat": 0}),
+    };
+    serde_json::json!({
+        "id": format!("0-1/{deal}/{arrangement}"), "game": arrangement + 1, "group": [0, 1],
+        "deal": deal, "deal_seed": 100 + deal, "arrangement": arrangement, "seed": 7,
+        "teams": false, "seats": [seat(seats[0], 0), seat(seats[1], 1)],
+        "scores": [seats[0].1, seats[1].1], "hands": 3, "ending": ending,
+        "faults": faults, "log": null, "rerun": "",
+    })
+    .to_string()
+}
+
+#[test]
+fn standings_of_a_hand_made_results_file() {
+    let sb = Sandbox::new();
+    let dir = sb.path("t");
+    fs::create_dir(&dir).expect("a folder");
+    let definition = serde_json::json!({
+        "kind": "allfives-tournament", "version": 1,
+        "entrants": [{"name": "a", "command": "builtin:greedy"}, {"name": "b", "command": "builtin:random"}],
+        "format": "round-robin",
+        "table": {"players": 2, "teams": false, "splits": false, "all_orders": false},
+        "deals": 2, "seed": 1,
+        "rules": {"players": 2, "teams": false, "hand_size": 9, "spinner": "first",
+            "hand_end": "penalty", "target": 250, "finish": "immediate", "max_hands": 200},
+        "clock": {"startup_ms": 10000, "move_ms": 1000, "bank_ms": 0},
+        "on_fault": {"policy": "forfeit"}, "max_line": 65536, "shard": null,
+    });
+    fs::write(dir.join("tournament.json"), definition.to_string()).expect("write");
+    let crash = serde_json::json!([{"seat": 0, "entrant": 1, "kind": "crash", "detail": "exited", "forfeit": true}]);
+    let lines = [
+        // Deal 0: a wins, then b wins (a pair of 1 for a).
+        hand_line(
+            0,
+            0,
+            [(0, 250, 1, 10, 2000), (1, 100, 2, 10, 1000)],
+            serde_json::json!([]),
+        ),
+        hand_line(
+            0,
+            1,
+            [(1, 250, 1, 9, 1000), (0, 150, 2, 10, 2000)],
+            serde_json::json!([]),
+        ),
+        // Deal 1: a wins both (a pair of 2); b forfeits the second.
+        hand_line(
+            1,
+            0,
+            [(0, 250, 1, 10, 2000), (1, 50, 2, 10, 1000)],
+            serde_json::json!([]),
+        ),
+        hand_line(1, 1, [(1, 0, 2, 10, 1000), (0, 30, 1, 10, 2000)], crash),
+    ];
+    // b's one slow move (100 ms) in game 2, as a line of its own would have it.
+    let mut second: Value = serde_json::from_str(&lines[1]).expect("JSON");
+    second["seats"][0]["moves"] = 10.into();
+    second["seats"][0]["time_us"] = (9 * 1000 + 100_000).into();
+    second["seats"][0]["time_buckets"] = serde_json::json!([[39, 9], [66, 1]]);
+    let text = format!("{}\n{}\n{}\n{}\n", lines[0], second, lines[2], lines[3]);
+    fs::write(dir.join("results.jsonl"), text).expect("write");
+    let ran = allfives(&["standings", "--json", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let report = ran.json();
+    let s = &report["standings"];
+    let (a, b) = (&s["entrants"][0], &s["entrants"][1]);
+    assert_eq!(
+        (a["wins"].clone(), a["losses"].clone()),
+        (3.into(), 1.into())
+    );
+    assert_eq!(a["score_pct"], 75.0);
+    assert_eq!(a["mean_rank"], 1.25);
+    // For: (250 + 150 + 250 + 30) / 4 = 170; against: (100 + 250 + 50 + 0) / 4 = 100.
+    assert_eq!(
+        (a["points_for"].clone(), a["points_against"].clone()),
+        (170.0.into(), 100.0.into())
+    );
+    assert_eq!(b["score_pct"], 25.0);
+    assert_eq!(b["faults"]["crash"], 1);
+    // a: every move 2 ms, its bucket [2^(43/4), 2^(44/4)) us: p99 2.048 ms.
+    assert_eq!(a["mean_ms"], 2.0);
+    assert!((a["p99_ms"].as_f64().expect("p99") - 2.048).abs() < 1e-9);
+    // b: 39 moves of 1 ms and one of 100 ms: mean 3.475 ms; p99 the slow one's bucket edge,
+    // 2^(67/4) us = 110.218 ms.
+    assert!((b["mean_ms"].as_f64().expect("mean") - 3.475).abs() < 1e-9);
+    assert!((b["p99_ms"].as_f64().expect("p99") - 110.218).abs() < 1e-3);
+    // Pairs: a scored 1 on deal 0 and 2 on deal 1. Mean 0.75: Elo 400 log10(3) = 190.85;
+    // spread 0.0625, se sqrt(0.0625 / 2) = 0.17678, LOS Phi(1.41421) = 0.92135; the interval's
+    // low end 0.75 - 0.34648 = 0.40352: -400 log10(1 / 0.40352 - 1) = -67.89.
+    let elo = &s["elo"][0];
+    assert_eq!(elo["pentanomial"], serde_json::json!([0, 0, 1, 0, 1]));
+    assert!((elo["elo"].as_f64().expect("elo") - 190.85).abs() < 0.01);
+    assert!((elo["los"].as_f64().expect("los") - 0.92135).abs() < 1e-4);
+    assert!((elo["interval"][0].as_f64().expect("low") + 67.89).abs() < 0.01);
+    assert_eq!(s["winner"]["names"], serde_json::json!(["a"]));
+    assert_eq!(report["complete"], true);
+}
+
+#[test]
+fn sprt_stops_the_tournament_once_it_decides() {
+    let sb = Sandbox::new();
+    let sprt = "elo0=0,elo1=20,alpha=0.05,beta=0.05";
+    let (_, report) = tournament(
+        &sb.path("t"),
+        &[
+            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "1", "--sprt", sprt,
+        ],
+    );
+    let s = &report["standings"];
+    assert_eq!(s["sprt"]["decision"], "h1", "{s:#}");
+    assert!(s["sprt"]["llr"].as_f64() >= s["sprt"]["upper"].as_f64());
+    assert_eq!(report["complete"], false);
+    assert!(s["games"].as_u64().expect("games") < 10_000);
+}
+
+#[test]
+fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
+    let sb = Sandbox::new();
+    let received = sb.path("received.jsonl");
+    let recorder = format!(
+        "rec={}",
+        sb.fixture("recorder", &[&received.display().to_string()])
+    );
+    let greedy = format!("py={}", sb.sample("greedy_bot", &[]));
+    let (_, report) = tournament(
+        &sb.path("t"),
+        &[
+            &recorder,
+            &greedy,
+            RANDOM,
+            "--players",
+            "3",
+            "--deals",
+            "2",
+            "-j",
+            "1",
+            "--no-sandbox",
+        ],
+    );
+    assert_eq!(report["standings"]["games"], 12);
+    let kinds: Vec<String> = fs::read_to_string(&received)
+        .expect("the recorder's file")
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("JSON");
+            kind(&v).to_string()
+        })
+        .collect();
+    let count = |k: &str| kinds.iter().filter(|x| *x == k).count();
+    assert_eq!(count("hello"), 1, "one process for every game");
+    assert_eq!(count("game_start"), 12);
+    assert_eq!(count("bye"), 1);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_second_ctrl_c_stops_every_bot_at_once_and_keeps_the_results() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let mut args: Vec<String> = ["tournament", "--json", "--quiet", "--deals", "500", "--out"]
+        .map(String::from)
+        .to_vec();
+    args.push(out.display().to_string());
+    args.push(format!("py={}", sb.sample("greedy_bot", &[])));
+    args.push(format!("py2={}", sb.sample("random_bot", &[])));
+    let mut child = spawn(&args);
+    let deadline = Instant::now() + HUNG;
+    while fs::read_to_string(out.join("results.jsonl")).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(child.try_wait().expect("wait").is_none(), "it ended");
+        assert!(Instant::now() < deadline, "no results");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = Pid::from_raw(child.id() as i32);
+    kill(pid, Signal::SIGINT).expect("SIGINT");
+    std::thread::sleep(Duration::from_millis(20));
+    kill(pid, Signal::SIGINT).expect("a second SIGINT");
+    let ended = child.wait_with_output().expect("it ends");
+    assert_eq!(ended.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&ended.stdout).expect("valid JSON");
+    assert_eq!(report["complete"], false);
+    assert_eq!(
+        report["standings"]["games"].as_u64().expect("games") as usize,
+        results(&out).len()
+    );
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn every_results_line_reruns_its_game_alone() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    tournament(
+        &out,
+        &[
+            GREEDY,
+            RANDOM,
+            RANDOM2,
+            "--players",
+            "3",
+            "--deals",
+            "2",
+            "--seed",
+            "12",
+        ],
+    );
+    for line in results(&out).iter().step_by(5) {
+        let rerun = line["rerun"].as_str().expect("a rerun command");
+        let mut words = shlex::split(rerun).expect("a command line");
+        assert_eq!(words.remove(0), "allfives");
+        let logs = sb.path(&format!(
+            "rerun-{}",
+            line["id"].as_str().expect("id").replace('/', "_")
+        ));
+        words.extend([
+            "--json".to_string(),
+            "--log-dir".into(),
+            logs.display().to_string(),
+        ]);
+        let ran = allfives(&words);
+        assert_eq!(ran.code, Some(0), "{rerun}: {}", ran.stderr);
+        let alone = &ran.json()["games"][0];
+        for key in ["seed", "scores", "hands", "ending"] {
+            assert_eq!(alone[key], line[key], "{key} of {rerun}");
+        }
+        let names = |g: &Value| -> Vec<Value> {
+            g["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .map(|s| s["name"].clone())
+                .collect()
+        };
+        assert_eq!(names(alone), names(line));
+        assert_eq!(ranks(alone), ranks(line));
+    }
+}
+
+#[test]
+fn a_contained_entrant_plays_from_its_own_folder() {
+    let sb = Sandbox::new();
+    let folder = sb.path("bots/v1");
+    fs::create_dir_all(&folder).expect("a folder");
+    fs::copy(
+        root().join("sample_bots/python/greedy_bot.py"),
+        folder.join("bot.py"),
+    )
+    .expect("copy");
+    let toml = format!(
+        "[[bots]]\nname = \"v1\"\ncommand = \"python3 bot.py {}\"\ndir = \"bots/v1\"\n",
+        sb.token()
+    );
+    fs::write(sb.path("bots.toml"), toml).expect("write");
+    let file = sb.path("bots.toml").display().to_string();
+    let (_, report) = tournament(&sb.path("t"), &["--bots", &file, GREEDY, "--deals", "2"]);
+    let rows = report["standings"]["entrants"].as_array().expect("rows");
+    assert_eq!(rows[0]["name"], "v1");
+    assert_eq!(rows[0]["faults"], serde_json::json!({}), "{report:#}");
+    assert!(rows[0]["moves"].as_u64().expect("moves") > 0);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_ladder_plays_only_the_new_entrants_pairings() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    tournament(&out, &[GREEDY, RANDOM, "--deals", "2", "--seed", "5"]);
+    let before = fs::read_to_string(out.join("results.jsonl")).expect("results");
+    let (_, report) = tournament(&out, &["--resume", GREEDY, RANDOM, RANDOM2, "--deals", "3"]);
+    let lines = results(&out);
+    // 3 pairs x 3 deals x 2 seats: the 4 games already there are not played again.
+    assert_eq!(lines.len(), 18);
+    let after = fs::read_to_string(out.join("results.jsonl")).expect("results");
+    assert!(after.starts_with(&before), "results are only appended");
+    let ids: BTreeSet<&str> = lines
+        .iter()
+        .map(|l| l["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(ids.len(), 18, "no game twice");
+    assert_eq!(report["standings"]["games"], 18);
+    assert_eq!(report["entrants"].as_array().map(Vec::len), Some(3));
+    let refused = allfives(&[
+        "tournament",
+        "--resume",
+        "--out",
+        &out.display().to_string(),
+        RANDOM,
+        GREEDY,
+    ]);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+}
