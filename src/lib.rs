@@ -5,6 +5,7 @@
 //! - [`bot`]: a bot as a process (or a builtin), its clock, its faults, and stopping them all;
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
+//! - [`replay`]: a verified log shown as text, JSON or an HTML page, and its decisions posed again;
 //! - [`check`]: the conformance check of one bot;
 //! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
@@ -21,5 +22,6 @@ pub mod cli;
 pub mod gamelog;
 pub mod placement;
 pub mod referee;
+pub mod replay;
 pub mod sandbox;
 pub mod tournament;

@@ -38,13 +38,29 @@ fn assert_never_reaches(folder: &str, above: &[&str]) {
 
 #[test]
 fn no_folder_reaches_up() {
-    assert_never_reaches("bot", &["cli", "referee", "check", "gamelog", "tournament"]);
-    assert_never_reaches("gamelog", &["cli", "referee", "check", "tournament"]);
-    assert_never_reaches("referee", &["cli", "check", "tournament"]);
-    assert_never_reaches("tournament", &["cli", "check"]);
-    assert_never_reaches("check", &["cli"]);
-    assert_never_reaches("placement", &["cli", "referee", "check", "gamelog", "bot"]);
-    assert_never_reaches("sandbox", &["cli", "referee", "check", "gamelog", "bot"]);
+    assert_never_reaches(
+        "bot",
+        &["cli", "referee", "check", "gamelog", "tournament", "replay"],
+    );
+    assert_never_reaches(
+        "gamelog",
+        &["cli", "referee", "check", "tournament", "replay"],
+    );
+    assert_never_reaches("referee", &["cli", "check", "tournament", "replay"]);
+    assert_never_reaches("tournament", &["cli", "check", "replay"]);
+    assert_never_reaches("check", &["cli", "replay"]);
+    assert_never_reaches("replay", &["cli", "tournament"]);
+    let leaves = [
+        "cli",
+        "referee",
+        "check",
+        "gamelog",
+        "bot",
+        "tournament",
+        "replay",
+    ];
+    assert_never_reaches("placement", &leaves);
+    assert_never_reaches("sandbox", &leaves);
 }
 
 #[test]

@@ -3,12 +3,14 @@
 mod harness;
 
 mod architecture_tests;
+mod browser_tests;
 mod check_tests;
 mod cli_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod placement_tests;
 mod referee_tests;
+mod replay_tests;
 mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;

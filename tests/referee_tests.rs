@@ -169,8 +169,8 @@ fn four_players_cut_throat_from_a_deal_file() {
     sb.assert_no_bot_left();
 }
 
-/// The logs of a match with the `time_us` fields taken out, and the bots' command lines (which
-/// hold each test's marker).
+/// The logs of a match with the `time_us` fields taken out, the request ids (a process's count
+/// its hello, a builtin's do not), and the bots' command lines (which hold each test's marker).
 fn timeless_logs(sb: &Sandbox, games: usize) -> Vec<Vec<Value>> {
     (1..=games)
         .map(|g| {
@@ -179,6 +179,7 @@ fn timeless_logs(sb: &Sandbox, games: usize) -> Vec<Vec<Value>> {
                 .map(|mut line| {
                     if let Some(obj) = line.as_object_mut() {
                         obj.remove("time_us");
+                        obj.remove("id");
                         if let Some(seats) = obj.get_mut("seats").and_then(Value::as_array_mut) {
                             for seat in seats {
                                 seat.as_object_mut().map(|s| s.remove("command"));

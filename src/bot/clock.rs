@@ -76,6 +76,16 @@ impl Clocks {
         }
     }
 
+    /// The controls a bot was told, measuring `kind` (as a log records them).
+    pub fn from_info(info: ClockInfo, kind: ClockKind) -> Clocks {
+        Clocks {
+            startup: Duration::from_millis(info.startup_ms),
+            per_move: Duration::from_millis(info.move_ms),
+            bank: Duration::from_millis(info.bank_ms),
+            kind,
+        }
+    }
+
     /// A fresh clock for one seat in one game.
     pub fn start_game(&self) -> Clock {
         Clock {

@@ -589,6 +589,11 @@ impl Player {
         })
     }
 
+    /// The id the next request will carry (the log records it with the move).
+    pub fn next_request_id(&self) -> u64 {
+        self.next_id
+    }
+
     /// Whether the bot, when last stopped politely, had left processes running (they were
     /// killed); `None` when unknown (not contained, or not stopped politely).
     pub fn left_processes(&self) -> Option<bool> {

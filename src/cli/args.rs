@@ -66,7 +66,8 @@ fn one_line(e: &clap::Error) -> String {
 pub enum Command {
     /// Play one game, or a match of several, between 2 to 4 bots.
     Match(MatchArgs),
-    /// Replay a game log through the rules engine, check every score, and print the game.
+    /// Check a game log line by line against the rules engine, then show the game: as text, as
+    /// JSON, as an HTML page, or one decision of it (and pose that decision to a bot).
     Replay(ReplayArgs),
     /// Check that a bot speaks the protocol: a scripted conversation, PASS or FAIL per step.
     Check(CheckArgs),
@@ -268,8 +269,33 @@ pub struct ReplayArgs {
     /// The game log (a .jsonl file written by `allfives match`).
     pub log: PathBuf,
     /// Print only the check's verdict, not the game.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["json", "html", "turn"])]
     pub quiet: bool,
+    /// Show only what this seat saw (its own tiles, the others' counts, no boneyard, no seed).
+    #[arg(long, value_name = "N")]
+    pub seat: Option<usize>,
+    /// Start the text at this hand.
+    #[arg(long, value_name = "H")]
+    pub hand: Option<u32>,
+    /// Start the text at this move of the hand (of hand 1 without --hand).
+    #[arg(long = "move", value_name = "M")]
+    pub from_move: Option<u32>,
+    /// The game's K-th decision (a move a bot was asked for; with --seat, that seat's K-th):
+    /// the position and what was played; with --json the exact `turn` message the bot received.
+    #[arg(long, value_name = "K")]
+    pub turn: Option<u32>,
+    /// Print the verified game as one JSON document (with --turn: the turn message).
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+    /// Pose the position of --turn K to this bot and print its answer beside what was played.
+    #[arg(long, value_name = "BOT", requires = "turn", conflicts_with_all = ["json", "html"])]
+    pub ask: Option<String>,
+    /// Write the game as one self-contained HTML page to FILE (it must not exist yet).
+    #[arg(long, value_name = "FILE", conflicts_with = "turn")]
+    pub html: Option<PathBuf>,
+    /// How the bot of --ask is contained (the log's folder is kept out of its reach).
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
 }
 
 /// What to do when a bot faults.
@@ -371,6 +397,13 @@ pub struct MatchArgs {
     /// [default: deals drawn from the seed].
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
+    /// Play the deals of a logged game again (a .jsonl log), under its rules unless rule options
+    /// are given; later hands are drawn from the seed (default: the log's) [default: none].
+    #[arg(long, value_name = "LOG", conflicts_with = "deal")]
+    pub deal_from: Option<PathBuf>,
+    /// With --deal-from: start from this hand of the log (scores start at 0) [default: 1].
+    #[arg(long, value_name = "H", requires = "deal_from")]
+    pub hand: Option<u32>,
     /// How every game is played.
     #[command(flatten)]
     pub game_options: GameArgs,
@@ -413,21 +446,23 @@ pub struct GameArgs {
     /// Tiles dealt to each player [default: 9 with 2 players, 7 with 3, 5 with 4].
     #[arg(long, value_name = "N")]
     pub hand_size: Option<usize>,
-    /// Which doubles spin.
-    #[arg(long, value_enum, value_name = "RULE", default_value_t = SpinnerArg::First)]
-    pub spinner: SpinnerArg,
-    /// End-of-hand scoring.
-    #[arg(long, value_enum, value_name = "RULE", default_value_t = HandEndArg::Penalty)]
-    pub hand_end: HandEndArg,
+    // The rule options stay optional, so that --deal-from keeps a logged game's rules unless
+    // they are given; their defaults are the engine's (`Rules::new`).
+    /// Which doubles spin [default: first].
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub spinner: Option<SpinnerArg>,
+    /// End-of-hand scoring [default: penalty].
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub hand_end: Option<HandEndArg>,
     /// The winning score [default: 250 with 2 players, 200 with 3 or 4].
     #[arg(long, value_name = "POINTS", allow_negative_numbers = true)]
     pub target: Option<i32>,
-    /// When reaching the target ends the game.
-    #[arg(long, value_enum, value_name = "RULE", default_value_t = FinishArg::Immediate)]
-    pub finish: FinishArg,
-    /// The most hands a game may last.
-    #[arg(long, value_name = "N", default_value_t = Rules::new(2).max_hands)]
-    pub max_hands: u32,
+    /// When reaching the target ends the game [default: immediate].
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub finish: Option<FinishArg>,
+    /// The most hands a game may last [default: 200].
+    #[arg(long, value_name = "N")]
+    pub max_hands: Option<u32>,
     /// Milliseconds a bot has to start and answer the handshake.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_MS)]
     pub startup_ms: u64,
@@ -460,7 +495,7 @@ impl GameArgs {
     /// (the folders holding logs and results) out of every bot's reach.
     pub fn settings(
         &self,
-        players: usize,
+        rules: Rules,
         deals: Vec<Deal>,
         hidden: Vec<PathBuf>,
     ) -> Result<GameSettings, String> {
@@ -472,7 +507,7 @@ impl GameArgs {
             return Err("--max-line must be at least 64 bytes".into());
         }
         Ok(GameSettings {
-            rules: self.rules(players)?,
+            rules,
             deals,
             max_line: self.max_line,
             stderr_cap: 1024 * 1024,
@@ -488,9 +523,9 @@ impl GameArgs {
         })
     }
 
-    /// The rules for `players` players.
-    pub fn rules(&self, players: usize) -> Result<Rules, String> {
-        let mut rules = Rules::new(players);
+    /// The rules: `base` (a logged game's) or the defaults for `players`, with the options given.
+    pub fn rules(&self, players: usize, base: Option<Rules>) -> Result<Rules, String> {
+        let mut rules = base.unwrap_or_else(|| Rules::new(players));
         if self.teams && players != 4 {
             return Err(format!("--teams needs 4 players, not {players}"));
         }
@@ -498,11 +533,11 @@ impl GameArgs {
             rules.teams = false;
         }
         rules.hand_size = self.hand_size.unwrap_or(rules.hand_size);
-        rules.spinner = self.spinner.into();
-        rules.hand_end = self.hand_end.into();
+        rules.spinner = self.spinner.map_or(rules.spinner, Into::into);
+        rules.hand_end = self.hand_end.map_or(rules.hand_end, Into::into);
         rules.target = self.target.unwrap_or(rules.target);
-        rules.finish = self.finish.into();
-        rules.max_hands = self.max_hands;
+        rules.finish = self.finish.map_or(rules.finish, Into::into);
+        rules.max_hands = self.max_hands.unwrap_or(rules.max_hands);
         rules.validate().map_err(|e| e.to_string())?;
         Ok(rules)
     }
@@ -517,22 +552,28 @@ impl MatchArgs {
         fresh_seed: impl FnOnce() -> Result<u64, String>,
     ) -> Result<MatchConfig, String> {
         let bots = self.bot_specs()?;
-        let rules = self.game_options.rules(bots.len())?;
+        let logged = match &self.deal_from {
+            Some(path) => Some(read_logged_deals(path, bots.len(), self.hand)?),
+            None => None,
+        };
+        let base = logged.as_ref().map(|l| l.rules);
+        let rules = self.game_options.rules(bots.len(), base)?;
         if self.games == 0 {
             return Err("--games must be at least 1".into());
         }
-        let seed = match self.seed {
+        let seed = match self.seed.or(logged.as_ref().map(|l| l.seed)) {
             Some(seed) if seed >= SEED_LIMIT => {
                 return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
             }
             Some(seed) => seed,
             None => fresh_seed()?,
         };
-        let deals = match &self.deal {
-            Some(path) => read_deals(path, &rules)?,
-            None => Vec::new(),
+        let deals = match (&self.deal, logged) {
+            (Some(path), _) => read_deals(path, &rules)?,
+            (None, Some(logged)) => validated(logged.deals, &rules, "--deal-from")?,
+            (None, None) => Vec::new(),
         };
-        let mut settings = self.game_options.settings(bots.len(), deals, Vec::new())?;
+        let mut settings = self.game_options.settings(rules, deals, Vec::new())?;
         let plan = self.plan(&rules, seed)?;
         let logs = match (&self.log, &self.log_dir) {
             (Some(_), _) if plan.len() > 1 => {
@@ -583,11 +624,14 @@ impl MatchArgs {
             None => 1..=self.games,
         };
         let rotate = !self.no_rotate;
+        // A logged game played again keeps its own seed: later hands and builtin bots draw
+        // from it as they did (the seed is then the game's, not a match's to derive from).
+        let replayed = self.deal_from.is_some();
         Ok(Plan::new(numbers, move |k| {
             let game = schedule::match_game(&table, seed, u64::from(k), rotate);
             PlannedGame {
                 number: k,
-                seed: game.seed,
+                seed: if replayed { seed } else { game.seed },
                 deal: game.deal,
                 arrangement: game.arrangement,
                 seating: game.seating,
@@ -627,7 +671,7 @@ impl MatchArgs {
                 "--no-teams does nothing with {players} bots (partnerships need 4)"
             ));
         }
-        let Ok(rules) = options.rules(players) else {
+        let Ok(rules) = options.rules(players, None) else {
             return warnings;
         };
         let set = schedule::arrangements(&self.table(&rules)).len() as u32;
@@ -675,11 +719,56 @@ pub fn read_deals(path: &std::path::Path, rules: &Rules) -> Result<Vec<Deal>, St
         _ => serde_json::from_value(value).map(|d| vec![d]),
     }
     .map_err(|e| format!("deal file {shown}: {e}"))?;
+    validated(deals, rules, &format!("deal file {shown}"))
+}
+
+/// The deals, each checked against the rules.
+fn validated(deals: Vec<Deal>, rules: &Rules, source: &str) -> Result<Vec<Deal>, String> {
     for (i, deal) in deals.iter().enumerate() {
         deal.validate(rules)
-            .map_err(|e| format!("deal file {shown}, deal {}: {e}", i + 1))?;
+            .map_err(|e| format!("{source}, deal {}: {e}", i + 1))?;
     }
     Ok(deals)
+}
+
+/// What `--deal-from` takes from a logged game.
+struct LoggedDeals {
+    rules: Rules,
+    seed: u64,
+    deals: Vec<Deal>,
+}
+
+/// Reads a game log, checks it, and takes its deals from hand `from` (default 1) on.
+fn read_logged_deals(
+    path: &std::path::Path,
+    players: usize,
+    from: Option<u32>,
+) -> Result<LoggedDeals, String> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read log {shown}: {e}"))?;
+    let replay =
+        crate::gamelog::replay(&text).map_err(|e| format!("{shown} does not check out: {e}"))?;
+    let rules = replay.header.rules;
+    if rules.players != players {
+        return Err(format!(
+            "{shown} is a game of {} players: give {} bots",
+            rules.players, rules.players
+        ));
+    }
+    let deals = replay.deals();
+    let from = from.unwrap_or(1);
+    if from == 0 || from as usize > deals.len() {
+        return Err(format!(
+            "--hand {from}: {shown} has hands 1 to {}",
+            deals.len()
+        ));
+    }
+    Ok(LoggedDeals {
+        rules,
+        seed: replay.header.seed,
+        deals: deals[from as usize - 1..].to_vec(),
+    })
 }
 
 #[cfg(test)]
@@ -697,7 +786,10 @@ mod tests {
             else {
                 panic!("not a match");
             };
-            let rules = parsed.game_options.rules(players).expect("valid rules");
+            let rules = parsed
+                .game_options
+                .rules(players, None)
+                .expect("valid rules");
             assert_eq!(rules, Rules::new(players));
             assert!(parsed.warnings(players).is_empty());
         }

@@ -19,9 +19,12 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::cli::tournament;
-use crate::gamelog;
+use crate::gamelog::{self, describe};
 use crate::placement::{Placement, hold_core};
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
+use crate::replay::text::{self, TextOptions};
+use crate::replay::turn::{self, Answer};
+use crate::replay::{html, steps};
 use crate::sandbox::files;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
 use crate::tournament::standings::Tally;
@@ -248,35 +251,178 @@ pub fn output_failed(e: &std::io::Error) -> u8 {
 }
 
 fn replay_command(args: &ReplayArgs) -> u8 {
-    let text = match std::fs::read_to_string(&args.log) {
-        Ok(text) => text,
-        Err(e) => {
-            return fail(
-                BAD_INPUT,
-                format!("cannot read {}: {e}", args.log.display()),
-            );
+    let shown = args.log.display();
+    let text = match std::fs::read(&args.log) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => return fail(BAD_INPUT, format!("cannot read {shown}: {e}")),
+    };
+    let replay = match gamelog::replay(&text) {
+        Ok(replay) => replay,
+        Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
+    };
+    let players = replay.header.rules.players;
+    if let Some(seat) = args.seat.filter(|&s| s >= players) {
+        return fail(
+            BAD_INPUT,
+            format!("--seat {seat}: the game has seats 0 to {}", players - 1),
+        );
+    }
+    if let Some(turn) = args.turn {
+        return turn_command(args, &replay, turn);
+    }
+    let doc = steps::document(&replay, args.seat);
+    if args.json {
+        return match serde_json::to_string(&doc) {
+            Ok(json) => {
+                let _ = emit(&(json + "\n"));
+                0
+            }
+            Err(e) => fail(FAILED, e),
+        };
+    }
+    if let Some(path) = &args.html {
+        return write_new(path, html::page(&doc).as_bytes()).map_or_else(
+            |message| fail(BAD_INPUT, message),
+            |()| {
+                println!("{}: the game's page is in {}", shown, path.display());
+                0
+            },
+        );
+    }
+    if !args.quiet {
+        let options = TextOptions {
+            hand: args.hand,
+            from_move: args.from_move,
+            colour: colour(),
+        };
+        if emit(&text::render(&doc, options)).is_err() {
+            return 0;
+        }
+    }
+    let complete = match (&replay.end, replay.torn) {
+        (Some(_), _) => String::new(),
+        (None, Some(line)) => {
+            format!(" as far as it goes (line {line} is cut off mid-way: the referee was stopped)")
+        }
+        (None, None) => " as far as it goes (it stops before the game's end)".into(),
+    };
+    let deals = match replay.deals_checked() {
+        true => "",
+        false => {
+            "; its deals were not checked against the seed (log format 1 does not say which came from it)"
         }
     };
-    match gamelog::replay(&text) {
-        Ok(replay) => {
-            if !args.quiet {
-                print!("{}", output::replay_text(&replay));
-            }
-            let complete = match replay.end {
-                Some(_) => "",
-                None => " as far as it goes (it stops before the game's end)",
-            };
+    let _ = emit(&format!(
+        "{shown}: every line checks out against the rules engine{complete}{deals}\n"
+    ));
+    0
+}
+
+/// Writes to stdout; a reader that went away (`| head`) is not an error worth a word.
+fn emit(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush())
+}
+
+/// `--turn K`: the position, its turn message (`--json`), or a bot's answer to it (`--ask`).
+fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
+    let position = match turn::position(replay, turn, args.seat) {
+        Ok(position) => position,
+        Err(message) => return fail(BAD_INPUT, format!("--turn {turn}: {message}")),
+    };
+    if args.json {
+        let _ = emit(&String::from_utf8_lossy(&position.message()));
+        return 0;
+    }
+    let asked = match args.ask.as_deref().map(BotSpec::parse).transpose() {
+        Ok(spec) => spec,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let names = &replay.header.seats;
+    let seat = position.seat;
+    let view = position.game.view(seat);
+    println!(
+        "turn {turn}: seat {seat} ({}) to move in hand {}; it holds {}",
+        names[seat].bot,
+        view.hand_number,
+        describe::tiles(&view.hand)
+    );
+    if asked.is_none() {
+        for choice in &view.legal {
+            println!("  could play {}", position.describe(choice.to_move()));
+        }
+    }
+    println!("  played {}", position.describe(position.played));
+    let Some(spec) = asked else { return 0 };
+    let policy = match args.sandbox.policy(hidden_from_asked(&args.log)) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let name = spec.name.clone();
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    let answer = runtime.block_on(async {
+        tokio::select! {
+            biased;
+            () = interrupted() => None,
+            answer = turn::ask(replay, &position, spec, policy) => Some(answer),
+        }
+    });
+    match answer {
+        None => {
+            crate::bot::shutdown::kill_all();
+            fail(INTERRUPTED, "interrupted: the bot was stopped")
+        }
+        Some(Answer::Move(mv, took)) => {
             println!(
-                "{}: every event checks out against the rules engine{complete}",
-                args.log.display()
+                "  {name} answers {} ({:.1} ms)",
+                position.describe(mv),
+                took.as_secs_f64() * 1000.0
             );
             0
         }
-        Err(e) => fail(
-            BAD_LOG,
-            format!("{} does not check out: {e}", args.log.display()),
-        ),
+        Some(Answer::Fault(fault)) => {
+            println!("  {name} gives no move: {fault}");
+            0
+        }
     }
+}
+
+/// The folder a bot posed a logged position may not read: the log's, unless the bot runs in it
+/// (a bot needs its working directory; a debugging session's stakes are low).
+fn hidden_from_asked(log: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let folder = log
+        .canonicalize()
+        .ok()
+        .and_then(|l| l.parent().map(std::path::Path::to_path_buf));
+    let here = std::env::current_dir().ok();
+    match (folder, here) {
+        (Some(folder), Some(here)) if !here.starts_with(&folder) => vec![folder],
+        _ => Vec::new(),
+    }
+}
+
+/// Whether to colour text: only on a terminal, and never with NO_COLOR set.
+fn colour() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Writes a file that must not exist yet (results are never silently overwritten).
+fn write_new(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let shown = path.display();
+    let mut file = files::create_new(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            format!("{shown} exists already; remove it or name another file")
+        }
+        _ => e.to_string(),
+    })?;
+    file.write_all(bytes)
+        .map_err(|e| format!("cannot write {shown}: {e}"))
 }
 
 fn check_command(args: &CheckArgs) -> u8 {

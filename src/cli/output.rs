@@ -1,4 +1,5 @@
-//! What the commands print: a match's result as text or JSON, and a replayed game as text.
+//! What the match command prints: a match's result as text or JSON (replays print through
+//! [`crate::replay`]).
 
 use std::fmt::Write;
 use std::io::{self, Write as _};
@@ -6,11 +7,10 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::FaultKind;
-use crate::gamelog::Replay;
 use crate::referee::matchplay::MatchConfig;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::standings::{Row, Standings};
-use allfives_engine::game::{Event, GameEnding, HandEnding, Play};
+use allfives_engine::game::GameEnding;
 
 /// Writes `text` and a newline to stdout, flushed: a closed or full stdout is an error for the
 /// caller to report, never a panic.
@@ -224,82 +224,4 @@ fn faults(faults: &BTreeMap<FaultKind, u64>) -> String {
         .map(|(kind, n)| format!("{kind} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A replayed game, hand by hand.
-pub fn replay_text(replay: &Replay) -> String {
-    let names: Vec<&str> = replay.header.seats.iter().map(|s| s.bot.as_str()).collect();
-    let who = |seat: usize| format!("seat {seat} ({})", names.get(seat).unwrap_or(&"?"));
-    let mut text = format!(
-        "game {} seed {}: {}\nrules: {}\n",
-        replay.header.game,
-        replay.header.seed,
-        names.join(" vs "),
-        replay.header.rules
-    );
-    let mut decisions = replay.decisions.iter();
-    for event in replay.game.events() {
-        let _ = match event {
-            Event::HandStart { hand, deal } => {
-                let _ = writeln!(text, "hand {hand}: {} leads", who(deal.leader));
-                for (seat, tiles) in deal.hands.iter().enumerate() {
-                    let _ = writeln!(text, "  {} holds {tiles:?}", who(seat));
-                }
-                writeln!(text, "  boneyard {:?}", deal.boneyard)
-            }
-            Event::Play(Play {
-                seat,
-                tile,
-                end,
-                sum,
-                points,
-            }) => {
-                let how = match decisions.next() {
-                    Some((_, _, d)) if d.forced => " (no choice)".to_string(),
-                    Some((_, _, d)) if d.fallback => " (fallback after a fault)".to_string(),
-                    Some((_, _, d)) => d
-                        .time_us
-                        .map(|t| format!(" ({:.3} ms)", t as f64 / 1000.0))
-                        .unwrap_or_default(),
-                    None => String::new(),
-                };
-                let place = end.map_or("leads".to_string(), |e| format!("on {e}"));
-                let scored = if *points > 0 {
-                    format!(", scores {points}")
-                } else {
-                    String::new()
-                };
-                writeln!(
-                    text,
-                    "  {} plays {tile} {place}: sum {sum}{scored}{how}",
-                    who(*seat)
-                )
-            }
-            Event::Draw { seat, tile } => writeln!(text, "  {} draws {tile}", who(*seat)),
-            Event::Pass { seat } => writeln!(text, "  {} passes", who(*seat)),
-            Event::HandEnd(summary) => {
-                let how = match summary.ending {
-                    HandEnding::WentOut { seat } => format!("{} went out", who(seat)),
-                    HandEnding::Blocked => "blocked".to_string(),
-                };
-                writeln!(
-                    text,
-                    "  hand over, {how}; left {:?}; points {:?}; scores {:?}",
-                    summary.pips, summary.points, summary.scores
-                )
-            }
-            Event::GameEnd(result) => writeln!(
-                text,
-                "game over ({:?}): scores {:?}, ranks {:?}",
-                result.ending, result.scores, result.ranks
-            ),
-        };
-    }
-    for fault in &replay.faults {
-        let _ = writeln!(text, "fault: {} {}", who(fault.seat), fault.fault);
-    }
-    if replay.end.is_none() {
-        text.push_str("the log stops before the game's end (the referee was stopped)\n");
-    }
-    text
 }

@@ -289,9 +289,8 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
     if args.deals == Some(0) {
         return Err("--deals must be at least 1".into());
     }
-    let settings = args
-        .game_options
-        .settings(args.players, Vec::new(), Vec::new())?;
+    let rules = args.game_options.rules(args.players, None)?;
+    let settings = args.game_options.settings(rules, Vec::new(), Vec::new())?;
     let table = Table {
         players: args.players,
         teams: settings.rules.teams,

@@ -10,8 +10,12 @@ use allfives_engine::game::{Event, GameResult};
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::{Rules, Seat};
 
-/// The log format's version; bumped on any change a reader must know about.
-pub const LOG_FORMAT: u32 = 1;
+/// The log format's version; bumped on any change a reader must know about. Version 1 (no
+/// `deal_file_hands`, no `max_faults`, no request ids) is still read.
+pub const LOG_FORMAT: u32 = 2;
+
+/// The oldest log format this referee still reads.
+pub const OLDEST_LOG_FORMAT: u32 = 1;
 
 /// The first line of a game log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +41,13 @@ pub struct Header {
     pub clock_kind: ClockKind,
     /// The fault policy: `forfeit` or `fallback`.
     pub on_fault: String,
+    /// With `fallback`: the fault of a game that forfeits it (absent in format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_faults: Option<u32>,
+    /// How many of the first hands were dealt from a deal file (`--deal`, `--deal-from`); every
+    /// later hand was drawn from `seed`. Absent in format 1, where the origin is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal_file_hands: Option<u32>,
     /// The protections the bots played under (older logs lack it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Protections>,
@@ -61,12 +72,16 @@ pub struct Decision {
     /// The bot's thinking time in microseconds, from the request written to the answer read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_us: Option<u64>,
-    /// The referee played it because it was the only legal move.
+    /// The referee played it because there was no real choice (one legal move, or moves that
+    /// mirror each other).
     #[serde(default, skip_serializing_if = "is_false")]
     pub forced: bool,
     /// The referee played it for a bot that faulted (`--on-fault fallback`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub fallback: bool,
+    /// The id of the `turn` request the bot was sent (absent for forced moves and in format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
 }
 
 fn is_false(b: &bool) -> bool {

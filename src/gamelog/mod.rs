@@ -1,12 +1,14 @@
 //! Game logs: one JSON object a line. [`format`] holds the lines' types, [`writer`] writes a
-//! game's log as it is played, [`replay`] reads one back and checks it against the engine.
+//! game's log as it is played, [`replay`] reads one back and checks it against the engine, and
+//! [`describe`] puts events in plain words.
 //!
 //! The format is documented in `docs/log-format.md`.
 
+pub mod describe;
 pub mod format;
 pub mod replay;
 pub mod writer;
 
 pub use format::{Decision, GameEnd, Header, LOG_FORMAT, SeatFault, SeatInfo};
-pub use replay::{LogError, Replay, replay};
+pub use replay::{LogError, LoggedFault, Replay, replay};
 pub use writer::GameLog;

@@ -1,9 +1,20 @@
-//! Reading a game log back and replaying it through the engine, line by line.
+//! Reading a game log back and replaying it through the engine, line by line, checking every
+//! field of every line: what the referee could not have written is refused, naming the line.
 
-use allfives_engine::game::{Event, Game, Move, Play};
+use allfives_engine::deal::Deal;
+use allfives_engine::game::{Event, Game, Move, Play, Status};
+use allfives_engine::protocol::PROTOCOL_VERSION;
 use allfives_engine::rules::Seat;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-use super::format::{Decision, GameEnd, Header, LOG_FORMAT, Logged, RefereeLine, SeatFault};
+use super::describe;
+use super::format::{
+    Decision, GameEnd, Header, LOG_FORMAT, Logged, OLDEST_LOG_FORMAT, RefereeLine, SeatFault,
+};
 
 /// Why a log cannot be replayed, with the line it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -11,8 +22,17 @@ use super::format::{Decision, GameEnd, Header, LOG_FORMAT, Logged, RefereeLine, 
 pub struct LogError {
     /// The line's number, from 1.
     pub line: usize,
-    /// What is wrong with it.
+    /// What is wrong with it, in plain words.
     pub why: String,
+}
+
+/// A fault as logged, with where it fell in the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedFault {
+    /// How many engine events came before it.
+    pub after: usize,
+    /// The fault.
+    pub fault: SeatFault,
 }
 
 /// A log read back and checked against the engine.
@@ -24,139 +44,568 @@ pub struct Replay {
     pub game: Game,
     /// Every play with how it was decided, in order.
     pub decisions: Vec<(Seat, Move, Decision)>,
-    /// The faults logged.
-    pub faults: Vec<SeatFault>,
+    /// The faults logged, in order.
+    pub faults: Vec<LoggedFault>,
     /// The last line, if the log is complete.
     pub end: Option<GameEnd>,
+    /// The number of a last line cut off mid-way (the referee was killed while writing it).
+    pub torn: Option<usize>,
 }
 
-/// Replays a log through the engine, checking every recorded event against the engine's.
-/// A log cut short (a killed referee) replays up to where it stops, with `end` absent.
+impl Replay {
+    /// Whether the deals drawn from the seed were checked against it (format 1 logs do not say
+    /// which deals came from the seed).
+    pub fn deals_checked(&self) -> bool {
+        self.header.deal_file_hands.is_some()
+    }
+
+    /// Each hand's deal, in order.
+    pub fn deals(&self) -> Vec<Deal> {
+        self.game
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                Event::HandStart { deal, .. } => Some((**deal).clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Replays a log through the engine, checking every line. A log cut short (a killed referee)
+/// replays up to where it stops, with `end` absent; a torn last line is reported in `torn`.
 pub fn replay(text: &str) -> Result<Replay, LogError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or(LogError {
+    let whole = text.ends_with('\n');
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if whole {
+        lines.pop();
+    }
+    let fail = |line: usize, why: String| LogError { line, why };
+    let first = lines.first().filter(|l| !l.is_empty()).ok_or(LogError {
         line: 1,
         why: "the log is empty".into(),
     })?;
-    let header = match serde_json::from_str(first) {
-        Ok(RefereeLine::Header(h)) => h,
-        _ => {
-            return Err(LogError {
-                line: 1,
-                why: "the first line is not a game log header".into(),
-            });
-        }
-    };
-    if header.format != LOG_FORMAT {
-        return Err(LogError {
-            line: 1,
-            why: format!(
-                "log format {} is not {LOG_FORMAT}, which this referee reads",
-                header.format
-            ),
-        });
-    }
-    let game = Game::new(header.rules)
-        .map_err(|e| LogError {
-            line: 1,
-            why: format!("the rules are invalid: {e}"),
-        })?
-        .numbered(header.game);
-    let mut replay = Replay {
-        header,
-        game,
-        decisions: Vec::new(),
-        faults: Vec::new(),
-        end: None,
-    };
-    let mut checked = 0;
-    for (index, text) in lines {
+    let header = read_header(first, whole || lines.len() > 1).map_err(|why| fail(1, why))?;
+    let mut checker = Checker::new(header).map_err(|why| fail(1, why))?;
+    let count = lines.len();
+    for (index, text) in lines.into_iter().enumerate().skip(1) {
         let line = index + 1;
-        let fail = |why: String| LogError { line, why };
-        if replay.end.is_some() {
-            return Err(fail("a line follows the game's end".into()));
+        if checker.replay.end.is_some() {
+            return Err(fail(line, "a line follows the game's end".into()));
         }
-        if let Ok(referee) = serde_json::from_str::<RefereeLine>(text) {
-            apply_referee_line(&mut replay, referee).map_err(fail)?;
-            continue;
+        if text.trim().is_empty() {
+            return Err(fail(line, "an empty line (the referee writes none)".into()));
         }
-        let logged: Logged =
-            serde_json::from_str(text).map_err(|e| fail(format!("not a log entry: {e}")))?;
-        apply_event(&mut replay, &logged, &mut checked).map_err(fail)?;
+        let value: Value = match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(_) if !whole && line == count => {
+                checker.replay.torn = Some(line);
+                break;
+            }
+            Err(e) => return Err(fail(line, format!("not JSON ({e})"))),
+        };
+        checker.line(&value).map_err(|why| fail(line, why))?;
     }
-    Ok(replay)
+    Ok(checker.replay)
 }
 
-fn apply_referee_line(replay: &mut Replay, line: RefereeLine) -> Result<(), String> {
-    match line {
-        RefereeLine::Header(_) => Err("a second header".into()),
-        RefereeLine::Fault(fault) => {
-            replay.faults.push(fault);
-            Ok(())
-        }
-        RefereeLine::GameEnd(end) => {
-            if let Some(forfeit) = end.forfeits.first() {
-                replay
-                    .game
-                    .forfeit(forfeit.seat)
-                    .map_err(|e| e.to_string())?;
-            }
-            match replay.game.result() {
-                Some(result) if *result == end.result => {
-                    replay.end = Some(end);
-                    Ok(())
-                }
-                Some(result) => Err(format!(
-                    "the logged result {:?} differs from the engine's {result:?}",
-                    end.result
-                )),
-                None => Err("the game ends in the log but not in the engine".into()),
-            }
-        }
-    }
-}
-
-/// Feeds a logged event to the engine (deals and plays) and checks that the engine produced
-/// exactly the logged events.
-fn apply_event(replay: &mut Replay, logged: &Logged, checked: &mut usize) -> Result<(), String> {
-    let game = &mut replay.game;
-    match &logged.event {
-        Event::HandStart { deal, .. } => {
-            game.start_hand((**deal).clone())
-                .map_err(|e| e.to_string())?;
-        }
-        Event::Play(Play {
-            seat, tile, end, ..
-        }) => {
-            let mv = Move {
-                tile: *tile,
-                end: *end,
-            };
-            game.play(*seat, mv)
-                .map_err(|e| format!("illegal play: {e}"))?;
-            replay.decisions.push((*seat, mv, logged.decision));
-        }
-        _ => {}
-    }
-    let expected = game.events().get(*checked).ok_or_else(|| {
-        format!(
-            "the log has {:?}, which the engine did not produce",
-            logged.event
-        )
+fn read_header(text: &str, complete: bool) -> Result<Header, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| match complete {
+        true => format!("the header is not JSON ({e})"),
+        false => "the log is cut off inside its header".into(),
     })?;
-    if *expected != logged.event {
+    if value.get("type") != Some(&Value::from("header")) {
+        return Err("the first line is not a game log header".into());
+    }
+    match strict::<RefereeLine>(&value, "header")? {
+        RefereeLine::Header(header) => Ok(header),
+        _ => Err("the first line is not a game log header".into()),
+    }
+}
+
+/// Checks that the header describes a game the referee could have played.
+fn check_header(h: &Header) -> Result<(), String> {
+    if !(OLDEST_LOG_FORMAT..=LOG_FORMAT).contains(&h.format) {
         return Err(format!(
-            "the log has {:?} where the engine has {expected:?}",
-            logged.event
+            "log format {} is not one this referee reads ({OLDEST_LOG_FORMAT} to {LOG_FORMAT})",
+            h.format
         ));
     }
-    *checked += 1;
-    // The engine's own game end is not logged: the referee's line, with forfeits, stands for it.
-    if let Some(Event::GameEnd(_)) = game.events().get(*checked) {
-        *checked += 1;
+    if h.protocol != PROTOCOL_VERSION {
+        return Err(format!(
+            "the header says protocol {}; this referee speaks {PROTOCOL_VERSION}",
+            h.protocol
+        ));
     }
-    Ok(())
+    if h.game == 0 {
+        return Err("the game number is 0; games are numbered from 1".into());
+    }
+    h.rules
+        .validate()
+        .map_err(|e| format!("the rules are invalid: {e}"))?;
+    if h.seats.len() != h.rules.players {
+        return Err(format!(
+            "the header names {} but the rules are for {} players",
+            describe::count(h.seats.len() as u64, "seat"),
+            h.rules.players
+        ));
+    }
+    if let Some(seat) = h.seats.iter().position(|s| s.bot.is_empty()) {
+        return Err(format!("seat {seat}'s bot has no name"));
+    }
+    if h.clock.move_ms == 0 || h.clock.startup_ms == 0 {
+        return Err("the clock gives no time to move or to start".into());
+    }
+    let fallback = match h.on_fault.as_str() {
+        "forfeit" => false,
+        "fallback" => true,
+        other => {
+            return Err(format!(
+                "on_fault is \"{other}\"; the referee writes \"forfeit\" or \"fallback\""
+            ));
+        }
+    };
+    if h.format == 1 {
+        if h.max_faults.is_some() || h.deal_file_hands.is_some() {
+            return Err("max_faults and deal_file_hands are not fields of log format 1".into());
+        }
+        return Ok(());
+    }
+    if h.deal_file_hands.is_none() {
+        return Err("the header does not say where the deals came from (deal_file_hands)".into());
+    }
+    match (fallback, h.max_faults) {
+        (true, Some(n)) if n >= 1 => Ok(()),
+        (true, _) => Err("on_fault fallback needs max_faults of at least 1".into()),
+        (false, Some(_)) => Err("max_faults goes only with on_fault fallback".into()),
+        (false, None) => Ok(()),
+    }
+}
+
+/// Parses `value` as a `T` and insists that it is exactly what the referee writes for that `T`:
+/// no unknown field, no missing field, nothing spelled another way.
+fn strict<T: DeserializeOwned + Serialize>(value: &Value, what: &str) -> Result<T, String> {
+    let typed: T =
+        serde_json::from_value(value.clone()).map_err(|e| format!("not a valid {what}: {e}"))?;
+    let canonical = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
+    match difference(value, &canonical, "") {
+        None => Ok(typed),
+        Some(why) => Err(format!("not a {what} as the referee writes it: {why}")),
+    }
+}
+
+/// The first way `got` differs from `expected`, in words.
+fn difference(got: &Value, expected: &Value, path: &str) -> Option<String> {
+    let at = |key: &str| match path {
+        "" => key.to_string(),
+        _ => format!("{path}.{key}"),
+    };
+    match (got, expected) {
+        (Value::Object(g), Value::Object(e)) => {
+            if let Some(key) = g.keys().find(|k| !e.contains_key(*k)) {
+                return Some(format!("unexpected field \"{}\"", at(key)));
+            }
+            if let Some(key) = e.keys().find(|k| !g.contains_key(*k)) {
+                return Some(format!("missing field \"{}\"", at(key)));
+            }
+            g.iter().find_map(|(k, v)| difference(v, &e[k], &at(k)))
+        }
+        (Value::Array(g), Value::Array(e)) if g.len() == e.len() => g
+            .iter()
+            .zip(e)
+            .enumerate()
+            .find_map(|(i, (g, e))| difference(g, e, &format!("{path}[{i}]"))),
+        _ if got == expected => None,
+        _ => Some(format!("\"{path}\" is {got}, written {expected}")),
+    }
+}
+
+/// The replay under way: the engine, the seed's generator and what the next lines may be.
+struct Checker {
+    replay: Replay,
+    /// How many of the engine's events the log has matched.
+    checked: usize,
+    rng: ChaCha8Rng,
+    /// A fault that did not cost the game: the seat's fallback move comes next.
+    pending: Option<Seat>,
+    /// The seat whose fault cost the game, if one did.
+    forfeited: Option<Seat>,
+    fault_counts: Vec<u32>,
+    /// Each seat's last request id (each bot numbers its own requests).
+    last_ids: Vec<u64>,
+    legal: Vec<Move>,
+}
+
+impl Checker {
+    fn new(header: Header) -> Result<Checker, String> {
+        check_header(&header)?;
+        let game = Game::new(header.rules)
+            .map_err(|e| format!("the rules are invalid: {e}"))?
+            .numbered(header.game);
+        Ok(Checker {
+            rng: ChaCha8Rng::seed_from_u64(header.seed),
+            fault_counts: vec![0; header.rules.players],
+            last_ids: vec![0; header.rules.players],
+            replay: Replay {
+                header,
+                game,
+                decisions: Vec::new(),
+                faults: Vec::new(),
+                end: None,
+                torn: None,
+            },
+            checked: 0,
+            pending: None,
+            forfeited: None,
+            legal: Vec::new(),
+        })
+    }
+
+    fn line(&mut self, value: &Value) -> Result<(), String> {
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .ok_or("a line without a \"type\"")?;
+        match kind {
+            "header" => Err("a second header".into()),
+            "fault" | "game_end" => match strict::<RefereeLine>(value, kind)? {
+                RefereeLine::Fault(fault) => self.fault(fault),
+                RefereeLine::GameEnd(end) => self.game_end(end),
+                RefereeLine::Header(_) => Err("a second header".into()),
+            },
+            "hand_start" | "play" | "draw" | "pass" | "hand_end" => {
+                let logged = strict_event(value, kind)?;
+                if let Some(seat) = self.forfeited {
+                    return Err(format!(
+                        "the game goes on after seat {seat}'s fault cost it the game"
+                    ));
+                }
+                self.event(&logged)
+            }
+            other => Err(format!("\"{other}\" is not a kind of log line")),
+        }
+    }
+
+    /// Feeds a logged event to the engine (deals and plays) and checks that the engine produced
+    /// exactly the logged event next.
+    fn event(&mut self, logged: &Logged) -> Result<(), String> {
+        match &logged.event {
+            Event::HandStart { hand, deal } => self.deal(*hand, deal)?,
+            Event::Play(play) => self.play(play, logged.decision)?,
+            _ => {}
+        }
+        if self.pending.is_some() && !matches!(logged.event, Event::Play(_)) {
+            return Err(self.unfollowed_fault());
+        }
+        let game = &self.replay.game;
+        let said = describe::event(&logged.event);
+        let expected = game.events().get(self.checked).ok_or_else(|| {
+            let next = match game.status() {
+                Status::Dealing { .. } => "the next deal".to_string(),
+                Status::ToPlay { seat } => format!("a move by seat {seat}"),
+                Status::Over(_) => "nothing: the game is over".to_string(),
+            };
+            format!("the log has \"{said}\" where the engine expects {next}")
+        })?;
+        if *expected != logged.event {
+            return Err(format!(
+                "the log has \"{said}\" where the engine has \"{}\"",
+                describe::event(expected)
+            ));
+        }
+        self.checked += 1;
+        // The engine's own game end is not logged: the referee's line, with forfeits, stands for it.
+        if let Some(Event::GameEnd(_)) = game.events().get(self.checked) {
+            self.checked += 1;
+        }
+        Ok(())
+    }
+
+    fn deal(&mut self, hand: u32, deal: &Deal) -> Result<(), String> {
+        let game = &mut self.replay.game;
+        let from_file = self.replay.header.deal_file_hands;
+        if let (Status::Dealing { leader }, Some(file_hands)) = (game.status(), from_file)
+            && hand > file_hands
+        {
+            let drawn = Deal::random(game.rules(), leader, &mut self.rng);
+            if drawn != *deal {
+                return Err(deal_difference(hand, self.replay.header.seed, &drawn, deal));
+            }
+        }
+        game.start_hand(deal.clone())
+            .map_err(|e| format!("the deal of hand {hand} is refused: {e}"))
+    }
+
+    fn play(&mut self, play: &Play, decision: Decision) -> Result<(), String> {
+        let game = &mut self.replay.game;
+        let (seat, mv) = (
+            play.seat,
+            Move {
+                tile: play.tile,
+                end: play.end,
+            },
+        );
+        game.check(seat, mv)
+            .map_err(|e| format!("seat {seat} plays {}, which is illegal: {e}", play.tile))?;
+        game.legal_moves(&mut self.legal);
+        self.check_decision(seat, mv, decision)?;
+        self.pending = None;
+        let game = &mut self.replay.game;
+        game.play(seat, mv)
+            .map_err(|e| format!("seat {seat} plays {}, which is illegal: {e}", play.tile))?;
+        self.replay.decisions.push((seat, mv, decision));
+        Ok(())
+    }
+
+    /// Checks how a move is said to have been decided against the position and the faults.
+    fn check_decision(&mut self, seat: Seat, mv: Move, d: Decision) -> Result<(), String> {
+        // Moves that mirror each other are one choice, which the referee plays itself; logs of
+        // referees from before that rule asked there, and still check out.
+        let choices = self.replay.game.choices(&self.legal);
+        let legal = self.legal.len();
+        let format = self.replay.header.format;
+        if d.forced && d.fallback {
+            return Err(
+                "a move marked both forced (no real choice) and fallback (played for a bot that faulted)".into(),
+            );
+        }
+        if d.forced && choices > 1 {
+            return Err(format!(
+                "the move is marked forced, but seat {seat} had {choices} distinct legal moves"
+            ));
+        }
+        if !d.forced && legal == 1 {
+            return Err(format!(
+                "seat {seat} had a single legal move, which the referee plays itself, but the move is not marked forced"
+            ));
+        }
+        match (d.fallback, self.pending) {
+            (true, Some(faulty)) if faulty == seat => {
+                if mv != self.legal[0] {
+                    return Err(format!(
+                        "a fallback move is the first legal move, {}, not this one",
+                        self.legal[0].tile
+                    ));
+                }
+            }
+            (true, _) => {
+                return Err(format!(
+                    "the move is marked fallback, but no fault of seat {seat} comes before it"
+                ));
+            }
+            (false, Some(_)) => return Err(self.unfollowed_fault()),
+            (false, None) => {}
+        }
+        let asked = !d.forced;
+        let timed = asked && !d.fallback;
+        if d.time_us.is_some() != timed {
+            return Err(match timed {
+                true => "a move the bot chose must carry its thinking time (time_us)".into(),
+                false => "only a move the bot chose carries a thinking time (time_us)".into(),
+            });
+        }
+        let clock = self.replay.header.clock;
+        let limit_ms = clock.move_ms.saturating_add(clock.bank_ms);
+        let limit_us = limit_ms.saturating_mul(1000);
+        if let Some(t) = d.time_us.filter(|&t| t > limit_us) {
+            return Err(format!(
+                "seat {seat} took {:.3} ms, over its limit of {limit_ms} ms, yet no fault is logged",
+                t as f64 / 1000.0,
+            ));
+        }
+        match (format > 1 && asked, d.id) {
+            (true, Some(id)) if id > self.last_ids[seat] => self.last_ids[seat] = id,
+            (true, Some(id)) => {
+                return Err(format!(
+                    "request id {id} does not follow seat {seat}'s last, {}: a bot's ids grow",
+                    self.last_ids[seat]
+                ));
+            }
+            (true, None) => return Err("the move lacks the id of the bot's turn request".into()),
+            (false, Some(_)) => {
+                return Err("only a move the bot was asked for carries a request id".into());
+            }
+            (false, None) => {}
+        }
+        Ok(())
+    }
+
+    fn unfollowed_fault(&self) -> String {
+        let seat = self.pending.unwrap_or_default();
+        format!("seat {seat}'s fault did not cost the game, so its fallback move must come next")
+    }
+
+    fn fault(&mut self, fault: SeatFault) -> Result<(), String> {
+        let header = &self.replay.header;
+        let seat = fault.seat;
+        if seat >= header.rules.players {
+            return Err(format!(
+                "a fault of seat {seat}, but the game has {} seats",
+                header.rules.players
+            ));
+        }
+        if self.pending.is_some() {
+            return Err(self.unfollowed_fault());
+        }
+        let game = &self.replay.game;
+        let started = game.hand_number() > 0;
+        if let Some(lost) = self.forfeited.filter(|_| started) {
+            return Err(format!(
+                "a fault after seat {lost}'s fault cost it the game"
+            ));
+        }
+        if started {
+            match game.status() {
+                Status::ToPlay { seat: turn } if turn == seat => {}
+                Status::ToPlay { seat: turn } => {
+                    return Err(format!(
+                        "a fault of seat {seat} while seat {turn} is on move"
+                    ));
+                }
+                _ => return Err(format!("a fault of seat {seat} while no one is on move")),
+            }
+            if let Some(missing) = game.events().get(self.checked) {
+                return Err(format!(
+                    "a fault logged before \"{}\", which the log leaves out",
+                    describe::event(missing)
+                ));
+            }
+        }
+        self.fault_counts[seat] += 1;
+        let count = self.fault_counts[seat];
+        let costs = match (started, header.on_fault.as_str(), header.max_faults) {
+            (false, _, _) => Some(true),
+            (_, "forfeit", _) => Some(true),
+            _ if fault.fault.kind.is_fatal() => Some(true),
+            (_, _, Some(max)) => Some(count >= max),
+            // Format 1 does not say how many faults a fallback game allows.
+            (_, _, None) => None,
+        };
+        if let Some(costs) = costs.filter(|&c| c != fault.forfeit) {
+            return Err(format!(
+                "seat {seat}'s fault ({}) is marked forfeit: {}, but under the header's fault policy it {} the game",
+                fault.fault.kind,
+                fault.forfeit,
+                if costs { "costs" } else { "does not cost" }
+            ));
+        }
+        match fault.forfeit {
+            true => self.forfeited = self.forfeited.or(Some(seat)),
+            false => self.pending = Some(seat),
+        }
+        self.replay.faults.push(LoggedFault {
+            after: game.events().len(),
+            fault,
+        });
+        Ok(())
+    }
+
+    fn game_end(&mut self, end: GameEnd) -> Result<(), String> {
+        if self.pending.is_some() {
+            return Err(self.unfollowed_fault());
+        }
+        let costly: Vec<&SeatFault> = self
+            .replay
+            .faults
+            .iter()
+            .map(|f| &f.fault)
+            .filter(|f| f.forfeit)
+            .collect();
+        if end.forfeits.iter().ne(costly.iter().copied()) {
+            return Err(match (end.forfeits.first(), costly.first()) {
+                (Some(f), None) => format!(
+                    "the game end says seat {}'s fault cost the game, but no such fault is logged",
+                    f.seat
+                ),
+                (None, Some(f)) => format!(
+                    "seat {}'s logged fault cost the game, but the game end lists no forfeit",
+                    f.seat
+                ),
+                _ => "the game end's forfeits are not the faults logged as costing the game".into(),
+            });
+        }
+        let game = &mut self.replay.game;
+        if let Some(seat) = self.forfeited
+            && game.result().is_none()
+        {
+            game.forfeit(seat).map_err(|e| e.to_string())?;
+        }
+        if let Some(missing) = game
+            .events()
+            .get(self.checked)
+            .filter(|e| !matches!(e, Event::GameEnd(_)))
+        {
+            return Err(format!(
+                "the game ends before \"{}\", which the log leaves out",
+                describe::event(missing)
+            ));
+        }
+        match game.result() {
+            Some(result) if *result == end.result => {
+                self.replay.end = Some(end);
+                Ok(())
+            }
+            Some(result) => Err(format!(
+                "the log's result is \"{}\" where the engine's is \"{}\"",
+                describe::result(&end.result),
+                describe::result(result)
+            )),
+            None => Err(match game.status() {
+                Status::ToPlay { seat } => {
+                    format!("the game ends in the log, but the engine has seat {seat} on move")
+                }
+                _ => "the game ends in the log, but the engine expects another hand".into(),
+            }),
+        }
+    }
+}
+
+/// Reads an engine event line with its decision, exactly as the referee writes it.
+fn strict_event(value: &Value, kind: &str) -> Result<Logged, String> {
+    let logged: Logged =
+        serde_json::from_value(value.clone()).map_err(|e| format!("not a valid {kind}: {e}"))?;
+    let mut canonical = serde_json::to_value(&logged.event).map_err(|e| e.to_string())?;
+    let decision = serde_json::to_value(logged.decision).map_err(|e| e.to_string())?;
+    if let (Value::Object(line), Value::Object(fields)) = (&mut canonical, decision) {
+        line.extend(fields);
+    }
+    if !matches!(logged.event, Event::Play(_)) && logged.decision != Decision::default() {
+        return Err(format!("a {kind} line carries a move's decision fields"));
+    }
+    match difference(value, &canonical, "") {
+        None => Ok(logged),
+        Some(why) => Err(format!("not a {kind} as the referee writes it: {why}")),
+    }
+}
+
+/// Says how a logged deal differs from the one the seed gives.
+fn deal_difference(hand: u32, seed: u64, drawn: &Deal, logged: &Deal) -> String {
+    let what = drawn
+        .hands
+        .iter()
+        .zip(&logged.hands)
+        .position(|(d, l)| d != l)
+        .map(|seat| {
+            format!(
+                "seat {seat} holds {} in the log but {} from the seed",
+                describe::tiles(&logged.hands[seat]),
+                describe::tiles(&drawn.hands[seat])
+            )
+        })
+        .or_else(|| {
+            (drawn.boneyard != logged.boneyard).then(|| {
+                format!(
+                    "the boneyard is {} in the log but {} from the seed",
+                    describe::tiles(&logged.boneyard),
+                    describe::tiles(&drawn.boneyard)
+                )
+            })
+        })
+        .unwrap_or_else(|| {
+            format!(
+                "seat {} leads in the log but seat {} from the seed",
+                logged.leader, drawn.leader
+            )
+        });
+    format!("hand {hand} was drawn from seed {seed}, but not this deal: {what}")
 }

@@ -134,6 +134,10 @@ fn write_logged_play(play: &Play, decision: Decision, line: &mut Vec<u8>) {
     if decision.fallback {
         line.extend_from_slice(br#","fallback":true"#);
     }
+    if let Some(id) = decision.id {
+        line.extend_from_slice(br#","id":"#);
+        line.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    }
     line.push(b'}');
 }
 
@@ -163,11 +167,15 @@ mod tests {
         };
         for time_us in [None, Some(0), Some(1_234_567)] {
             for forced in [false, true] {
-                for fallback in [false, true] {
+                for (fallback, id) in [false, true]
+                    .into_iter()
+                    .flat_map(|f| [None, Some(1), Some(987_654)].map(|id| (f, id)))
+                {
                     let decision = Decision {
                         time_us,
                         forced,
                         fallback,
+                        id,
                     };
                     let mut line = Vec::new();
                     write_logged_play(&play, decision, &mut line);

@@ -152,6 +152,11 @@ fn header(setup: &GameSetup, players: &[Player]) -> Header {
         clock: setup.clocks.info(),
         clock_kind: setup.clocks.kind,
         on_fault: setup.on_fault.name().to_string(),
+        max_faults: match setup.on_fault {
+            FaultPolicy::Forfeit => None,
+            FaultPolicy::Fallback { max_faults } => Some(max_faults),
+        },
+        deal_file_hands: Some(setup.deals.len() as u32),
         sandbox: setup.protections.clone(),
     }
 }
@@ -242,6 +247,7 @@ impl Table<'_> {
             return play(game, seat, legal[0]);
         }
         let player = &mut self.players[self.setup.seating[seat]];
+        let id = Some(player.next_request_id());
         if player.listens() {
             self.log.flush()?;
         }
@@ -251,6 +257,7 @@ impl Table<'_> {
                 Ok(_) => {
                     self.decision = Decision {
                         time_us: Some(took.as_micros() as u64),
+                        id,
                         ..Decision::default()
                     };
                     return Ok(());
@@ -267,6 +274,7 @@ impl Table<'_> {
         if game.result().is_none() {
             self.decision = Decision {
                 fallback: true,
+                id,
                 ..Decision::default()
             };
             play(game, seat, legal[0])?;
@@ -333,28 +341,14 @@ impl Table<'_> {
         if !seating.iter().any(|&p| self.players[p].listens()) {
             return;
         }
-        let mut same_for_all = |line: &[u8]| {
-            seating.iter().for_each(|&p| self.players[p].queue(line));
-        };
-        match event {
-            Event::Play(_) | Event::Pass { .. } => {
-                if let Some(seen) = Seen::of(event, usize::MAX) {
-                    let mut line = Vec::with_capacity(128);
-                    write_event_message(&seen, &mut line);
-                    same_for_all(&line);
-                }
+        if let Event::HandStart { .. } | Event::Draw { .. } = event {
+            for (seat, &p) in seating.iter().enumerate() {
+                self.players[p].queue(&told(event, seat));
             }
-            Event::HandEnd(summary) => same_for_all(&encode(&ToBot::HandEnd {
-                summary: (**summary).clone(),
-            })),
-            Event::GameEnd(result) => same_for_all(&encode(&ToBot::GameEnd {
-                result: (**result).clone(),
-            })),
-            Event::HandStart { .. } | Event::Draw { .. } => {
-                for (seat, &p) in seating.iter().enumerate() {
-                    self.players[p].queue(&private(event, seat));
-                }
-            }
+        } else {
+            // The same for every seat: written once.
+            let line = told(event, 0);
+            seating.iter().for_each(|&p| self.players[p].queue(&line));
         }
     }
 
@@ -366,8 +360,8 @@ impl Table<'_> {
     }
 }
 
-/// The line telling `seat` of an event that differs from seat to seat (a deal or a draw).
-fn private(event: &Event, seat: Seat) -> Vec<u8> {
+/// The line that tells `seat` of `event`, as much of it as the seat may see.
+pub fn told(event: &Event, seat: Seat) -> Vec<u8> {
     match event {
         Event::HandStart { hand, deal } => encode(&ToBot::HandStart {
             hand: *hand,
@@ -375,6 +369,12 @@ fn private(event: &Event, seat: Seat) -> Vec<u8> {
             tiles: deal.hands[seat].clone(),
             hand_sizes: deal.hands.iter().map(Vec::len).collect(),
             boneyard: deal.boneyard.len(),
+        }),
+        Event::HandEnd(summary) => encode(&ToBot::HandEnd {
+            summary: (**summary).clone(),
+        }),
+        Event::GameEnd(result) => encode(&ToBot::GameEnd {
+            result: (**result).clone(),
         }),
         _ => {
             let mut line = Vec::with_capacity(64);
