@@ -641,17 +641,13 @@ impl MatchArgs {
 
     /// The bots, with names made unique ("greedy", "greedy#2").
     fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
-        let specs = entrants::entrants(self.bots_file.as_deref(), &self.bots)?;
-        match specs.len() {
-            0 | 1 => {
-                return Err(format!(
-                    "a match needs at least 2 bots, not {}",
-                    specs.len()
-                ));
-            }
-            2..=4 => {}
-            n => return Err(format!("a match takes at most 4 bots, not {n}")),
+        // Counted before any bot is looked for: five bots is the mistake to name, not the
+        // first that is missing.
+        if self.bots.len() > 4 {
+            bot_count(self.bots.len())?;
         }
+        let specs = entrants::entrants(self.bots_file.as_deref(), &self.bots)?;
+        bot_count(specs.len())?;
         Ok(entrants::unique_names(specs))
     }
 
@@ -684,6 +680,15 @@ impl MatchArgs {
             ));
         }
         warnings
+    }
+}
+
+/// Whether `n` bots make a match, as one sentence if not.
+fn bot_count(n: usize) -> Result<(), String> {
+    match n {
+        0 | 1 => Err(format!("a match needs at least 2 bots, not {n}")),
+        2..=4 => Ok(()),
+        n => Err(format!("a match takes at most 4 bots, not {n}")),
     }
 }
 
