@@ -1,15 +1,40 @@
 //! `allfives check` against the sample bots (which must pass every step) and against
-//! misbehaving bots (which must fail, for the right reason).
+//! misbehaving bots (which must fail, for the right reason). Each run gets the sandbox as its
+//! temporary directory, so that nothing is left in the system's.
 
-use crate::harness::{Ran, Sandbox, allfives, root};
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-/// Runs `allfives check` on a bot with a short move clock.
-fn check(bot: &str) -> Ran {
-    allfives(&["check", bot, "--move-ms", "1000"])
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use crate::harness::{Ran, Sandbox, allfives, allfives_with, processes_holding, root, spawn_with};
+
+/// Runs `allfives check` on a bot with a short move clock, `extra` options after it.
+fn check_with(sb: &Sandbox, bot: &str, extra: &[&str]) -> Ran {
+    let tmp = sb.path("tmp");
+    fs::create_dir_all(&tmp).expect("the sandbox's temporary directory");
+    let mut args = vec!["check", bot, "--move-ms", "1000"];
+    args.extend(extra);
+    allfives_with(&args, |command| {
+        command.env("TMPDIR", &tmp);
+    })
 }
 
-fn assert_passes(sb: &Sandbox, bot: &str) {
-    let ran = check(bot);
+fn check(sb: &Sandbox, bot: &str) -> Ran {
+    check_with(sb, bot, &[])
+}
+
+/// The check folders left in the sandbox's temporary directory.
+fn left_folders(sb: &Sandbox) -> Vec<PathBuf> {
+    fs::read_dir(sb.path("tmp"))
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+pub fn assert_passes(sb: &Sandbox, bot: &str) {
+    let ran = check(sb, bot);
     assert_eq!(
         ran.code,
         Some(0),
@@ -19,7 +44,25 @@ fn assert_passes(sb: &Sandbox, bot: &str) {
     );
     assert_eq!(ran.stdout.matches("PASS  ").count(), 7, "{}", ran.stdout);
     assert!(!ran.stdout.contains("FAIL"), "{}", ran.stdout);
+    assert_eq!(
+        left_folders(sb),
+        Vec::<PathBuf>::new(),
+        "a PASS keeps no folder"
+    );
     sb.assert_no_bot_left();
+}
+
+/// A FAIL keeps its folder and names it.
+fn assert_fails_keeping_logs(sb: &Sandbox, ran: &Ran) {
+    assert_eq!(ran.code, Some(4), "{}\n{}", ran.stdout, ran.stderr);
+    let kept = left_folders(sb);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        ran.stdout
+            .contains(&format!("logs in {}", kept[0].display())),
+        "{}",
+        ran.stdout
+    );
 }
 
 #[test]
@@ -47,7 +90,8 @@ fn the_strong_rust_bot_passes() {
 #[test]
 fn the_builtins_pass() {
     for name in ["builtin:random", "builtin:greedy"] {
-        let ran = check(name);
+        let sb = Sandbox::new();
+        let ran = check(&sb, name);
         assert_eq!(ran.code, Some(0), "{}", ran.stdout);
     }
 }
@@ -63,14 +107,8 @@ fn misbehaving_bots_fail_for_the_right_reason() {
     ];
     for (fixture, reason) in cases {
         let sb = Sandbox::new();
-        let ran = check(&sb.fixture(fixture, &[]));
-        assert_eq!(
-            ran.code,
-            Some(4),
-            "check {fixture}:\n{}\n{}",
-            ran.stdout,
-            ran.stderr
-        );
+        let ran = check(&sb, &sb.fixture(fixture, &[]));
+        assert_fails_keeping_logs(&sb, &ran);
         let failures: Vec<&str> = ran
             .stdout
             .lines()
@@ -89,7 +127,7 @@ fn misbehaving_bots_fail_for_the_right_reason() {
 #[test]
 fn a_bot_that_ignores_bye_fails_the_exit_step() {
     let sb = Sandbox::new();
-    let ran = check(&sb.fixture("ignores_sigterm", &[]));
+    let ran = check(&sb, &sb.fixture("ignores_sigterm", &[]));
     assert_eq!(ran.code, Some(4), "{}", ran.stdout);
     assert!(
         ran.stdout.contains("FAIL  exit: still running"),
@@ -102,7 +140,7 @@ fn a_bot_that_ignores_bye_fails_the_exit_step() {
 #[test]
 fn a_bot_that_exits_at_once_fails_the_handshake_only() {
     let sb = Sandbox::new();
-    let ran = check(&sb.fixture("exits_at_once", &[]));
+    let ran = check(&sb, &sb.fixture("exits_at_once", &[]));
     assert_eq!(ran.code, Some(4), "{}", ran.stdout);
     let lines: Vec<&str> = ran.stdout.lines().collect();
     assert!(
@@ -111,4 +149,104 @@ fn a_bot_that_exits_at_once_fails_the_handshake_only() {
         ran.stdout
     );
     assert_eq!(ran.stdout.matches("PASS").count(), 0, "{}", ran.stdout);
+}
+
+/// The usual first stumbles of a bot author, each named with what the bot wrote.
+#[test]
+fn the_first_stumbles_are_explained() {
+    let cases = [
+        (
+            "talks_first",
+            "FAIL  handshake: malformed: not a valid message: expected value at line 1 column 1 (it wrote: starting up)",
+        ),
+        (
+            "unflushed",
+            "FAIL  lead: timeout: did not answer within 1000 ms: no byte on stdout: is the output flushed?",
+        ),
+        (
+            "no_newline",
+            "FAIL  lead: timeout: did not answer within 1000 ms: a line arrived without its newline",
+        ),
+    ];
+    for (fixture, expected) in cases {
+        let sb = Sandbox::new();
+        let ran = check(&sb, &sb.fixture(fixture, &[]));
+        assert_fails_keeping_logs(&sb, &ran);
+        assert!(
+            ran.stdout.contains(expected),
+            "{fixture}: no line says '{expected}':\n{}",
+            ran.stdout
+        );
+        sb.assert_no_bot_left();
+    }
+}
+
+#[test]
+fn verbose_shows_the_bots_stderr_on_a_pass() {
+    let sb = Sandbox::new();
+    let bot = sb.fixture("talks_first", &["--quiet-stdout"]);
+    let quiet = check(&sb, &bot);
+    assert_eq!(quiet.code, Some(0), "{}", quiet.stdout);
+    assert!(!quiet.stderr.contains("thinking"), "{}", quiet.stderr);
+    let verbose = check_with(&sb, &bot, &["-v"]);
+    assert_eq!(verbose.code, Some(0), "{}", verbose.stdout);
+    assert!(
+        verbose
+            .stderr
+            .contains("[talks_first] thinking about turn 1"),
+        "{}",
+        verbose.stderr
+    );
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn check_and_match_share_their_time_limits() {
+    for command in ["check", "match"] {
+        let ran = allfives(&[command, "--help"]);
+        let help = ran.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        for default in ["--move-ms <MS>", "[default: 1000]", "[default: 10000]"] {
+            assert!(help.contains(default), "{command} --help:\n{}", ran.stdout);
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_check_and_its_bot() {
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    fs::create_dir_all(&tmp).expect("a temporary directory");
+    let bot = sb.fixture("never_answers", &[]);
+    let args: Vec<String> = ["check", &bot, "--move-ms", "60000"]
+        .map(String::from)
+        .to_vec();
+    let mut child = spawn_with(&args, |command| {
+        command.env("TMPDIR", &tmp);
+    });
+    // Wait, within a bound, until the bot runs (the referee's own command line holds the token
+    // too).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let referee = child.id() as i32;
+    let bot_runs = || {
+        processes_holding(sb.token())
+            .iter()
+            .any(|&(pid, _)| pid != referee)
+    };
+    while !bot_runs() {
+        assert!(Instant::now() < deadline, "the bot never started");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline + Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("check ignored SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(130));
+    sb.assert_no_bot_left();
 }

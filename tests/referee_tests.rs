@@ -227,25 +227,27 @@ fn a_seed_replays_the_same_match() {
     }
 }
 
+/// Two games of `greedy` (a command line, given the sandbox) against builtin:random, without
+/// their headers (which name the bots) and timings.
+pub fn games_against_random(greedy: &dyn Fn(&Sandbox) -> String) -> Vec<Vec<Value>> {
+    let sb = Sandbox::new();
+    let bots = [greedy(&sb), "builtin:random".to_string()];
+    play(
+        &sb,
+        &bots,
+        &["--games", "2", "--seed", "9", "--target", "150"],
+    );
+    let logs = timeless_logs(&sb, 2);
+    sb.assert_no_bot_left();
+    logs.into_iter()
+        .map(|log| log.into_iter().skip(1).collect::<Vec<_>>())
+        .collect::<Vec<_>>()
+}
+
 #[test]
 fn the_python_greedy_bot_plays_like_the_builtin() {
-    let play_with = |greedy: &dyn Fn(&Sandbox) -> String| {
-        let sb = Sandbox::new();
-        let bots = [greedy(&sb), "builtin:random".to_string()];
-        play(
-            &sb,
-            &bots,
-            &["--games", "2", "--seed", "9", "--target", "150"],
-        );
-        let logs = timeless_logs(&sb, 2);
-        sb.assert_no_bot_left();
-        // The headers differ in the bots' names; the games must not.
-        logs.into_iter()
-            .map(|log| log.into_iter().skip(1).collect::<Vec<_>>())
-            .collect::<Vec<_>>()
-    };
-    let python = play_with(&|sb| sb.sample("greedy_bot", &[]));
-    let builtin = play_with(&|_| "builtin:greedy".to_string());
+    let python = games_against_random(&|sb| sb.sample("greedy_bot", &[]));
+    let builtin = games_against_random(&|_| "builtin:greedy".to_string());
     assert_eq!(python, builtin);
 }
 
@@ -295,6 +297,19 @@ fn a_loosely_written_bot_is_understood() {
     check_report(&report, 2, false, 2);
     assert!(uint(&report["standings"]["entrants"][0]["moves"]) > 0);
     sb.assert_no_bot_left();
+}
+
+/// Fields the referee does not know are ignored: a `legal` entry copied whole (with its `sum`
+/// and `points`), or a field of the bot's own.
+#[test]
+fn a_move_with_fields_of_its_own_is_understood() {
+    for fixture in ["copies_legal", "extra_field"] {
+        let (sb, _, report) = fixture_vs_greedy(fixture, &[], &["--seed", SEED, "--target", "100"]);
+        check_report(&report, 2, false, 1);
+        let moves = &report["standings"]["entrants"][0]["moves"];
+        assert!(uint(moves) > 1, "{fixture}");
+        sb.assert_no_bot_left();
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -802,7 +817,10 @@ forfeit_tests! {
     a_bot_that_crashes_midgame_forfeits: "crash_midgame" [], "2000" => "crash", "code 1";
     a_bot_that_exits_at_once_forfeits: "exits_at_once" [], "2000" => "crash", "code 3";
     a_bot_whose_child_holds_its_output_forfeits_and_both_die: "forks_child" [], "2000" => "crash";
-    a_bot_with_an_unknown_field_forfeits: "extra_field" [], "2000" => "malformed", "comment";
+    a_bot_that_does_not_flush_is_told_so:
+        "unflushed" [], "300" => "timeout", "no byte on stdout: is the output flushed?";
+    a_bot_that_forgets_its_newline_is_told_so:
+        "no_newline" [], "300" => "timeout", "a line arrived without its newline";
     a_bot_that_plays_on_a_wrong_end_forfeits:
         "illegal" ["wrong-end"], "2000" => "illegal", "does not match";
     a_bot_that_echoes_a_wrong_id_forfeits: "wrong_id" [], "2000" => "wrong_id", "answered id 10";
@@ -1004,7 +1022,7 @@ fn refused_with(args: &[&str]) -> (String, Ran) {
     (first, ran)
 }
 
-/// As [`refused`], for the referee's own checks: exactly one line.
+/// As [`refused_with`], and in exactly one line.
 fn refused_in_one_line(args: &[&str]) -> String {
     let (line, ran) = refused_with(args);
     assert_eq!(ran.stderr.lines().count(), 1, "{:?}", ran.stderr);
@@ -1036,9 +1054,9 @@ fn bad_command_lines_are_refused() {
     match_refused(&[&plain.display().to_string()], &["is not executable"]);
     match_refused(&[&text.display().to_string()], &["is not a program"]);
 
-    match_refused(&[], &["2 to 4 bots, not 1"]);
+    match_refused(&[], &["at least 2 bots, not 1"]);
     let five = ["builtin:random"; 4];
-    match_refused(&five, &["2 to 4 bots, not 5"]);
+    match_refused(&five, &["at most 4 bots, not 5"]);
 
     let random = "builtin:random";
     match_refused(&[random, "--hand-size", "20"], &["hand size of 20"]);
@@ -1212,5 +1230,49 @@ fn ctrl_c_stops_the_match_and_every_bot() {
         }
     }
     assert!((1..50).contains(&logs), "{logs} logs");
+    sb.assert_no_bot_left();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+// ---------------------------------------------------------------------------------------------
+
+/// A bot's `hello` name names it in results and logs; two of the same name are told apart.
+/// Its stderr file keeps the name taken from its command, known before it starts.
+#[test]
+fn bots_are_named_after_their_hello() {
+    let sb = Sandbox::new();
+    let js = root().join("sample_bots/js/greedy_bot.js");
+    let bot = format!("node {} {}", quote(&js.display().to_string()), sb.token());
+    let (_, report) = play(
+        &sb,
+        &[bot.clone(), bot],
+        &["--seed", SEED, "--max-hands", "1"],
+    );
+    let names = |list: &Value, key: &str| -> Vec<String> {
+        let entries = list.as_array().expect("a list of bots");
+        entries.iter().map(|e| e[key].to_string()).collect()
+    };
+    let expected = [r#""greedy-js""#, r#""greedy-js#2""#];
+    assert_eq!(names(&report["entrants"], "name"), expected);
+    assert_eq!(names(&log_lines(&sb.log(1))[0]["seats"], "bot"), expected);
+    assert!(sb.logs().join("greedy_bot#2.stderr").is_file());
+    sb.assert_no_bot_left();
+}
+
+/// A move that timed out counts among the answer times, at the time it was given up on.
+#[test]
+fn timing_counts_the_moves_that_timed_out() {
+    let (sb, _, report) = fixture_vs_greedy(
+        "slow",
+        &[],
+        &["--seed", SEED, "--move-ms", "300", "--on-fault", "fallback"],
+    );
+    let slow = &report["standings"]["entrants"][0];
+    let timeouts = uint(&slow["faults"]["timeout"]);
+    assert!(timeouts >= 1, "{slow:#}");
+    assert!(uint(&slow["moves"]) > timeouts, "{slow:#}");
+    let p99 = slow["p99_ms"].as_f64().expect("a time");
+    assert!(p99 >= 300.0, "the timed-out moves are counted: {slow:#}");
     sb.assert_no_bot_left();
 }

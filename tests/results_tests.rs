@@ -74,7 +74,7 @@ fn a_full_stdout_is_one_error_line() {
     let sb = Sandbox::new();
     let full = std::fs::File::create("/dev/full").expect("/dev/full exists");
     let out = Command::new(BIN)
-        .args(["match", "builtin:greedy", "builtin:random", "--games", "3"])
+        .args(["match", "builtin:greedy", "builtin:random", "--games", "4"])
         .args(["--log-dir", &sb.logs().display().to_string()])
         .stdout(full)
         .output()

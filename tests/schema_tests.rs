@@ -16,7 +16,7 @@ fn schema() -> Value {
 fn validator(schema: &Value, def: Option<&str>) -> jsonschema::Validator {
     let mut schema = schema.clone();
     if let Some(def) = def {
-        schema["oneOf"] = Value::Array(vec![
+        schema["anyOf"] = Value::Array(vec![
             serde_json::json!({ "$ref": format!("#/$defs/{def}") }),
         ]);
     }
@@ -48,11 +48,16 @@ fn the_schema_rejects_what_the_referee_rejects() {
     let from_bot = validator(&schema, Some("FromBot"));
     let good = serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "left"});
     assert!(from_bot.is_valid(&good));
+    let copied = serde_json::json!({"type": "move", "id": 3, "tile": [0, 5], "end": "left", "sum": 10, "points": 10});
+    assert!(from_bot.is_valid(&copied), "a legal entry copied whole");
+    let own = serde_json::json!({"type": "hello", "id": 1, "name": "x", "author": "me"});
+    assert!(from_bot.is_valid(&own), "a field of the bot's own");
     for bad in [
         serde_json::json!({"type": "move", "id": 3, "tile": [5, 7], "end": "left"}),
         serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "end": "middle"}),
         serde_json::json!({"type": "move", "tile": [5, 0]}),
-        serde_json::json!({"type": "move", "id": 3, "tile": [5, 0], "ends": "left"}),
+        serde_json::json!({"type": "move", "id": 3, "tiles": [5, 0], "end": "left"}),
+        serde_json::json!({"type": "move", "id": "3", "tile": [5, 0], "end": "left"}),
         serde_json::json!({"type": "pass", "id": 3}),
     ] {
         assert!(!from_bot.is_valid(&bad), "accepted {bad}");
@@ -217,6 +222,67 @@ fn every_sample_bot_answer_validates() {
         }
     }
     sb.assert_no_bot_left();
+}
+
+/// The fields of a table in protocol.md: the first column's `name`s, from the table after the
+/// heading `heading` up to the next heading.
+fn table_fields(heading: &str) -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join("protocol.md")).expect("protocol.md exists");
+    let section = text
+        .split(&format!("\n{heading}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("protocol.md has no '{heading}'"));
+    let section = section.split("\n#").next().unwrap_or_default();
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(String::from)
+        .collect()
+}
+
+/// The names of an object schema's properties.
+fn properties(object: &Value) -> std::collections::BTreeSet<String> {
+    object["properties"]
+        .as_object()
+        .expect("an object's properties")
+        .keys()
+        .filter(|k| *k != "type")
+        .cloned()
+        .collect()
+}
+
+/// The prose and the schema name the same fields: the tables of protocol.md against the
+/// schema's view, `game_start` and hand summary. The schema requires every field of a view
+/// (the referee always writes them all).
+#[test]
+fn the_tables_of_protocol_md_match_the_schema() {
+    let schema = schema();
+    let defs = &schema["$defs"];
+    let view = &defs["View"];
+    assert_eq!(table_fields("## The view"), properties(view));
+    let required: std::collections::BTreeSet<String> = view["required"]
+        .as_array()
+        .expect("the view's required fields")
+        .iter()
+        .map(|f| f.as_str().expect("a name").to_string())
+        .collect();
+    assert_eq!(
+        required,
+        properties(view),
+        "every field of a view is always sent"
+    );
+    let game_start = defs["ToBot"]["oneOf"]
+        .as_array()
+        .expect("the referee's messages")
+        .iter()
+        .find(|m| m["properties"]["type"]["const"] == "game_start")
+        .expect("a game_start message");
+    assert_eq!(table_fields("### game_start"), properties(game_start));
+    assert_eq!(
+        table_fields("### hand_end"),
+        properties(&defs["HandSummary"])
+    );
 }
 
 #[test]

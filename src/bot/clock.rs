@@ -6,6 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use allfives_engine::protocol::ClockInfo;
 
+/// The default allowance to start and answer the handshake, in milliseconds (`match` and
+/// `check` alike, so that passing `check` says something about a match's timing).
+pub const DEFAULT_STARTUP_MS: u64 = 10_000;
+/// The default limit for each move, in milliseconds.
+pub const DEFAULT_MOVE_MS: u64 = 1_000;
+
 /// The time controls of a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Clocks {
@@ -42,6 +48,25 @@ impl ClockKind {
 }
 
 impl Clocks {
+    /// Time controls from milliseconds, as the command line gives them; the error is a sentence
+    /// for the user.
+    pub fn from_ms(
+        startup: u64,
+        per_move: u64,
+        bank: u64,
+        kind: ClockKind,
+    ) -> Result<Clocks, String> {
+        if startup == 0 || per_move == 0 {
+            return Err("--move-ms and --startup-ms must be above 0".to_string());
+        }
+        Ok(Clocks {
+            startup: Duration::from_millis(startup),
+            per_move: Duration::from_millis(per_move),
+            bank: Duration::from_millis(bank),
+            kind,
+        })
+    }
+
     /// The controls as bots are told them.
     pub fn info(&self) -> ClockInfo {
         ClockInfo {

@@ -78,6 +78,11 @@ impl LineFramer {
         content.len() > self.max_line
     }
 
+    /// The start of an unfinished line in the buffer, if there is one.
+    pub fn partial(&self) -> Option<String> {
+        (!self.buf.is_empty() && !self.skipping).then(|| excerpt(&self.buf))
+    }
+
     /// A last line without a newline, once the output has ended.
     pub fn rest(&mut self) -> Option<Received> {
         self.scanned = 0;

@@ -37,6 +37,9 @@ pub struct BotSpec {
     pub env: BTreeMap<String, String>,
     #[serde(skip)]
     kind: BotKind,
+    /// Whether the command line gave the name (then a bot's `hello` name does not replace it).
+    #[serde(skip)]
+    name_given: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +54,8 @@ impl BotSpec {
     pub fn parse(text: &str) -> Result<BotSpec, String> {
         match text.split_once('=') {
             Some((name, command)) if is_name(name) => {
-                Ok(BotSpec::with_setup(command, None, BTreeMap::new())?.renamed(name.to_string()))
+                Ok(BotSpec::with_setup(command, None, BTreeMap::new())?
+                    .with_given_name(name.to_string()))
             }
             _ => BotSpec::with_setup(text, None, BTreeMap::new()),
         }
@@ -76,6 +80,7 @@ impl BotSpec {
                 dir: None,
                 env: BTreeMap::new(),
                 kind: BotKind::Builtin(name.to_string()),
+                name_given: false,
             });
         }
         let argv = shlex::split(command)
@@ -96,6 +101,7 @@ impl BotSpec {
             dir,
             env,
             kind: BotKind::Command(argv),
+            name_given: false,
         })
     }
 
@@ -117,6 +123,43 @@ impl BotSpec {
         self.name = name;
         self
     }
+
+    /// Names the bot as the user asked: its `hello` name will not replace this one.
+    pub fn with_given_name(mut self, name: String) -> BotSpec {
+        self.name = name;
+        self.name_given = true;
+        self
+    }
+}
+
+/// Makes names unique, in order: a name already taken gets the first free `#2`, `#3`, ...
+pub fn tell_apart(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut unique: Vec<String> = Vec::new();
+    for name in names {
+        let mut candidate = name.clone();
+        let mut n = 1;
+        while unique.contains(&candidate) {
+            n += 1;
+            candidate = format!("{name}#{n}");
+        }
+        unique.push(candidate);
+    }
+    unique
+}
+
+/// The longest display name taken from a bot's `hello`, in characters.
+const MAX_HELLO_NAME: usize = 40;
+
+/// A bot's `hello` name made fit for tables and file names: printable, trimmed and short;
+/// `None` if nothing is left.
+fn display_name(name: &str) -> Option<String> {
+    let clean: String = name
+        .chars()
+        .filter(|c| !c.is_control() && *c != '/')
+        .take(MAX_HELLO_NAME)
+        .collect();
+    let clean = clean.trim();
+    (!clean.is_empty()).then(|| clean.to_string())
 }
 
 /// Whether `text` can name a bot in `NAME=COMMAND`: letters, digits, `_ . -` and `#`, so that
@@ -207,12 +250,15 @@ fn name_of(argv: &[String], base: &Path) -> String {
 /// How a bot fared over a match.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BotStats {
-    /// Moves the bot chose (forced single moves excluded).
+    /// Moves the bot was asked for and answered or timed out on (forced moves excluded).
     pub answers: u64,
     /// Their mean time, in milliseconds.
     pub mean_ms: f64,
-    /// The slowest, in milliseconds.
+    /// The slowest, in milliseconds (a move that timed out counts at the time it was given up
+    /// on).
     pub slowest_ms: f64,
+    /// Moves the bot did not answer in time (late answers included).
+    pub timeouts: u64,
     /// Faults by kind.
     pub faults: BTreeMap<FaultKind, u32>,
     /// Every answer's time, for percentiles.
@@ -229,6 +275,12 @@ impl BotStats {
         self.total += took;
         self.mean_ms = ms(self.total) / self.answers as f64;
         self.slowest_ms = self.slowest_ms.max(ms(took));
+    }
+
+    /// A move that ran out of time after `took`: it counts among the answers' times.
+    fn timed_out(&mut self, took: Duration) {
+        self.answered(took);
+        self.timeouts += 1;
     }
 
     /// Counts a fault.
@@ -262,6 +314,10 @@ pub struct Player {
     next_id: u64,
     sink: StderrSink,
     max_line: usize,
+    /// The name the bot gave in its first `hello`, made fit for display.
+    hello_name: Option<String>,
+    /// A failed first start, kept to be reported by the game that would have started it.
+    failed_start: Option<Fault>,
     /// Scratch space for a builtin's legal moves.
     legal: (Vec<Move>, Vec<Choice>),
     policy: Arc<Policy>,
@@ -300,6 +356,8 @@ impl Player {
             next_id: 1,
             sink,
             max_line,
+            hello_name: None,
+            failed_start: None,
             legal: Default::default(),
             policy,
             left_processes: None,
@@ -322,6 +380,7 @@ impl Player {
             dir: None,
             env: BTreeMap::new(),
             kind: BotKind::Builtin(name.to_string()),
+            name_given: false,
         };
         Player {
             spec,
@@ -334,9 +393,28 @@ impl Player {
                 echo_prefix: None,
             },
             max_line: 0,
+            hello_name: None,
+            failed_start: None,
             legal: Default::default(),
             policy: Arc::new(Policy::default()),
             left_processes: None,
+        }
+    }
+
+    /// Starts the bot before the match, to learn the name it gives in its `hello`; a failure
+    /// is kept and reported when the first game starts the bot.
+    pub async fn introduce(&mut self, clocks: &Clocks) {
+        if let Err(fault) = self.start(clocks).await {
+            self.failed_start = Some(fault);
+        }
+    }
+
+    /// The name to show: the command line's if it gave one, else the bot's `hello` name, else
+    /// the name taken from its command.
+    pub fn display_name(&self) -> &str {
+        match (&self.hello_name, self.spec.name_given) {
+            (Some(name), false) => name,
+            _ => &self.spec.name,
         }
     }
 
@@ -347,6 +425,9 @@ impl Player {
         };
         if matches!(self.runner, Runner::Process(Some(_))) {
             return Ok(());
+        }
+        if let Some(fault) = self.failed_start.take() {
+            return Err(fault);
         }
         let launch = Launch {
             argv,
@@ -379,7 +460,10 @@ impl Player {
                     format!("speaks protocol {version}; this referee speaks {PROTOCOL_VERSION}"),
                 ))
             }
-            Ok((FromBot::Hello { .. }, _)) => {
+            Ok((FromBot::Hello { name, .. }, _)) => {
+                if self.hello_name.is_none() {
+                    self.hello_name = name.as_deref().and_then(display_name);
+                }
                 self.runner = Runner::Process(Some(Box::new(process)));
                 Ok(())
             }
@@ -462,6 +546,7 @@ impl Player {
             _ => start.elapsed(),
         };
         if chosen.is_ok() && !clock.charge(took) {
+            self.stats.timed_out(took);
             let what = match clock.kind() {
                 ClockKind::Wall => "answered after",
                 ClockKind::Cpu => "used CPU for",
@@ -475,8 +560,10 @@ impl Player {
                 ),
             ));
         }
-        if chosen.is_ok() {
-            self.stats.answered(took);
+        match &chosen {
+            Ok(_) => self.stats.answered(took),
+            Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timed_out(took),
+            Err(_) => {}
         }
         chosen.map(|mv| (mv, took))
     }
@@ -521,6 +608,24 @@ impl Player {
     }
 }
 
+/// A timeout, with what the bot wrote meanwhile: the usual mistakes of a new bot are an answer
+/// left in an output buffer and an answer without its newline.
+fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
+    let within = format!("did not answer within {:.0} ms", ms(allowance));
+    match process.partial_line() {
+        Some(start) => Fault::with_input(
+            FaultKind::Timeout,
+            format!("{within}: a line arrived without its newline (end each line with \\n)"),
+            &start,
+        ),
+        None if process.bytes_read() == before => Fault::new(
+            FaultKind::Timeout,
+            format!("{within}: no byte on stdout: is the output flushed?"),
+        ),
+        None => Fault::new(FaultKind::Timeout, within),
+    }
+}
+
 /// A message as one line of JSON.
 pub fn encode(msg: &ToBot) -> Vec<u8> {
     let mut line = serde_json::to_vec(msg).expect("protocol messages always serialize");
@@ -537,6 +642,7 @@ async fn exchange(
     max_line: usize,
 ) -> Result<(FromBot, Duration), Fault> {
     let start = Instant::now();
+    let before = process.bytes_read();
     let mut received = process.request(allowance).await;
     loop {
         let text = match received {
@@ -561,12 +667,7 @@ async fn exchange(
                     format!("{how} before answering"),
                 ));
             }
-            Received::Timeout => {
-                return Err(Fault::new(
-                    FaultKind::Timeout,
-                    format!("did not answer within {:.0} ms", ms(allowance)),
-                ));
-            }
+            Received::Timeout => return Err(timeout(process, allowance, before)),
         };
         let answer = parse_answer(&text)?;
         match answer.id() {

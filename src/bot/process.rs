@@ -205,6 +205,16 @@ impl BotProcess {
         }
     }
 
+    /// What the bot has written of a line it has not ended yet (its start), if anything.
+    pub fn partial_line(&self) -> Option<String> {
+        self.stdout.partial()
+    }
+
+    /// How many bytes the bot has written to its stdout so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.stdout.total
+    }
+
     /// Waits up to `limit` for the bot's next line.
     pub async fn receive(&mut self, limit: Duration) -> Received {
         self.receive_by(tokio::time::Instant::now() + limit).await
@@ -378,6 +388,8 @@ struct LineReader {
     stdout: ChildStdout,
     framer: LineFramer,
     eof: bool,
+    /// Bytes read so far, to tell a bot that wrote nothing from one that wrote half a line.
+    total: u64,
 }
 
 impl LineReader {
@@ -386,7 +398,13 @@ impl LineReader {
             stdout,
             framer: LineFramer::new(max_line),
             eof: false,
+            total: 0,
         }
+    }
+
+    /// The start of an unfinished line in the buffer, if there is one.
+    fn partial(&self) -> Option<String> {
+        self.framer.partial()
     }
 
     /// The next line, or `None` at the end of the output.
@@ -407,8 +425,9 @@ impl LineReader {
         // buffer as it was.
         let buf = self.framer.buffer();
         buf.reserve(64 * 1024);
-        if let Ok(0) | Err(_) = self.stdout.read_buf(buf).await {
-            self.eof = true;
+        match self.stdout.read_buf(buf).await {
+            Ok(0) | Err(_) => self.eof = true,
+            Ok(n) => self.total += n as u64,
         }
     }
 }

@@ -3,12 +3,13 @@
 //! ends, a spinner's short ends, a forced draw, a pass), and says PASS or FAIL for each step.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use crate::bot::builtin::Builtin;
 use crate::bot::clock::Clocks;
+use crate::bot::fault::Fault;
 use crate::bot::player::{Player, Stop, ms};
 use crate::bot::process::Ending;
 use crate::gamelog::{self, GameLog, Replay};
@@ -59,10 +60,12 @@ const SCENARIOS: [Scenario; 5] = [
         leader: BOT,
         verify: verify_lead,
     },
+    // The lead is no double: a double's bare left and right mirror each other, and a choice
+    // between them is no choice. The bot's [1|5] is forced; then [5|6] fits left and right.
     Scenario {
         name: "choice of ends",
-        bot: &["[3|5]", "[3|6]", "[1|2]"],
-        opponent: &["[3|3]", "[0|0]", "[0|1]"],
+        bot: &["[1|5]", "[5|6]", "[2|2]"],
+        opponent: &["[1|3]", "[3|6]", "[0|0]"],
         boneyard_first: &[],
         leader: 1,
         verify: verify_choice,
@@ -75,11 +78,14 @@ const SCENARIOS: [Scenario; 5] = [
         leader: 1,
         verify: verify_short_end,
     },
+    // The bot's [1|6] is forced (the double lead's two sides mirror each other); after the
+    // opponent's [0|6] it holds nothing for 1, 0 or 6, draws [4|5], then [0|1], which fits left
+    // and right.
     Scenario {
         name: "forced draw",
-        bot: &["[1|2]", "[1|3]", "[2|3]"],
-        opponent: &["[6|6]", "[0|0]", "[0|1]"],
-        boneyard_first: &["[4|5]", "[2|6]"],
+        bot: &["[1|6]", "[2|3]", "[2|4]"],
+        opponent: &["[6|6]", "[0|6]", "[0|0]"],
+        boneyard_first: &["[4|5]", "[0|1]"],
         leader: 1,
         verify: verify_drawn_tile,
     },
@@ -108,7 +114,7 @@ pub async fn check(bot: Player, clocks: Clocks, dir: &Path) -> std::io::Result<V
         passed: handshake.is_ok(),
         detail: match &handshake {
             Ok(()) => format!("answered in {:.0} ms", ms(start.elapsed())),
-            Err(fault) => fault.to_string(),
+            Err(fault) => describe_fault(fault, None),
         },
     });
     if handshake.is_err() {
@@ -190,7 +196,7 @@ async fn play_scenario(
     let mut log = GameLog::create(&path)?;
     let record = play_game(&setup, table, &mut log).await?;
     let outcome = match record.faults.first() {
-        Some(fault) => Err(describe_fault(&fault.fault, &path)),
+        Some(fault) => Err(describe_fault(&fault.fault, Some(&path))),
         None => {
             let text = std::fs::read_to_string(&path)?;
             match gamelog::replay(&text) {
@@ -206,13 +212,16 @@ async fn play_scenario(
     })
 }
 
-fn describe_fault(fault: &crate::bot::fault::Fault, log: &Path) -> String {
-    let input = fault
-        .input
-        .as_deref()
-        .map(|i| format!(" (it wrote: {i})"))
-        .unwrap_or_default();
-    format!("{fault}{input}; log: {}", log.display())
+/// The fault, the line that caused it (if any) and the game's log (if any).
+fn describe_fault(fault: &Fault, log: Option<&Path>) -> String {
+    let mut text = fault.to_string();
+    if let Some(input) = &fault.input {
+        text.push_str(&format!(" (it wrote: {input})"));
+    }
+    if let Some(log) = log {
+        text.push_str(&format!("; log: {}", log.display()));
+    }
+    text
 }
 
 impl Scenario {
@@ -249,7 +258,7 @@ fn tile(text: &str) -> Tile {
         .expect("the scenarios' tiles are written correctly")
 }
 
-/// The bot's plays in order, with whether it was asked (not played for it as the only move).
+/// The bot's plays in order, with whether it was asked (not played for it for want of a choice).
 fn bot_plays(replay: &Replay) -> Vec<(allfives_engine::game::Move, bool)> {
     replay
         .decisions
@@ -269,7 +278,7 @@ fn verify_lead(replay: &Replay) -> Result<String, String> {
 }
 
 fn verify_choice(replay: &Replay) -> Result<String, String> {
-    match bot_plays(replay).first() {
+    match bot_plays(replay).iter().find(|(_, asked)| *asked) {
         Some((mv, true)) => Ok(format!(
             "played {} on {} when it could choose left or right",
             mv.tile,
@@ -296,26 +305,31 @@ fn verify_short_end(replay: &Replay) -> Result<String, String> {
 }
 
 fn verify_drawn_tile(replay: &Replay) -> Result<String, String> {
-    // The draws that came before the bot's first play.
-    let drew: Vec<Tile> = replay
-        .events
-        .iter()
-        .take_while(|e| !matches!(e, Event::Play(Play { seat: BOT, .. })))
-        .filter_map(|e| match e {
-            Event::Draw { seat: BOT, tile } => Some(*tile),
-            _ => None,
-        })
-        .collect();
-    match (drew.last(), bot_plays(replay).first()) {
-        (Some(drawn), Some((mv, true))) if mv.tile == *drawn => Ok(format!(
-            "drew {} tiles and played the one that fit, {drawn}, on {}",
-            drew.len(),
-            mv.end.map_or("?", EndId::name)
-        )),
-        other => Err(format!(
-            "expected the bot to play the tile it drew, saw {other:?}"
-        )),
+    let mut plays = bot_plays(replay).into_iter();
+    // The bot's draws since its last play.
+    let mut drew: Vec<Tile> = Vec::new();
+    for event in &replay.events {
+        match event {
+            Event::Draw { seat: BOT, tile } => drew.push(*tile),
+            Event::Play(Play { seat: BOT, .. }) => match plays.next() {
+                Some((mv, true)) => {
+                    return match drew.last() {
+                        Some(drawn) if mv.tile == *drawn => Ok(format!(
+                            "drew {} tiles and played the one that fit, {drawn}, on {}",
+                            drew.len(),
+                            mv.end.map_or("?", EndId::name)
+                        )),
+                        _ => Err(format!(
+                            "expected the bot to play the tile it drew ({drew:?}), saw {mv:?}"
+                        )),
+                    };
+                }
+                _ => drew.clear(),
+            },
+            _ => {}
+        }
     }
+    Err("the bot was never asked to play a tile it drew".to_string())
 }
 
 fn verify_pass(replay: &Replay) -> Result<String, String> {
@@ -333,9 +347,4 @@ fn verify_pass(replay: &Replay) -> Result<String, String> {
         (Some(_), Some(())) => Ok("passed with an empty boneyard, then played on".to_string()),
         _ => Err("expected a pass by the bot and a play after it".to_string()),
     }
-}
-
-/// Where `allfives check` keeps its logs.
-pub fn log_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("allfives-check-{}", std::process::id()))
 }

@@ -2,13 +2,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde::de::DeserializeOwned;
 
-use crate::bot::clock::{ClockKind, Clocks};
+use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::BotSpec;
+use crate::cli::commands::BAD_INPUT;
 use crate::cli::deal_file::read_deals;
 use crate::cli::entrants;
 use crate::placement::Placement;
@@ -31,6 +31,38 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Parses the process's arguments. Help and the version go to stdout; any other mistake is one
+/// line on stderr in the referee's own style, `allfives: ...`. `Err` holds the exit code.
+pub fn parse() -> Result<Cli, u8> {
+    Cli::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            e.exit_code() as u8
+        }
+        _ => {
+            eprintln!("allfives: {}", one_line(&e));
+            BAD_INPUT
+        }
+    })
+}
+
+/// A parser error as one sentence: clap's message and tips, without its usage block.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
+    }
+    format!("{} (see --help)", parts.join(" ").replace(" tip: ", "; "))
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -49,6 +81,26 @@ pub enum Command {
     Standings(StandingsArgs),
     /// Print a JSON Schema: of every protocol message (the default), or of the results format.
     Schema(SchemaArgs),
+    /// Print the completion script of a shell for allfives.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of allfives or of one of its commands.
+    Man(ManArgs),
+}
+
+/// `allfives completions`: `allfives completions bash >
+/// ~/.local/share/bash-completion/completions/allfives`, for one.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `allfives man`: `allfives man match | man -l -` reads the page of `allfives match`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print [default: allfives itself].
+    pub command: Option<String>,
 }
 
 /// `allfives schema`.
@@ -160,12 +212,18 @@ fn shard(text: &str) -> Result<(u64, u64), String> {
 pub struct CheckArgs {
     /// The bot: a path to an executable, a quoted command line, or `builtin:NAME`.
     pub bot: String,
-    /// Milliseconds the bot has for each move.
-    #[arg(long, value_name = "MS", default_value_t = 2_000)]
+    /// Milliseconds the bot has for each move (as in `match`).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MOVE_MS)]
     pub move_ms: u64,
-    /// Milliseconds the bot has to start and answer the handshake.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    /// Milliseconds the bot has to start and answer the handshake (as in `match`).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_MS)]
     pub startup_ms: u64,
+    /// Milliseconds a bot may draw on, over a game, past the per-move limit (as in `match`).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub bank_ms: u64,
+    /// Echo the bot's stderr to the terminal as it runs, each line prefixed with its name.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// How the bot is contained.
     #[command(flatten)]
     pub sandbox: SandboxArgs,
@@ -180,10 +238,11 @@ pub struct SandboxArgs {
     /// Let bots use the network (off by default).
     #[arg(long)]
     pub bot_network: bool,
-    /// The most data memory, in MiB, each bot process may use.
+    /// The most data memory, in MiB, each bot process may use [default: no limit].
     #[arg(long, value_name = "MIB")]
     pub bot_memory: Option<u64>,
-    /// The most processes and threads each bot may run at once (not enforced for root).
+    /// The most processes and threads each bot may run at once (not enforced for root)
+    /// [default: no limit].
     #[arg(long, value_name = "N")]
     pub bot_processes: Option<u64>,
 }
@@ -250,8 +309,70 @@ pub enum OnFault {
     Fallback,
 }
 
+/// Which doubles spin (grow `up` and `down` arms): the engine's [`SpinnerRule`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpinnerArg {
+    /// The hand's first double, the lead included.
+    First,
+    /// No double.
+    None,
+    /// Every double.
+    All,
+}
+
+/// End-of-hand scoring: the engine's [`HandEnd`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HandEndArg {
+    /// Each side scores minus its own pips left, rounded to a multiple of 5.
+    Penalty,
+    /// The side that went out scores everyone else's pips left, rounded to a multiple of 5.
+    Bonus,
+}
+
+/// When reaching the target ends the game: the engine's [`Finish`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FinishArg {
+    /// At once, in the middle of a hand.
+    Immediate,
+    /// At the end of the hand.
+    #[value(alias = "end_of_hand")]
+    EndOfHand,
+}
+
+impl From<SpinnerArg> for SpinnerRule {
+    fn from(arg: SpinnerArg) -> SpinnerRule {
+        match arg {
+            SpinnerArg::First => SpinnerRule::First,
+            SpinnerArg::None => SpinnerRule::None,
+            SpinnerArg::All => SpinnerRule::All,
+        }
+    }
+}
+
+impl From<HandEndArg> for HandEnd {
+    fn from(arg: HandEndArg) -> HandEnd {
+        match arg {
+            HandEndArg::Penalty => HandEnd::Penalty,
+            HandEndArg::Bonus => HandEnd::Bonus,
+        }
+    }
+}
+
+impl From<FinishArg> for Finish {
+    fn from(arg: FinishArg) -> Finish {
+        match arg {
+            FinishArg::Immediate => Finish::Immediate,
+            FinishArg::EndOfHand => Finish::EndOfHand,
+        }
+    }
+}
+
+/// The fault of a game that forfeits it with `--on-fault fallback`, unless told otherwise.
+const DEFAULT_MAX_FAULTS: u32 = 3;
+
 /// `allfives match`.
 #[derive(Debug, Args)]
+#[command(override_usage = "allfives match [OPTIONS] <BOT> <BOT> [BOT] [BOT]")]
 pub struct MatchArgs {
     /// The bots, 2 to 4 (with those of --bots): `builtin:random`, `builtin:greedy`, a path to an
     /// executable, or a quoted command line such as "python3 sample_bots/python/greedy_bot.py";
@@ -259,28 +380,30 @@ pub struct MatchArgs {
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
     /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
-    /// (relative to the file) and `env`; they come before the BOT arguments.
+    /// (relative to the file) and `env`; they come before the BOT arguments [default: none].
     #[arg(long = "bots", value_name = "FILE")]
     pub bots_file: Option<PathBuf>,
     /// How many games; the seats go through every arrangement that matters (2 players: both
     /// seats; 3: all 6 orders; 4: see docs/results.md) before a new deal.
-    #[arg(long, short = 'g', default_value_t = 1)]
+    #[arg(long, short = 'g', value_name = "N", default_value_t = 1)]
     pub games: u32,
-    /// The match seed, below 2^53 (default: a fresh one from the operating system, always
-    /// printed and logged).
-    #[arg(long)]
+    /// The match seed, below 2^53 [default: a fresh one from the operating system, always
+    /// printed and logged].
+    #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Play game K of the match alone, exactly as it is seated and dealt in the whole match.
+    /// Play game K of the match alone, exactly as it is seated and dealt in the whole match
+    /// [default: every game].
     #[arg(long, value_name = "K")]
     pub game: Option<u64>,
-    /// A JSON file with the deal of the first hand (or an array of deals for the first hands).
+    /// A JSON file with the deal of the first hand, or an array of deals for the first hands
+    /// [default: deals drawn from the seed].
     #[arg(long, value_name = "FILE")]
     pub deal: Option<PathBuf>,
     /// Play the deals of a logged game again (a .jsonl log), under its rules unless rule options
-    /// are given; later hands are drawn from the seed (default: the log's).
+    /// are given; later hands are drawn from the seed (default: the log's) [default: none].
     #[arg(long, value_name = "LOG", conflicts_with = "deal")]
     pub deal_from: Option<PathBuf>,
-    /// With --deal-from: start from this hand of the log (scores start at 0).
+    /// With --deal-from: start from this hand of the log (scores start at 0) [default: 1].
     #[arg(long, value_name = "H", requires = "deal_from")]
     pub hand: Option<u32>,
     /// How every game is played.
@@ -291,20 +414,20 @@ pub struct MatchArgs {
     /// bots that think on their opponent's time or use several threads).
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
-    /// Write the game's log to FILE (a one-game match).
+    /// Write the game's log to FILE (a one-game match) [default: a file in --log-dir's folder].
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl (default: a new folder
-    /// allfives-logs/match-SEED-N, never one used before).
+    /// Write each game's log to DIR/game-N.jsonl [default: a new folder
+    /// allfives-logs/match-SEED-N, never one used before].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Start a fresh process for every game (default: one per bot for the whole match).
+    /// Start a fresh process for every game (by default one process a bot serves the match).
     #[arg(long)]
     pub fresh: bool,
-    /// Keep every bot in the seat given (default: rotate the seats from game to game).
+    /// Keep every bot in the seat given (by default the seats rotate from game to game).
     #[arg(long)]
     pub no_rotate: bool,
     /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
@@ -316,44 +439,46 @@ pub struct MatchArgs {
 /// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).
 #[derive(Debug, Args)]
 pub struct GameArgs {
-    /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 (the default with 4).
+    /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 [default with 4 players].
     #[arg(long, overrides_with = "no_teams")]
     pub teams: bool,
     /// With 4 players: every player for themselves.
     #[arg(long)]
     pub no_teams: bool,
-    /// Tiles dealt to each player (default: 9 with 2 players, 7 with 3, 5 with 4).
+    /// Tiles dealt to each player [default: 9 with 2 players, 7 with 3, 5 with 4].
     #[arg(long, value_name = "N")]
     pub hand_size: Option<usize>,
-    /// Which doubles spin: first, none or all.
-    #[arg(long, value_name = "RULE", value_parser = option::<SpinnerRule>)]
-    pub spinner: Option<SpinnerRule>,
-    /// End-of-hand scoring: penalty or bonus.
-    #[arg(long, value_name = "RULE", value_parser = option::<HandEnd>)]
-    pub hand_end: Option<HandEnd>,
-    /// The winning score (default: 250 with 2 players, 200 with 3 or 4).
-    #[arg(long, value_name = "POINTS")]
+    // The rule options stay optional, so that --deal-from keeps a logged game's rules unless
+    // they are given; their defaults are the engine's (`Rules::new`).
+    /// Which doubles spin [default: first].
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub spinner: Option<SpinnerArg>,
+    /// End-of-hand scoring [default: penalty].
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub hand_end: Option<HandEndArg>,
+    /// The winning score [default: 250 with 2 players, 200 with 3 or 4].
+    #[arg(long, value_name = "POINTS", allow_negative_numbers = true)]
     pub target: Option<i32>,
-    /// When reaching the target ends the game: immediate or end-of-hand.
-    #[arg(long, value_name = "RULE", value_parser = option::<Finish>)]
-    pub finish: Option<Finish>,
-    /// The most hands a game may last.
+    /// When reaching the target ends the game [default: immediate].
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub finish: Option<FinishArg>,
+    /// The most hands a game may last [default: 200].
     #[arg(long, value_name = "N")]
     pub max_hands: Option<u32>,
     /// Milliseconds a bot has to start and answer the handshake.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_MS)]
     pub startup_ms: u64,
     /// Milliseconds a bot has for each move.
-    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MOVE_MS)]
     pub move_ms: u64,
     /// Milliseconds a bot may draw on, over a game, past the per-move limit.
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub bank_ms: u64,
     /// What a fault costs.
-    #[arg(long, value_enum, default_value_t = OnFault::Forfeit)]
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OnFault::Forfeit)]
     pub on_fault: OnFault,
     /// With --on-fault fallback: the fault of a game that forfeits it.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FAULTS)]
     pub max_faults: u32,
     /// What a move's time is: `wall` (elapsed) or `cpu` (the CPU the bot's processes used,
     /// with 3 times the allowance plus 1 s of wall time as a backstop).
@@ -376,9 +501,7 @@ impl GameArgs {
         deals: Arc<[Deal]>,
         hidden: Vec<PathBuf>,
     ) -> Result<GameSettings, String> {
-        if self.move_ms == 0 || self.startup_ms == 0 {
-            return Err("--move-ms and --startup-ms must be above 0".into());
-        }
+        let clocks = Clocks::from_ms(self.startup_ms, self.move_ms, self.bank_ms, self.clock)?;
         if self.max_faults == 0 {
             return Err("--max-faults must be at least 1".into());
         }
@@ -392,12 +515,7 @@ impl GameArgs {
             stderr_cap: 1024 * 1024,
             sandbox: self.sandbox.policy(hidden)?,
             protections: None,
-            clocks: Clocks {
-                startup: Duration::from_millis(self.startup_ms),
-                per_move: Duration::from_millis(self.move_ms),
-                bank: Duration::from_millis(self.bank_ms),
-                kind: self.clock,
-            },
+            clocks,
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
                 OnFault::Fallback => FaultPolicy::Fallback {
@@ -417,20 +535,14 @@ impl GameArgs {
             rules.teams = false;
         }
         rules.hand_size = self.hand_size.unwrap_or(rules.hand_size);
-        rules.spinner = self.spinner.unwrap_or(rules.spinner);
-        rules.hand_end = self.hand_end.unwrap_or(rules.hand_end);
+        rules.spinner = self.spinner.map_or(rules.spinner, Into::into);
+        rules.hand_end = self.hand_end.map_or(rules.hand_end, Into::into);
         rules.target = self.target.unwrap_or(rules.target);
-        rules.finish = self.finish.unwrap_or(rules.finish);
+        rules.finish = self.finish.map_or(rules.finish, Into::into);
         rules.max_hands = self.max_hands.unwrap_or(rules.max_hands);
         rules.validate().map_err(|e| e.to_string())?;
         Ok(rules)
     }
-}
-
-/// Parses a rule option by its JSON name; `end-of-hand` is accepted for `end_of_hand`.
-fn option<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let name = text.replace('-', "_");
-    serde_json::from_value(serde_json::Value::String(name)).map_err(|e| e.to_string())
 }
 
 impl MatchArgs {
@@ -531,11 +643,54 @@ impl MatchArgs {
 
     /// The bots, with names made unique ("greedy", "greedy#2").
     fn bot_specs(&self) -> Result<Vec<BotSpec>, String> {
-        let specs = entrants::entrants(self.bots_file.as_deref(), &self.bots)?;
-        if !(2..=4).contains(&specs.len()) {
-            return Err(format!("a match needs 2 to 4 bots, not {}", specs.len()));
+        // Counted before any bot is looked for: five bots is the mistake to name, not the
+        // first that is missing.
+        if self.bots.len() > 4 {
+            bot_count(self.bots.len())?;
         }
+        let specs = entrants::entrants(self.bots_file.as_deref(), &self.bots)?;
+        bot_count(specs.len())?;
         Ok(entrants::unique_names(specs))
+    }
+
+    /// Options that are accepted but would do nothing, and a match that stops within a set of
+    /// seatings of a deal: each a sentence for the user. `players` is the number of bots.
+    pub fn warnings(&self, players: usize) -> Vec<String> {
+        let options = &self.game_options;
+        let mut warnings = Vec::new();
+        if options.max_faults != DEFAULT_MAX_FAULTS && options.on_fault != OnFault::Fallback {
+            warnings.push(
+                "--max-faults does nothing without --on-fault fallback (the first fault forfeits)"
+                    .to_string(),
+            );
+        }
+        if options.no_teams && players != 4 {
+            warnings.push(format!(
+                "--no-teams does nothing with {players} bots (partnerships need 4)"
+            ));
+        }
+        let Ok(rules) = options.rules(players, None) else {
+            return warnings;
+        };
+        let set = schedule::arrangements(&self.table(&rules)).len() as u32;
+        let cut = self.games > 1 && self.game.is_none() && !self.games.is_multiple_of(set);
+        if cut && !self.no_rotate {
+            warnings.push(format!(
+                "{} games leave the last deal without all its {set} seatings: play a multiple \
+                 of {set} games for duplicate play",
+                self.games
+            ));
+        }
+        warnings
+    }
+}
+
+/// Whether `n` bots make a match, as one sentence if not.
+fn bot_count(n: usize) -> Result<(), String> {
+    match n {
+        0 | 1 => Err(format!("a match needs at least 2 bots, not {n}")),
+        2..=4 => Ok(()),
+        n => Err(format!("a match takes at most 4 bots, not {n}")),
     }
 }
 
@@ -606,4 +761,29 @@ fn read_logged_deals(
         seed: replay.header.seed,
         deals: deals[from as usize - 1..].to_vec(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The command line's defaults are the engine's: `match` with no rule option plays
+    /// `Rules::new` for every number of bots.
+    #[test]
+    fn the_default_rules_are_the_engines() {
+        for players in 2..=4 {
+            let mut args = vec!["allfives", "match", "--log", "/nonexistent/x.jsonl"];
+            args.extend(std::iter::repeat_n("builtin:random", players));
+            let Command::Match(parsed) = Cli::try_parse_from(args).expect("it parses").command
+            else {
+                panic!("not a match");
+            };
+            let rules = parsed
+                .game_options
+                .rules(players, None)
+                .expect("valid rules");
+            assert_eq!(rules, Rules::new(players));
+            assert!(parsed.warnings(players).is_empty());
+        }
+    }
 }

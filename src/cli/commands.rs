@@ -5,17 +5,18 @@
 //! 5 stdout cannot be written (closed, or the disk is full); 130 interrupted; 141 stdout's
 //! reader went away (`| head -1`), a quiet exit as the shell reports for other tools.
 
+use std::io::Write;
 use std::ops::ControlFlow;
 use std::sync::Arc;
-use std::time::Duration;
 
 use allfives_engine::protocol::MAX_BOT_LINE;
+use clap::CommandFactory;
 
 use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
-use crate::cli::args::{CheckArgs, Cli, Command, MatchArgs, ReplayArgs};
+use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::cli::tournament;
 use crate::gamelog::{self, describe};
@@ -53,6 +54,42 @@ pub fn run(cli: Cli) -> u8 {
         Command::Tournament(args) => tournament::tournament_command(&args),
         Command::Standings(args) => tournament::standings_command(&args),
         Command::Schema(args) => schema_command(&args.what),
+        Command::Completions(args) => completions_command(&args),
+        Command::Man(args) => man_command(&args),
+    }
+}
+
+fn completions_command(args: &CompletionsArgs) -> u8 {
+    let mut command = Cli::command();
+    clap_complete::generate(args.shell, &mut command, "allfives", &mut std::io::stdout());
+    0
+}
+
+fn man_command(args: &ManArgs) -> u8 {
+    let mut command = Cli::command();
+    command.build();
+    let page = match &args.command {
+        None => command,
+        Some(name) => match command.find_subcommand(name) {
+            // Built, a subcommand is displayed as allfives-match: the page's name, as git's.
+            Some(sub) => sub.clone(),
+            None => {
+                let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+                let names = names.join(", ");
+                return fail(
+                    BAD_INPUT,
+                    format!("no command '{name}': the commands are {names}"),
+                );
+            }
+        },
+    };
+    let mut out = Vec::new();
+    if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
+        return fail(FAILED, format!("cannot render the manual page: {e}"));
+    }
+    match std::io::stdout().write_all(&out) {
+        Ok(()) => 0,
+        Err(e) => fail(FAILED, format!("cannot write the manual page: {e}")),
     }
 }
 
@@ -67,6 +104,9 @@ fn match_command(args: &MatchArgs) -> u8 {
         Ok(config) => config,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    for warning in args.warnings(config.bots.len()) {
+        eprintln!("allfives: warning: {warning}");
+    }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
     if args.verbose
@@ -87,11 +127,19 @@ fn match_command(args: &MatchArgs) -> u8 {
         Err(code) => return code,
     };
     let json = args.json;
-    if !json && let Err(e) = output::print_line(&output::match_banner(&config)) {
+    let mut played = match Match::new(config) {
+        Ok(played) => played,
+        Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
+    };
+    // Every bot shakes hands first, so that the banner and the results carry its hello name.
+    if unless_interrupted(&runtime, played.introduce()).is_none() {
+        return fail(INTERRUPTED, "interrupted: every bot was stopped");
+    }
+    if !json && let Err(e) = output::print_line(&output::match_banner(&played.config)) {
         return output_failed(&e);
     }
-    let entrants = results::entrants_of(&config.bots);
-    let rules = config.settings.rules;
+    let entrants = results::entrants_of(&played.config.bots);
+    let rules = played.config.settings.rules;
     let set_size = match args.no_rotate {
         true => 1,
         false => schedule::arrangements(&args.table(&rules)).len(),
@@ -99,10 +147,6 @@ fn match_command(args: &MatchArgs) -> u8 {
     let names = entrants.iter().map(|e| e.name.clone()).collect();
     let mut tally = Tally::new(names, set_size, rules.players, None);
     let mut lines: Vec<GameLine> = Vec::new();
-    let mut played = match Match::new(config) {
-        Ok(played) => played,
-        Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
-    };
     let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
         let games = played.play(|config, planned, game| {
@@ -386,24 +430,26 @@ fn check_command(args: &CheckArgs) -> u8 {
         Ok(spec) => spec,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let dir = check::log_dir();
-    let stderr = dir.join("bot.stderr");
-    let created = files::create_private_dir(&dir).and_then(|()| files::create_new(&stderr));
-    if let Err(e) = created {
-        return fail(FAILED, format!("cannot prepare {}: {e}", dir.display()));
+    let clocks = match Clocks::from_ms(args.startup_ms, args.move_ms, args.bank_ms, ClockKind::Wall)
+    {
+        Ok(clocks) => clocks,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    // Private to this user, removed when dropped (a PASS), kept and named otherwise.
+    let dir = match tempfile::Builder::new().prefix("allfives-check-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return fail(FAILED, format!("cannot create a temporary folder: {e}")),
+    };
+    let stderr = dir.path().join("bot.stderr");
+    if let Err(e) = files::create_new(&stderr) {
+        return fail(FAILED, format!("cannot create {}: {e}", stderr.display()));
     }
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
-        echo_prefix: None,
+        echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
     };
-    let clocks = Clocks {
-        startup: Duration::from_millis(args.startup_ms),
-        per_move: Duration::from_millis(args.move_ms),
-        bank: Duration::ZERO,
-        kind: ClockKind::Wall,
-    };
-    let policy = match args.sandbox.policy(vec![dir.clone()]) {
+    let policy = match args.sandbox.policy(vec![dir.path().to_path_buf()]) {
         Ok(policy) => Arc::new(policy),
         Err(message) => return fail(BAD_INPUT, message),
     };
@@ -412,9 +458,19 @@ fn check_command(args: &CheckArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let steps = match runtime.block_on(check::check(bot, clocks, &dir)) {
-        Ok(steps) => steps,
-        Err(e) => return fail(FAILED, format!("the check stopped: {e}")),
+    let steps = match unless_interrupted(&runtime, check::check(bot, clocks, dir.path())) {
+        None => {
+            let kept = dir.keep();
+            return fail(
+                INTERRUPTED,
+                format!(
+                    "interrupted: the bot was stopped; logs in {}",
+                    kept.display()
+                ),
+            );
+        }
+        Some(Err(e)) => return fail(FAILED, format!("the check stopped: {e}")),
+        Some(Ok(steps)) => steps,
     };
     for step in &steps {
         println!("{step}");
@@ -424,14 +480,16 @@ fn check_command(args: &CheckArgs) -> u8 {
         println!("all {} steps passed", steps.len());
         return 0;
     }
+    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+    let kept = dir.keep();
     println!(
         "{failed} of {} steps failed; logs in {}",
         steps.len(),
-        dir.display()
+        kept.display()
     );
-    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
     let tail: Vec<&str> = text.lines().rev().take(40).collect();
-    if !tail.is_empty() {
+    // With -v the bot's stderr was already shown as it came.
+    if !tail.is_empty() && !args.verbose {
         println!("--- the bot's stderr (last {} lines) ---", tail.len());
         tail.iter().rev().for_each(|line| println!("{line}"));
     }
@@ -458,6 +516,26 @@ fn schema_command(what: &str) -> u8 {
         }
         Err(e) => fail(FAILED, e),
     }
+}
+
+/// Runs `work` to its end, or until Ctrl-C, SIGTERM or SIGHUP: then every bot is killed and the answer
+/// is `None`.
+fn unless_interrupted<T>(
+    runtime: &tokio::runtime::Runtime,
+    work: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            // Polled first, so that the signal handlers are in place before any bot starts.
+            biased;
+            () = interrupted() => None,
+            done = work => Some(done),
+        }
+    });
+    if outcome.is_none() {
+        crate::bot::shutdown::kill_all();
+    }
+    outcome
 }
 
 /// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal).

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::bot::player::{BotSpec, is_name};
+use crate::bot::player::{BotSpec, is_name, tell_apart};
 
 /// A bots file: `[[bots]]` tables in TOML, or `{"bots": [...]}` in JSON.
 #[derive(Debug, Deserialize)]
@@ -43,20 +43,11 @@ pub fn entrants(file: Option<&Path>, args: &[String]) -> Result<Vec<BotSpec>, St
 
 /// Renames bots that share a name: "greedy", "greedy#2", "greedy#3".
 pub fn unique_names(specs: Vec<BotSpec>) -> Vec<BotSpec> {
-    let mut seen: Vec<String> = Vec::new();
+    let names = tell_apart(specs.iter().map(|s| s.name.clone()));
     specs
         .into_iter()
-        .map(|spec| {
-            let same = seen.iter().filter(|n| **n == spec.name).count();
-            seen.push(spec.name.clone());
-            match same {
-                0 => spec,
-                _ => {
-                    let name = format!("{}#{}", spec.name, same + 1);
-                    spec.renamed(name)
-                }
-            }
-        })
+        .zip(names)
+        .map(|(spec, name)| spec.renamed(name))
         .collect()
 }
 
@@ -95,7 +86,7 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
             }
             let dir = entry.dir.map(|d| folder.join(d));
             BotSpec::with_setup(&entry.command, dir, entry.env)
-                .map(|spec| spec.renamed(entry.name.clone()))
+                .map(|spec| spec.with_given_name(entry.name.clone()))
                 .map_err(|e| format!("bots file {shown}, bot '{}': {e}", entry.name))
         })
         .collect()

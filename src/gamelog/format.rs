@@ -72,7 +72,8 @@ pub struct Decision {
     /// The bot's thinking time in microseconds, from the request written to the answer read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_us: Option<u64>,
-    /// The referee played it because it was the only legal move.
+    /// The referee played it because there was no real choice (one legal move, or moves that
+    /// mirror each other).
     #[serde(default, skip_serializing_if = "is_false")]
     pub forced: bool,
     /// The referee played it for a bot that faulted (`--on-fault fallback`).

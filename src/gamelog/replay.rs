@@ -364,22 +364,25 @@ impl Checker {
 
     /// Checks how a move is said to have been decided against the position and the faults.
     fn check_decision(&mut self, seat: Seat, mv: Move, d: Decision) -> Result<(), String> {
+        // Moves that mirror each other are one choice, which the referee plays itself; logs of
+        // referees from before that rule asked there, and still check out.
+        let choices = self.replay.game.choices(&self.legal);
         let legal = self.legal.len();
         let format = self.replay.header.format;
         if d.forced && d.fallback {
             return Err(
-                "a move marked both forced (the only legal move) and fallback (played for a bot that faulted)".into(),
+                "a move marked both forced (no real choice) and fallback (played for a bot that faulted)".into(),
             );
         }
-        if d.forced != (legal == 1) {
-            return Err(match d.forced {
-                true => {
-                    format!("the move is marked forced, but seat {seat} had {legal} legal moves")
-                }
-                false => format!(
-                    "seat {seat} had a single legal move, which the referee plays itself, but the move is not marked forced"
-                ),
-            });
+        if d.forced && choices > 1 {
+            return Err(format!(
+                "the move is marked forced, but seat {seat} had {choices} distinct legal moves"
+            ));
+        }
+        if !d.forced && legal == 1 {
+            return Err(format!(
+                "seat {seat} had a single legal move, which the referee plays itself, but the move is not marked forced"
+            ));
         }
         match (d.fallback, self.pending) {
             (true, Some(faulty)) if faulty == seat => {

@@ -230,7 +230,8 @@ impl Table<'_> {
         }
     }
 
-    /// One seat's turn: the single legal move is played for it; otherwise its player is asked.
+    /// One seat's turn: a move with no real alternative is played for it; otherwise its player is
+    /// asked.
     async fn turn(
         &mut self,
         game: &mut Game,
@@ -238,12 +239,13 @@ impl Table<'_> {
         legal: &[Move],
         clock: &mut Clock,
     ) -> io::Result<()> {
-        if let [only] = legal {
+        // One move, or moves that mirror each other: no real choice, so no question.
+        if game.choices(legal) == 1 {
             self.decision = Decision {
                 forced: true,
                 ..Decision::default()
             };
-            return play(game, seat, *only);
+            return play(game, seat, legal[0]);
         }
         let player = &mut self.players[self.setup.seating[seat]];
         let id = Some(player.next_request_id());

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::bot::clock::Clocks;
-use crate::bot::player::{BotSpec, BotStats, Player, Stop};
+use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
 use crate::bot::process::StderrSink;
 use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
@@ -150,6 +150,20 @@ impl Match {
             players,
             finished: 0,
         })
+    }
+
+    /// Starts every bot to hear its `hello`, and names each after it unless the command line
+    /// named it (names stay unique). A bot that fails to start is reported by the first game.
+    pub async fn introduce(&mut self) {
+        for player in &mut self.players {
+            player.introduce(&self.config.settings.clocks).await;
+        }
+        let names = tell_apart(self.players.iter().map(|p| p.display_name().to_string()));
+        let bots = self.config.bots.iter_mut();
+        for ((player, spec), name) in self.players.iter_mut().zip(bots).zip(names) {
+            *spec = spec.clone().renamed(name);
+            player.spec = spec.clone();
+        }
     }
 
     /// Each bot's statistics so far.

@@ -455,6 +455,17 @@ impl Game {
         }
     }
 
+    /// How many real choices `legal` (as [`Game::legal_moves`] lists it) offers: a move that
+    /// mirrors an earlier one ([`Layout::mirrors_earlier`]) is the same choice. With one, the
+    /// first legal move is as good as any.
+    pub fn choices(&self, legal: &[Move]) -> usize {
+        let layout = &self.table.layout;
+        legal
+            .iter()
+            .filter(|mv| !mv.end.is_some_and(|end| layout.mirrors_earlier(end)))
+            .count()
+    }
+
     /// Checks a move without making it.
     pub fn check(&self, seat: Seat, mv: Move) -> Result<(), MoveError> {
         let (turn, drawn) = match self.state {

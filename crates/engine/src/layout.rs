@@ -301,6 +301,20 @@ impl Layout {
         }
     }
 
+    /// Whether a tile played on `end` makes the same position, but for the arms' names, as the
+    /// same tile on an end listed before it: the two are the bare arms of one double (a
+    /// spinner's `down` while its `up` is bare too, or a double lead's `right` while its `left`
+    /// is bare too), and so mirror images of each other.
+    pub fn mirrors_earlier(&self, end: EndId) -> bool {
+        let slot = end.slot();
+        let bare = |s: usize| self.open & (1 << s) != 0 && self.arms[s].tip.is_none();
+        slot % 2 == 1
+            && slot < MAX_ARMS
+            && bare(slot)
+            && bare(slot - 1)
+            && self.nodes[self.arms[slot].root as usize].tile.is_double()
+    }
+
     /// Checks that `tile` may go on `end`, without placing it.
     pub fn check(&self, tile: Tile, end: Option<EndId>) -> Result<(), MoveError> {
         // A tile is unique: placing one twice would also overrun the tables below.

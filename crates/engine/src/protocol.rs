@@ -96,8 +96,12 @@ pub enum ToBot {
 }
 
 /// A message from a bot to the referee.
+///
+/// Fields the referee does not know are ignored (an entry of the view's `legal` copied whole,
+/// with its `sum` and `points`, is a valid move), so that either side may grow; the fields it
+/// knows are read strictly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromBot {
     /// The answer to the handshake.
     Hello {
@@ -141,11 +145,21 @@ impl FromBot {
 
 /// The JSON Schema (draft 2020-12) of every message, both ways: `$defs.ToBot` for what the referee
 /// sends, `$defs.FromBot` for what a bot answers; the root accepts either.
+///
+/// Each direction is described as it is used: `ToBot` as the referee writes it (every field
+/// present, `null` where a value is absent), `FromBot` as the referee reads it (optional
+/// fields may be left out).
 pub fn schema() -> serde_json::Value {
-    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let to_bot = generator.subschema_for::<ToBot>();
-    let from_bot = generator.subschema_for::<FromBot>();
-    let mut defs = generator.take_definitions(true);
+    let settings = schemars::generate::SchemaSettings::draft2020_12();
+    let mut writes = settings.clone().for_serialize().into_generator();
+    let mut reads = settings.for_deserialize().into_generator();
+    let to_bot = writes.subschema_for::<ToBot>();
+    let from_bot = reads.subschema_for::<FromBot>();
+    let mut defs = writes.take_definitions(true);
+    // The types both directions share (tiles, ends) read as they are written.
+    for (name, def) in reads.take_definitions(true) {
+        defs.entry(name).or_insert(def);
+    }
     defs.entry("ToBot").or_insert_with(|| to_bot.to_value());
     defs.entry("FromBot").or_insert_with(|| from_bot.to_value());
     serde_json::json!({
@@ -153,7 +167,8 @@ pub fn schema() -> serde_json::Value {
         "$id": format!("allfives-protocol-{PROTOCOL_VERSION}"),
         "title": format!("allfives protocol {PROTOCOL_VERSION}"),
         "description": "One JSON object a line. ToBot: referee to bot. FromBot: bot to referee.",
-        "oneOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
+        // anyOf: a hello has the same shape both ways, now that a bot's may carry more fields.
+        "anyOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
         "$defs": defs,
     })
 }

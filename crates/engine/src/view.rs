@@ -24,7 +24,8 @@ pub struct View {
     pub hand_number: u32,
     /// The seat that led this hand.
     pub leader: Seat,
-    /// Whose turn it is; `None` between hands and after the game.
+    /// Whose turn it is: in a `turn` message always this seat; `None` only in a view taken
+    /// between hands or after the game (never sent to a bot).
     pub turn: Option<Seat>,
     /// This seat's tiles, in canonical order.
     pub hand: Vec<Tile>,
@@ -46,7 +47,10 @@ pub struct View {
     pub scores: Vec<i32>,
     /// What happened so far this hand, as this seat saw it.
     pub history: Vec<Seen>,
-    /// This seat's legal moves, each with what it would score; empty when it is not to play.
+    /// This seat's legal moves, each with what it would score. In a `turn` message at least
+    /// two, offering at least two real choices (moves that mirror each other, the same tile on
+    /// the two bare arms of a double, count as one); empty only in a view of a seat that is not
+    /// to play (never sent to a bot).
     pub legal: Vec<Choice>,
 }
 

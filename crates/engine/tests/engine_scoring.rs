@@ -768,3 +768,44 @@ fn game_move_errors_and_their_messages() {
         Ok(())
     );
 }
+
+/// The bare arms of one double mirror each other: the same tile on either makes the same
+/// position but for the names, so the referee counts them as one choice.
+#[test]
+fn bare_arms_of_a_double_mirror_each_other() {
+    let mirrors =
+        |layout: &Layout, end: Option<EndId>| layout.mirrors_earlier(end.expect("an end"));
+    let spinner = layout_of(
+        SpinnerRule::First,
+        &[("[5|5]", LEAD), ("[3|5]", L), ("[5|6]", R)],
+    );
+    assert!(mirrors(&spinner, D), "down beside a bare up");
+    assert!(!mirrors(&spinner, U), "up is listed first");
+    assert!(!mirrors(&spinner, L) && !mirrors(&spinner, R));
+    let mut grown = spinner.clone();
+    grown.place(t("[0|5]"), U).expect("[0|5] on up");
+    assert!(!mirrors(&grown, D), "up is no longer bare");
+
+    let double_lead = layout_of(SpinnerRule::None, &[("[3|3]", LEAD)]);
+    assert!(
+        mirrors(&double_lead, R),
+        "right beside a bare left, on a double lead"
+    );
+    assert!(!mirrors(&double_lead, L));
+    let mut grown = double_lead.clone();
+    grown.place(t("[3|4]"), L).expect("[3|4] on left");
+    assert!(!mirrors(&grown, R));
+
+    let plain_lead = layout_of(SpinnerRule::First, &[("[3|5]", LEAD)]);
+    assert!(
+        !mirrors(&plain_lead, R),
+        "a lead that is not a double has two sides"
+    );
+
+    let second = layout_of(
+        SpinnerRule::All,
+        &[("[0|0]", LEAD), ("[0|1]", R), ("[1|1]", R), ("[1|5]", R)],
+    );
+    assert!(mirrors(&second, D2), "the second spinner's short ends");
+    assert!(!mirrors(&second, U2));
+}

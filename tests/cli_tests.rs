@@ -1,0 +1,209 @@
+//! The command line as a new user meets it: `--help` with every default, mistakes answered in
+//! one line naming the rule, warnings for options that would do nothing, shell completions and
+//! manual pages generated from the same definitions.
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use crate::harness::{Sandbox, allfives, root};
+
+/// A run that must fail with exit code 2 and one line on stderr, in the referee's style.
+fn assert_one_line_error(args: &[&str], says: &str) {
+    let ran = allfives(args);
+    assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
+    let lines: Vec<&str> = ran.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{}", ran.stderr);
+    assert!(lines[0].starts_with("allfives: "), "{args:?}: {}", lines[0]);
+    assert!(
+        lines[0].contains(says),
+        "{args:?}: '{}' lacks '{says}'",
+        lines[0]
+    );
+    assert!(ran.stdout.is_empty(), "{args:?}: {}", ran.stdout);
+}
+
+#[test]
+fn mistakes_get_one_line_naming_the_rule() {
+    let two = ["match", "builtin:random", "builtin:greedy"];
+    let with = |extra: &[&'static str]| [&two[..], extra].concat();
+    assert_one_line_error(
+        &with(&["--target", "-5"]),
+        "the target must be a positive score",
+    );
+    let five = ["builtin:random"; 5];
+    assert_one_line_error(&[&["match"][..], &five].concat(), "at most 4 bots");
+    assert_one_line_error(&["match", "builtin:random"], "at least 2 bots");
+    assert_one_line_error(&["match"], "at least 2 bots, not 0");
+    assert_one_line_error(
+        &with(&["--spinner", "sometimes"]),
+        "[possible values: first, none, all]",
+    );
+    assert_one_line_error(&with(&["--games", "x"]), "--games");
+    assert_one_line_error(&with(&["--frobnicate"]), "--frobnicate");
+    assert_one_line_error(&["frobnicate"], "frobnicate");
+    assert_one_line_error(&["man", "frobnicate"], "the commands are match");
+}
+
+/// The options of `match -h` that take a value, each with its help line.
+fn value_options() -> Vec<(String, String)> {
+    let ran = allfives(&["match", "-h"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    ran.stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .filter_map(|l| {
+            let long = l.split_whitespace().find(|w| w.starts_with("--"))?;
+            Some((long.trim_end_matches(',').to_string(), l.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn help_shows_every_default_and_the_number_of_bots() {
+    let ran = allfives(&["match", "--help"]);
+    assert!(
+        ran.stdout
+            .contains("Usage: allfives match [OPTIONS] <BOT> <BOT> [BOT] [BOT]"),
+        "{}",
+        ran.stdout
+    );
+    for (option, line) in value_options() {
+        if line.contains('<') {
+            assert!(
+                line.contains("[default"),
+                "{option} shows no default: {line}"
+            );
+        }
+    }
+    for rule in ["--spinner", "--hand-end", "--finish", "--on-fault"] {
+        let (_, line) = value_options()
+            .into_iter()
+            .find(|(o, _)| o == rule)
+            .unwrap_or_else(|| panic!("no {rule}"));
+        assert!(line.contains("[possible values: "), "{line}");
+    }
+}
+
+#[test]
+fn readme_names_every_option_of_match() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let table = readme
+        .split("### Common options of `match`")
+        .nth(1)
+        .expect("README.md has the table of match's options");
+    let documented: BTreeSet<&str> = table
+        .split('`')
+        .filter_map(|cell| cell.split_whitespace().next())
+        .filter(|word| word.starts_with("--"))
+        .collect();
+    for (option, _) in value_options() {
+        if option != "--help" {
+            assert!(
+                documented.contains(option.as_str()),
+                "README lacks {option}"
+            );
+        }
+    }
+}
+
+#[test]
+fn options_that_do_nothing_are_warned_of() {
+    let sb = Sandbox::new();
+    let run = |extra: &[&str]| {
+        // Each run its own folder: logs are never overwritten.
+        let logs = sb.path(&extra.join("")).display().to_string();
+        let mut args = vec![
+            "match",
+            "builtin:random",
+            "builtin:greedy",
+            "--log-dir",
+            &logs,
+        ];
+        args.extend(extra);
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        ran.stderr
+    };
+    let warned = run(&[
+        "--games",
+        "3",
+        "--max-faults",
+        "5",
+        "--no-teams",
+        "--max-hands",
+        "1",
+    ]);
+    for says in [
+        "allfives: warning: --max-faults does nothing without --on-fault fallback",
+        "allfives: warning: --no-teams does nothing with 2 bots",
+        "allfives: warning: 3 games leave the last deal without all its 2 seatings",
+    ] {
+        assert!(warned.contains(says), "no '{says}' in:\n{warned}");
+    }
+    let quiet = run(&[
+        "--games",
+        "4",
+        "--on-fault",
+        "fallback",
+        "--max-faults",
+        "5",
+        "--max-hands",
+        "1",
+    ]);
+    assert!(!quiet.contains("warning"), "{quiet}");
+}
+
+#[test]
+fn completions_and_manual_pages_come_from_the_definitions() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let ran = allfives(&["completions", shell]);
+        assert_eq!(ran.code, Some(0), "{shell}: {}", ran.stderr);
+        assert!(ran.stdout.contains("allfives"), "{shell}");
+        assert!(ran.stdout.contains("move-ms"), "{shell}: no --move-ms");
+    }
+    let page = allfives(&["man"]);
+    assert_eq!(page.code, Some(0), "{}", page.stderr);
+    assert!(page.stdout.contains(".TH allfives 1"), "{}", page.stdout);
+    assert!(page.stdout.contains("allfives\\-match"), "{}", page.stdout);
+    let page = allfives(&["man", "match"]);
+    assert_eq!(page.code, Some(0), "{}", page.stderr);
+    assert!(
+        page.stdout.contains(".TH allfives-match 1"),
+        "{}",
+        page.stdout
+    );
+    assert!(page.stdout.contains("\\-\\-move\\-ms"), "{}", page.stdout);
+    assert!(page.stdout.contains("[default: 1000]"), "{}", page.stdout);
+}
+
+#[test]
+fn logs_are_coloured_only_on_a_terminal() {
+    let sb = Sandbox::new();
+    let bot = sb.sample("greedy_bot", &[]);
+    let logs = sb.logs().display().to_string();
+    let args = [
+        "match",
+        &bot,
+        "builtin:greedy",
+        "--max-hands",
+        "1",
+        "--log-dir",
+        &logs,
+    ];
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_allfives"))
+        .args(args)
+        .current_dir(root())
+        .env("RUST_LOG", "debug")
+        .output()
+        .expect("allfives runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("started"),
+        "no trace of the bot's start:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "colour codes in a pipe:\n{stderr}"
+    );
+    sb.assert_no_bot_left();
+}
