@@ -37,7 +37,7 @@ fn results(out: &Path) -> Vec<Value> {
 fn timeless(report: &Value) -> Value {
     let mut s = report["standings"].clone();
     for row in s["entrants"].as_array_mut().expect("entrants") {
-        for key in ["mean_ms", "p99_ms"] {
+        for key in ["mean_ms", "median_ms", "p99_ms", "slowest_ms"] {
             row.as_object_mut().expect("a row").remove(key);
         }
     }
@@ -402,6 +402,12 @@ fn standings_of_a_hand_made_results_file() {
     // 2^(67/4) us = 110.218 ms.
     assert!((b["mean_ms"].as_f64().expect("mean") - 3.475).abs() < 1e-9);
     assert!((b["p99_ms"].as_f64().expect("p99") - 110.218).abs() < 1e-3);
+    // Their medians: the 1 ms bucket's edge 2^(40/4) us for b, 2.048 ms for a; the slowest: the
+    // slow move's bucket edge for b, 2.048 ms again for a.
+    assert!((a["median_ms"].as_f64().expect("median") - 2.048).abs() < 1e-9);
+    assert!((a["slowest_ms"].as_f64().expect("slowest") - 2.048).abs() < 1e-9);
+    assert!((b["median_ms"].as_f64().expect("median") - 1.024).abs() < 1e-9);
+    assert!((b["slowest_ms"].as_f64().expect("slowest") - 110.218).abs() < 1e-3);
     // Pairs: a scored 1 on deal 0 and 2 on deal 1. Mean 0.75: Elo 400 log10(3) = 190.85;
     // spread 0.0625, se sqrt(0.0625 / 2) = 0.17678, LOS Phi(1.41421) = 0.92135; the interval's
     // low end 0.75 - 0.34648 = 0.40352: -400 log10(1 / 0.40352 - 1) = -67.89.

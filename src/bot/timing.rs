@@ -80,20 +80,41 @@ impl MoveTimes {
 
     /// The 99th percentile in milliseconds: the upper edge of its bucket (0 without moves).
     pub fn p99_ms(&self) -> f64 {
+        self.percentile_ms(0.99)
+    }
+
+    /// The median in milliseconds: the upper edge of its bucket (0 without moves).
+    pub fn median_ms(&self) -> f64 {
+        self.percentile_ms(0.5)
+    }
+
+    /// The slowest move in milliseconds: the upper edge of its bucket (0 without moves).
+    pub fn slowest_ms(&self) -> f64 {
+        self.percentile_ms(1.0)
+    }
+
+    /// The `q`-quantile (0 < q <= 1) in milliseconds: the upper edge of the bucket holding the
+    /// ceil(q n)-th fastest of n moves, so within a fifth above the true time.
+    fn percentile_ms(&self, q: f64) -> f64 {
         let n = self.moves();
         if n == 0 {
             return 0.0;
         }
-        let rank = n - n / 100;
+        let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
         let mut seen = 0;
         for (b, &count) in self.counts.iter().enumerate() {
             seen += count;
             if seen >= rank {
-                return 2f64.powf((b + 1) as f64 / 4.0) / 1000.0;
+                return upper_edge_ms(b);
             }
         }
-        2f64.powf(BUCKETS as f64 / 4.0) / 1000.0
+        upper_edge_ms(BUCKETS - 1)
     }
+}
+
+/// The upper edge of bucket `b`, in milliseconds.
+fn upper_edge_ms(b: usize) -> f64 {
+    2f64.powf((b + 1) as f64 / 4.0) / 1000.0
 }
 
 fn bucket_of(us: u64) -> u8 {
@@ -118,6 +139,10 @@ mod tests {
         assert!((times.mean_ms() - 50.5).abs() < 1e-9);
         let p99 = times.p99_ms();
         assert!((99.0..99.0 * 1.19).contains(&p99), "{p99}");
+        let median = times.median_ms();
+        assert!((50.0..50.0 * 1.19).contains(&median), "{median}");
+        let slowest = times.slowest_ms();
+        assert!((100.0..100.0 * 1.19).contains(&slowest), "{slowest}");
         let earlier = times.clone();
         times.record(Duration::from_millis(5));
         assert_eq!(times.since(&earlier).moves(), 1);

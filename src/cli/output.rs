@@ -85,7 +85,7 @@ pub fn standings_text(report: &Report) -> String {
     let width = name_width(s, 4);
     let _ = writeln!(
         text,
-        "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms   p99 ms  faults",
+        "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms  median ms   p99 ms  slowest ms  faults",
         "name"
     );
     let mut rows: Vec<&Row> = s.entrants.iter().collect();
@@ -93,7 +93,7 @@ pub fn standings_text(report: &Report) -> String {
     for r in rows {
         let _ = writeln!(
             text,
-            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7.1}  {:>9.2}  {:>7.1}  {:>11.1}  {:>7.2}  {:>7.2}  {}",
+            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7.1}  {:>9.2}  {:>7.1}  {:>11.1}  {:>7.2}  {:>9.2}  {:>7.2}  {:>10.2}  {}",
             r.name,
             r.games,
             r.wins,
@@ -104,7 +104,9 @@ pub fn standings_text(report: &Report) -> String {
             r.points_for,
             r.points_against,
             r.mean_ms,
+            r.median_ms,
             r.p99_ms,
+            r.slowest_ms,
             faults(&r.faults)
         );
     }

@@ -42,8 +42,15 @@ pub struct Row {
     pub moves: u64,
     /// Their mean time in milliseconds.
     pub mean_ms: f64,
+    /// Their median in milliseconds (the upper edge of its histogram bucket).
+    #[serde(default)]
+    pub median_ms: f64,
     /// Their 99th percentile in milliseconds (the upper edge of its histogram bucket).
     pub p99_ms: f64,
+    /// The slowest in milliseconds (the upper edge of its histogram bucket); timed-out answers
+    /// are counted at the time they were given up on.
+    #[serde(default)]
+    pub slowest_ms: f64,
 }
 
 /// A team's row (partnerships): its entrants (one, for a team of two copies).
@@ -346,7 +353,9 @@ impl Tally {
                     faults: t.faults.clone(),
                     moves: t.times.moves(),
                     mean_ms: t.times.mean_ms(),
+                    median_ms: t.times.median_ms(),
                     p99_ms: t.times.p99_ms(),
+                    slowest_ms: t.times.slowest_ms(),
                 }
             })
             .collect();
