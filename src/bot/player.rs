@@ -467,11 +467,11 @@ impl Player {
                 self.runner = Runner::Process(Some(Box::new(process)));
                 Ok(())
             }
-            Ok((other, _)) => {
+            Ok((FromBot::Move { id, .. }, _)) => {
                 process.kill().await;
                 Err(Fault::new(
                     FaultKind::Malformed,
-                    format!("answered the handshake with {other:?} instead of a hello"),
+                    format!("answered the handshake with a move (id {id}) instead of a hello"),
                 ))
             }
             Err(fault) => {

@@ -15,7 +15,7 @@ use crate::bot::process::Ending;
 use crate::gamelog::{self, GameLog, Replay};
 use crate::referee::game::{FaultPolicy, GRACE, GameSetup, play_game};
 use allfives_engine::deal::Deal;
-use allfives_engine::game::{Event, Play};
+use allfives_engine::game::{Event, Move, Play};
 use allfives_engine::layout::EndId;
 use allfives_engine::rules::Rules;
 use allfives_engine::tile::{ALL_TILES, Tile};
@@ -259,7 +259,7 @@ fn tile(text: &str) -> Tile {
 }
 
 /// The bot's plays in order, with whether it was asked (not played for it for want of a choice).
-fn bot_plays(replay: &Replay) -> Vec<(allfives_engine::game::Move, bool)> {
+fn bot_plays(replay: &Replay) -> Vec<(Move, bool)> {
     replay
         .decisions
         .iter()
@@ -268,11 +268,30 @@ fn bot_plays(replay: &Replay) -> Vec<(allfives_engine::game::Move, bool)> {
         .collect()
 }
 
+/// A play of the bot in words: the tile, where it went, and whether the bot chose it.
+fn described(play: Option<&(Move, bool)>) -> String {
+    match play {
+        None => "no play of the bot".to_string(),
+        Some((mv, asked)) => {
+            let place = mv
+                .end
+                .map_or("led".to_string(), |e| format!("on {}", e.name()));
+            let who = if *asked {
+                ""
+            } else {
+                " (played by the referee)"
+            };
+            format!("{} {place}{who}", mv.tile)
+        }
+    }
+}
+
 fn verify_lead(replay: &Replay) -> Result<String, String> {
     match bot_plays(replay).first() {
         Some((mv, true)) if mv.end.is_none() => Ok(format!("led {} on an empty layout", mv.tile)),
         other => Err(format!(
-            "expected the bot to be asked to lead, saw {other:?}"
+            "expected the bot to be asked to lead, saw {}",
+            described(other)
         )),
     }
 }
@@ -285,7 +304,8 @@ fn verify_choice(replay: &Replay) -> Result<String, String> {
             mv.end.map_or("?", EndId::name)
         )),
         other => Err(format!(
-            "expected the bot to be asked to choose an end, saw {other:?}"
+            "expected the bot to be asked to choose an end, saw {}",
+            described(other)
         )),
     }
 }
@@ -320,7 +340,12 @@ fn verify_drawn_tile(replay: &Replay) -> Result<String, String> {
                             mv.end.map_or("?", EndId::name)
                         )),
                         _ => Err(format!(
-                            "expected the bot to play the tile it drew ({drew:?}), saw {mv:?}"
+                            "expected the bot to play the tile it drew ({}), saw {}",
+                            drew.iter()
+                                .map(Tile::to_string)
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                            described(Some(&(mv, true)))
                         )),
                     };
                 }
