@@ -131,8 +131,10 @@ pub fn standings_text(report: &Report) -> String {
     }
     for e in &s.elo {
         let elo = match (e.elo, e.interval) {
-            (Some(x), Some((lo, hi))) => format!("{x:+.1} [{lo:+.1}, {hi:+.1}] (95%)"),
-            (Some(x), None) => format!("{x:+.1}"),
+            (Some(x), Some((lo, hi))) => {
+                format!("{} [{}, {}] (95%)", signed(x), signed(lo), signed(hi))
+            }
+            (Some(x), None) => signed(x),
             (None, _) => "unbounded (one side won every pair)".to_string(),
         };
         let los = e
@@ -183,6 +185,13 @@ pub fn standings_text(report: &Report) -> String {
         );
     }
     text
+}
+
+/// An Elo figure with its sign and one decimal; never "-0.0".
+fn signed(elo: f64) -> String {
+    // Rounded first, then + 0.0, which turns a negative zero into a positive one.
+    let shown = (elo * 10.0).round() / 10.0 + 0.0;
+    format!("{shown:+.1}")
 }
 
 /// Each entrant's score against each other, in percent.
