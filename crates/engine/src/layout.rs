@@ -245,7 +245,34 @@ impl Layout {
 
     /// The sum the open ends would have after `tile` went on `end`, or the rule it would break.
     pub fn sum_after(&self, tile: Tile, end: Option<EndId>) -> Result<u32, MoveError> {
-        self.clone().place(tile, end)
+        self.check(tile, end)?;
+        Ok(self.sum_after_checked(tile, end))
+    }
+
+    /// [`sum_after`](Layout::sum_after) for a move already checked (a legal move is), worked out
+    /// from the derived tables rather than by placing the tile on a copy of the layout: a move
+    /// changes what only two ends count. The end played on counts the new tile instead; and the
+    /// first tile on one of the lead's bare arms may change what the other arm counts, if that
+    /// is still bare (a double lead then counts whole there, no longer half). Every other end
+    /// keeps its count, and the short ends a move opens count nothing while bare.
+    #[inline]
+    pub(crate) fn sum_after_checked(&self, tile: Tile, end: Option<EndId>) -> u32 {
+        let Some(end) = end else {
+            // A lead counts both its halves: its own numbers, or half a double on each arm.
+            return tile.pips();
+        };
+        let slot = end.slot();
+        let outer = tile
+            .other(self.numbers[slot])
+            .expect("check() made sure the tile matches");
+        let mut sum = self.sum - u32::from(self.counts[slot]) + tip_counts(tile, outer);
+        if slot < 2 && self.arms[slot].tip.is_none() {
+            let other = 1 - slot;
+            if self.arms[other].tip.is_none() {
+                sum = sum - u32::from(self.counts[other]) + self.bare_lead_arm_counts(other, false);
+            }
+        }
+        sum
     }
 
     /// Whether no tile has been played yet.
@@ -290,6 +317,7 @@ impl Layout {
     }
 
     /// Calls `f` with each end `tile` may be played on (`None` once, for a lead).
+    #[inline]
     pub fn for_each_fit(&self, tile: Tile, mut f: impl FnMut(Option<EndId>)) {
         if self.is_empty() {
             return f(None);
@@ -480,25 +508,30 @@ impl Layout {
         match arm.tip {
             Some(tip) => {
                 let node = self.nodes[tip as usize];
-                let outer = u32::from(node.outer);
-                if node.tile.is_double() {
-                    2 * outer
-                } else {
-                    outer
-                }
+                tip_counts(node.tile, node.outer)
             }
             // A bare short end adds nothing: the spinner stopped counting when it opened.
             None if slot >= 2 => 0,
-            None => {
-                let lead = self.nodes[0].tile;
-                let other_bare = self.arms[1 - slot].tip.is_none();
-                match (lead.is_double(), other_bare) {
-                    // A lone double lead counts both halves once, half on each side.
-                    (true, true) => u32::from(lead.low()),
-                    (true, false) => 2 * u32::from(lead.low()),
-                    (false, _) => u32::from(if slot == 0 { lead.low() } else { lead.high() }),
-                }
-            }
+            None => self.bare_lead_arm_counts(slot, self.arms[1 - slot].tip.is_none()),
         }
     }
+
+    /// What the lead's arm in `slot` (0 or 1) adds to the sum while it is bare, given whether
+    /// the lead's other arm is bare too.
+    fn bare_lead_arm_counts(&self, slot: usize, other_bare: bool) -> u32 {
+        let lead = self.nodes[0].tile;
+        match (lead.is_double(), other_bare) {
+            // A lone double lead counts both halves once, half on each side.
+            (true, true) => u32::from(lead.low()),
+            (true, false) => 2 * u32::from(lead.low()),
+            (false, _) => u32::from(if slot == 0 { lead.low() } else { lead.high() }),
+        }
+    }
+}
+
+/// What an end adds to the sum when `tile` is at its tip showing `outer`: a double counts both
+/// halves.
+fn tip_counts(tile: Tile, outer: u8) -> u32 {
+    let outer = u32::from(outer);
+    if tile.is_double() { 2 * outer } else { outer }
 }

@@ -180,9 +180,8 @@ impl Game {
         let layout = self.layout();
         out.clear();
         out.extend(moves.iter().map(|mv| {
-            let sum = layout
-                .sum_after(mv.tile, mv.end)
-                .expect("a legal move fits the layout");
+            // A legal move needs no second check.
+            let sum = layout.sum_after_checked(mv.tile, mv.end);
             Choice {
                 tile: mv.tile,
                 end: mv.end,

@@ -413,8 +413,49 @@ fn play_game(rules: Rules, seed: u64, forfeit: Option<(usize, usize)>) {
     assert!(none.is_empty());
 }
 
+/// Plays one game at random and, before every move, holds what each legal move would make of
+/// the sum (as [`Game::legal_choices`] and [`Layout::sum_after`] work it out) equal to placing the
+/// tile on a copy of the layout; and any other tile and end `sum_after` refuses as `place` does.
+///
+/// [`Layout::sum_after`]: allfives_engine::Layout::sum_after
+fn check_sums_after(rules: Rules, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::new(rules).expect("valid rules");
+    let (mut moves, mut choices) = (Vec::new(), Vec::new());
+    while game.result().is_none() {
+        let Status::ToPlay { seat } = game.status() else {
+            game.deal(&mut rng).expect("a deal when dealing");
+            continue;
+        };
+        let layout = game.layout();
+        game.legal_choices(&mut moves, &mut choices);
+        assert_eq!(choices.len(), moves.len());
+        for choice in &choices {
+            let placed = layout.clone().place(choice.tile, choice.end);
+            assert_eq!(Ok(choice.sum), placed, "{choice:?} on {layout:?}");
+            assert_eq!(layout.sum_after(choice.tile, choice.end), placed);
+        }
+        for tile in game.hand(seat).iter() {
+            for end in every_end() {
+                let placed = layout.clone().place(tile, end);
+                assert_eq!(layout.sum_after(tile, end), placed, "{tile} on {end:?}");
+            }
+        }
+        let mv = moves[below(&mut rng, moves.len() as u32) as usize];
+        game.play(seat, mv).expect("a legal move is accepted");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_sum_after_a_move_is_the_sum_of_placing_it(rules in any_rules(), seed in any::<u64>()) {
+        // Every spinner rule on each case's other options.
+        for spinner in [SpinnerRule::First, SpinnerRule::None, SpinnerRule::All] {
+            check_sums_after(Rules { spinner, ..rules }, seed);
+        }
+    }
 
     #[test]
     fn random_games_keep_every_invariant(rules in any_rules(), seed in any::<u64>()) {
@@ -445,6 +486,7 @@ proptest! {
             }
             for &(tile, end) in &fits {
                 prop_assert_eq!(layout.check(tile, end), Ok(()));
+                prop_assert_eq!(layout.sum_after(tile, end), layout.clone().place(tile, end));
             }
             if fits.is_empty() {
                 break;
