@@ -16,7 +16,7 @@ use crate::bot::player::{Player, Stop, encode};
 use crate::gamelog::{Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo};
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, GameResult, Move, Status};
-use allfives_engine::json::{TurnWriter, write_event_message};
+use allfives_engine::json::{TurnWriter, write_event_message, write_hand_end, write_hand_start};
 use allfives_engine::protocol::{PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::{Rules, Seat};
 use allfives_engine::view::Seen;
@@ -364,16 +364,18 @@ impl Table<'_> {
 /// The line that tells `seat` of `event`, as much of it as the seat may see.
 pub fn told(event: &Event, seat: Seat) -> Vec<u8> {
     match event {
-        Event::HandStart { hand, deal } => encode(&ToBot::HandStart {
-            hand: *hand,
-            leader: deal.leader,
-            tiles: deal.hands[seat].clone(),
-            hand_sizes: deal.hands.iter().map(Vec::len).collect(),
-            boneyard: deal.boneyard.len(),
-        }),
-        Event::HandEnd(summary) => encode(&ToBot::HandEnd {
-            summary: (**summary).clone(),
-        }),
+        Event::HandStart { hand, deal } => {
+            // Room for the longest line (a hand of 14 tiles): one allocation, never a second.
+            let mut line = Vec::with_capacity(192);
+            write_hand_start(*hand, deal, seat, &mut line);
+            line
+        }
+        Event::HandEnd(summary) => {
+            // Room for most (a blocked hand may leave many tiles to show): seldom a second.
+            let mut line = Vec::with_capacity(256);
+            write_hand_end(summary, &mut line);
+            line
+        }
         Event::GameEnd(result) => encode(&ToBot::GameEnd {
             result: (**result).clone(),
         }),

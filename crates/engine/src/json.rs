@@ -1,27 +1,35 @@
 //! Hand-written JSON for what the referee sends on every move (a seat's turn, the events of a
-//! hand) and a fast reading of the move a bot answers with. The bytes are exactly what
-//! `serde_json` writes for the same [`ToBot`](crate::protocol::ToBot) message (tests hold them
-//! to it), at a fraction of the cost: field names are literals rather than escaped strings, a
-//! turn is written straight from the [`Game`] without an owned [`View`](crate::view::View), and
-//! the parts of a turn that only grow during a hand (the layout and each seat's history) are
-//! kept as JSON and extended from turn to turn.
+//! hand) and on every hand (its deal, its end), and a fast reading of the move a bot answers
+//! with. The bytes are exactly what `serde_json` writes for the same
+//! [`ToBot`](crate::protocol::ToBot) message (tests hold them to it), at a fraction of the cost:
+//! field names are literals rather than escaped strings, written in few copies of a size known
+//! when compiling (which need no call to `memcpy`); a turn is written straight from the [`Game`]
+//! without an owned [`View`](crate::view::View); and the parts of a turn that only grow during a
+//! hand (the layout and each seat's history), or do not change in it (the rules, the game, the
+//! hand and its leader), are kept as JSON from turn to turn.
 
-use crate::game::{Game, Move, Play, Status};
-use crate::layout::{EndId, Placement};
+use crate::deal::Deal;
+use crate::game::{Game, HandEnding, HandSummary, Move, Play, Status};
+use crate::layout::{END_NAMES, EndId, Placement};
 use crate::protocol::FromBot;
 use crate::rules::Seat;
-use crate::tile::{Tile, TileSet};
+use crate::tile::Tile;
 use crate::view::{Choice, Seen};
 
 /// Writes `ToBot::Turn` lines for the seats of one game, keeping the JSON of what only grows
-/// during a hand from one turn to the next.
+/// during a hand, or does not change in it, from one turn to the next.
 ///
-/// One writer serves one game: it notices a new hand, but not a different game.
+/// One writer serves one game: it notices a new hand, but not different rules.
 #[derive(Debug, Default)]
 pub struct TurnWriter {
     /// `"rules":{...}`, written once.
     rules: Vec<u8>,
-    /// The hand the kept JSON belongs to.
+    /// `,"rules":{...},"game":G,"hand_number":H,"leader":L,"turn":`: what a turn says of the
+    /// game and the hand, the same for every seat's turn of the hand.
+    head: Vec<u8>,
+    /// The game number, hand number and leader `head` was written for.
+    head_of: Option<(u32, u32, Seat)>,
+    /// The hand the kept layout and histories belong to.
     hand: u32,
     /// The placements so far, as JSON array items.
     layout: Grown,
@@ -54,6 +62,13 @@ impl Grown {
     }
 }
 
+/// Room for a turn's parts that are not kept whole (ends, hand, scores, ...) beside those that
+/// are, so that a line is seldom reallocated while written.
+const TURN_ROOM: usize = 1024;
+/// Room for a legal choice (`{"tile":[4,5],"end":"down7","sum":12,"points":0},`), more than
+/// most need.
+const CHOICE_ROOM: usize = 64;
+
 impl TurnWriter {
     /// A writer for a new game.
     pub fn new() -> TurnWriter {
@@ -72,89 +87,87 @@ impl TurnWriter {
         out: &mut Vec<u8>,
     ) {
         self.catch_up(game, seat);
-        out.extend_from_slice(br#"{"type":"turn","id":"#);
-        push_u64(out, id);
-        out.extend_from_slice(br#","time_left_ms":"#);
-        push_u64(out, time_left_ms);
-        out.extend_from_slice(br#","view":{"seat":"#);
-        push_u64(out, seat as u64);
-        out.push(b',');
-        if self.rules.is_empty() {
-            self.rules.extend_from_slice(br#""rules":"#);
-            serde_json::to_writer(&mut self.rules, game.rules()).expect("rules always serialize");
-        }
-        out.extend_from_slice(&self.rules);
-        out.extend_from_slice(br#","game":"#);
-        push_u64(out, u64::from(game.number()));
-        out.extend_from_slice(br#","hand_number":"#);
-        push_u64(out, u64::from(game.hand_number()));
-        out.extend_from_slice(br#","leader":"#);
-        push_u64(out, game.leader() as u64);
         let turn = match game.status() {
             Status::ToPlay { seat } => Some(seat),
             _ => None,
         };
-        out.extend_from_slice(br#","turn":"#);
+        if turn == Some(seat) {
+            game.legal_choices(&mut self.moves, &mut self.choices);
+        } else {
+            self.choices.clear();
+        }
+        let history = &self.history[seat].json;
+        out.reserve(
+            self.head.len()
+                + self.layout.json.len()
+                + history.len()
+                + CHOICE_ROOM * self.choices.len()
+                + TURN_ROOM,
+        );
+        push_field(out, *br#"{"type":"turn","id":00"#, id);
+        push_field(out, *br#","time_left_ms":00"#, time_left_ms);
+        push_field(out, *br#","view":{"seat":00"#, seat as u64);
+        out.extend_from_slice(&self.head);
         push_option(out, turn, |out, s| push_u64(out, s as u64));
-        out.extend_from_slice(br#","hand":"#);
-        push_tiles(out, game.hand(seat));
-        out.extend_from_slice(br#","drawn":"#);
-        push_tiles(out, game.drawn(seat));
+        out.extend_from_slice(br#","hand":["#);
+        push_tiles(out, game.hand(seat).iter());
+        out.extend_from_slice(br#","drawn":["#);
+        push_tiles(out, game.drawn(seat).iter());
         out.extend_from_slice(br#","forced":"#);
         let forced = game.forced_tile().filter(|_| turn == Some(seat));
         push_option(out, forced, push_tile);
         out.extend_from_slice(br#","layout":["#);
         out.extend_from_slice(&self.layout.json);
         out.extend_from_slice(br#"],"ends":["#);
-        for (i, end) in game.layout().open_ends().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(br#"{"end":""#);
-            out.extend_from_slice(end.end.name().as_bytes());
-            out.extend_from_slice(br#"","number":"#);
-            push_u64(out, u64::from(end.number));
-            out.extend_from_slice(br#","counts":"#);
-            push_u64(out, u64::from(end.counts));
-            out.push(b'}');
+        for end in game.layout().open_ends() {
+            out.extend_from_slice(br#"{"end":"#);
+            push_end(out, end.end);
+            // The number a tile must show is a single digit.
+            let mut fields = *br#","number":N,"counts":00"#;
+            fields[10] = b'0' + end.number;
+            push_field(out, fields, u64::from(end.counts));
+            out.extend_from_slice(b"},");
         }
-        out.extend_from_slice(br#"],"sum":"#);
-        push_u64(out, u64::from(game.layout().sum()));
+        close_array(out);
+        push_field(out, *br#","sum":00"#, u64::from(game.layout().sum()));
         out.extend_from_slice(br#","hand_sizes":["#);
-        for s in 0..game.rules().players {
-            if s > 0 {
-                out.push(b',');
-            }
-            push_u64(out, game.hand(s).len() as u64);
-        }
-        out.extend_from_slice(br#"],"boneyard":"#);
-        push_u64(out, game.boneyard().len() as u64);
+        let sizes = (0..game.rules().players).map(|s| game.hand(s).len());
+        push_items(out, sizes, |out, size| push_u64(out, size as u64));
+        push_field(out, *br#","boneyard":00"#, game.boneyard().len() as u64);
         out.extend_from_slice(br#","scores":["#);
-        for (i, &score) in game.scores().iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            push_i64(out, i64::from(score));
-        }
-        out.extend_from_slice(br#"],"history":["#);
-        out.extend_from_slice(&self.history[seat].json);
+        push_items(out, game.scores(), |out, &score| {
+            push_i64(out, score.into())
+        });
+        out.extend_from_slice(br#","history":["#);
+        out.extend_from_slice(history);
         out.extend_from_slice(br#"],"legal":["#);
-        if turn == Some(seat) {
-            game.legal_choices(&mut self.moves, &mut self.choices);
-        } else {
-            self.choices.clear();
+        for choice in &self.choices {
+            push_tile_end(out, b'{', choice.tile, choice.end);
+            push_sum_points(out, choice.sum, choice.points);
+            out.extend_from_slice(b"},");
         }
-        for (i, choice) in self.choices.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            push_choice(out, choice);
-        }
-        out.extend_from_slice(b"]}}\n");
+        close_array(out);
+        out.extend_from_slice(b"}}\n");
     }
 
-    /// Extends the kept layout and `seat`'s history to the game's present.
+    /// Brings the kept head, layout and `seat`'s history up to the game's present.
     fn catch_up(&mut self, game: &Game, seat: Seat) {
+        if self.rules.is_empty() {
+            self.rules.extend_from_slice(br#""rules":"#);
+            serde_json::to_writer(&mut self.rules, game.rules()).expect("rules always serialize");
+        }
+        let head_of = (game.number(), game.hand_number(), game.leader());
+        if self.head_of != Some(head_of) {
+            self.head_of = Some(head_of);
+            let head = &mut self.head;
+            head.clear();
+            head.push(b',');
+            head.extend_from_slice(&self.rules);
+            push_field(head, *br#","game":00"#, u64::from(head_of.0));
+            push_field(head, *br#","hand_number":00"#, u64::from(head_of.1));
+            push_field(head, *br#","leader":00"#, head_of.2 as u64);
+            head.extend_from_slice(br#","turn":"#);
+        }
         let events = game.hand_events();
         let placed = game.layout().placements().count();
         let stale = game.hand_number() != self.hand
@@ -188,15 +201,13 @@ pub fn write_seen(seen: &Seen, out: &mut Vec<u8>) {
     match seen {
         Seen::Play(play) => write_play(play, out),
         Seen::Draw { seat, tile } => {
-            out.extend_from_slice(br#"{"type":"draw","seat":"#);
-            push_u64(out, *seat as u64);
+            push_field(out, *br#"{"type":"draw","seat":00"#, *seat as u64);
             out.extend_from_slice(br#","tile":"#);
             push_option(out, *tile, push_tile);
             out.push(b'}');
         }
         Seen::Pass { seat } => {
-            out.extend_from_slice(br#"{"type":"pass","seat":"#);
-            push_u64(out, *seat as u64);
+            push_field(out, *br#"{"type":"pass","seat":00"#, *seat as u64);
             out.push(b'}');
         }
     }
@@ -204,10 +215,8 @@ pub fn write_seen(seen: &Seen, out: &mut Vec<u8>) {
 
 /// Appends a play as `serde_json` writes `Seen::Play` and `Event::Play` (no newline).
 pub fn write_play(play: &Play, out: &mut Vec<u8>) {
-    out.extend_from_slice(br#"{"type":"play","seat":"#);
-    push_u64(out, play.seat as u64);
-    out.push(b',');
-    push_tile_end(out, play.tile, play.end);
+    push_field(out, *br#"{"type":"play","seat":00"#, play.seat as u64);
+    push_tile_end(out, b',', play.tile, play.end);
     push_sum_points(out, play.sum, play.points);
     out.push(b'}');
 }
@@ -219,57 +228,194 @@ pub fn write_event_message(seen: &Seen, out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
 }
 
+/// Appends the line (with its newline) telling `seat` that hand number `hand` is dealt as `deal`
+/// says: the `ToBot::HandStart` of `Event::HandStart { hand, deal }`, with the seat's own tiles
+/// in the order dealt, as `serde_json` writes it.
+///
+/// # Panics
+///
+/// If `deal` has no hand for `seat`.
+pub fn write_hand_start(hand: u32, deal: &Deal, seat: Seat, out: &mut Vec<u8>) {
+    push_field(out, *br#"{"type":"hand_start","hand":00"#, u64::from(hand));
+    push_field(out, *br#","leader":00"#, deal.leader as u64);
+    out.extend_from_slice(br#","tiles":["#);
+    push_tiles(out, deal.hands[seat].iter().copied());
+    out.extend_from_slice(br#","hand_sizes":["#);
+    push_items(out, &deal.hands, |out, tiles| {
+        push_u64(out, tiles.len() as u64)
+    });
+    push_field(out, *br#","boneyard":00"#, deal.boneyard.len() as u64);
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends the line (with its newline) telling a seat how a hand ended: `ToBot::HandEnd` with
+/// `summary`, as `serde_json` writes it.
+pub fn write_hand_end(summary: &HandSummary, out: &mut Vec<u8>) {
+    let hand = u64::from(summary.hand);
+    push_field(out, *br#"{"type":"hand_end","summary":{"hand":00"#, hand);
+    match summary.ending {
+        HandEnding::WentOut { seat } => {
+            push_field(
+                out,
+                *br#","ending":{"kind":"went_out","seat":00"#,
+                seat as u64,
+            );
+            out.push(b'}');
+        }
+        HandEnding::Blocked => out.extend_from_slice(br#","ending":{"kind":"blocked"}"#),
+    }
+    out.extend_from_slice(br#","hands":["#);
+    push_items(out, &summary.hands, |out, tiles| {
+        out.push(b'[');
+        push_tiles(out, tiles.iter().copied());
+    });
+    out.extend_from_slice(br#","pips":["#);
+    push_items(out, &summary.pips, |out, &pips| push_u64(out, pips.into()));
+    out.extend_from_slice(br#","points":["#);
+    push_items(out, &summary.points, |out, &points| {
+        push_i64(out, points.into())
+    });
+    out.extend_from_slice(br#","scores":["#);
+    push_items(out, &summary.scores, |out, &score| {
+        push_i64(out, score.into())
+    });
+    out.extend_from_slice(br#","next_leader":"#);
+    push_option(out, summary.next_leader, |out, seat| {
+        push_u64(out, seat as u64)
+    });
+    out.extend_from_slice(b"}}\n");
+}
+
+// The small writers below are inlined where they are used: a call, with the registers it saves
+// and restores, would cost more than the few stores most of them make. Their templates hold
+// placeholders that are filled in before the copy: `00` room for a number's digits, `L,H` a
+// tile's numbers.
+
+#[inline]
 fn push_placement(out: &mut Vec<u8>, placement: &Placement) {
-    out.push(b'{');
-    push_tile_end(out, placement.tile, placement.end);
+    push_tile_end(out, b'{', placement.tile, placement.end);
     out.push(b'}');
 }
 
-fn push_choice(out: &mut Vec<u8>, choice: &Choice) {
-    out.push(b'{');
-    push_tile_end(out, choice.tile, choice.end);
-    push_sum_points(out, choice.sum, choice.points);
-    out.push(b'}');
-}
-
-/// `"tile":[a,b],"end":E`: the fields a play, a placement and a legal choice begin with.
-fn push_tile_end(out: &mut Vec<u8>, tile: Tile, end: Option<EndId>) {
-    out.extend_from_slice(br#""tile":"#);
-    push_tile(out, tile);
-    out.extend_from_slice(br#","end":"#);
+/// `"tile":[a,b],"end":E` after `before` (the `{` of a placement or a legal choice, the `,` after
+/// a play's seat): the fields a play, a placement and a legal choice share.
+#[inline(always)]
+fn push_tile_end(out: &mut Vec<u8>, before: u8, tile: Tile, end: Option<EndId>) {
+    // One copy of a fixed size, its placeholders filled in (pips are single digits).
+    let mut fields = *br#"_"tile":[L,H],"end":"#;
+    fields[0] = before;
+    fields[9] = b'0' + tile.low();
+    fields[11] = b'0' + tile.high();
+    out.extend_from_slice(&fields);
     push_option(out, end, push_end);
 }
 
 /// `,"sum":S,"points":P`: the fields a play and a legal choice end with.
+#[inline(always)]
 fn push_sum_points(out: &mut Vec<u8>, sum: u32, points: u32) {
-    out.extend_from_slice(br#","sum":"#);
-    push_u64(out, u64::from(sum));
-    out.extend_from_slice(br#","points":"#);
-    push_u64(out, u64::from(points));
+    push_field(out, *br#","sum":00"#, u64::from(sum));
+    push_field(out, *br#","points":00"#, u64::from(points));
 }
 
-fn push_tiles(out: &mut Vec<u8>, tiles: TileSet) {
-    out.push(b'[');
-    for (i, tile) in tiles.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        push_tile(out, tile);
+/// Appends `tiles` to an array just opened (its `[` last), and closes the array.
+fn push_tiles(out: &mut Vec<u8>, tiles: impl Iterator<Item = Tile>) {
+    for tile in tiles {
+        let mut item = *b"[L,H],";
+        item[1] = b'0' + tile.low();
+        item[3] = b'0' + tile.high();
+        out.extend_from_slice(&item);
     }
-    out.push(b']');
+    close_array(out);
 }
 
+/// `[a,b]`.
+#[inline]
 fn push_tile(out: &mut Vec<u8>, tile: Tile) {
-    // Pips are single digits.
-    out.extend_from_slice(&[b'[', b'0' + tile.low(), b',', b'0' + tile.high(), b']']);
+    let mut json = *b"[L,H]";
+    json[1] = b'0' + tile.low();
+    json[3] = b'0' + tile.high();
+    out.extend_from_slice(&json);
 }
 
+/// Appends each of `items` with `push` and a comma after it, to an array just opened (its `[`
+/// last), and closes the array.
+#[inline]
+fn push_items<T>(
+    out: &mut Vec<u8>,
+    items: impl IntoIterator<Item = T>,
+    mut push: impl FnMut(&mut Vec<u8>, T),
+) {
+    for item in items {
+        push(out, item);
+        out.push(b',');
+    }
+    close_array(out);
+}
+
+/// Ends a JSON array whose items were each written with a comma after them (which spares
+/// every item a test for being the first): the last item's comma becomes the closing bracket,
+/// and an array without items, whose `[` is last, gets one.
+#[inline]
+fn close_array(out: &mut Vec<u8>) {
+    match out.last_mut() {
+        Some(last @ b',') => *last = b']',
+        _ => out.push(b']'),
+    }
+}
+
+/// The longest end name, quoted (`"down7"`), fits in this many bytes.
+const QUOTED_END: usize = 8;
+
+/// Each end's name as a JSON string (`"left"`), in slot order, padded to [`QUOTED_END`] bytes, with
+/// its length.
+const QUOTED_ENDS: [([u8; QUOTED_END], usize); END_NAMES.len()] = {
+    let mut quoted = [([0; QUOTED_END], 0); END_NAMES.len()];
+    let mut slot = 0;
+    while slot < END_NAMES.len() {
+        let name = END_NAMES[slot].as_bytes();
+        // A name too long for the padding fails the build here.
+        let (bytes, len) = &mut quoted[slot];
+        bytes[0] = b'"';
+        let mut i = 0;
+        while i < name.len() {
+            bytes[1 + i] = name[i];
+            i += 1;
+        }
+        bytes[1 + name.len()] = b'"';
+        *len = name.len() + 2;
+        slot += 1;
+    }
+    quoted
+};
+
+/// `"name"`: an end's name as a JSON string.
+#[inline]
 fn push_end(out: &mut Vec<u8>, end: EndId) {
+    match QUOTED_ENDS.get(end.slot()) {
+        Some((padded, len)) => push_prefix(out, padded, *len),
+        None => push_unknown_end(out, end),
+    }
+}
+
+/// [`push_end`] for an end no layout has (a spinner beyond the seventh), named as
+/// [`EndId::name`] names it; kept out of line.
+#[inline(never)]
+fn push_unknown_end(out: &mut Vec<u8>, end: EndId) {
     out.push(b'"');
     out.extend_from_slice(end.name().as_bytes());
     out.push(b'"');
 }
 
+/// Appends the first `len` bytes of `bytes`. Copying all `N` bytes, a size known when compiling
+/// (a store or two), then dropping the rest costs less than copying a few bytes of a length
+/// known only at run time, which is a call to `memcpy`.
+#[inline]
+fn push_prefix<const N: usize>(out: &mut Vec<u8>, bytes: &[u8; N], len: usize) {
+    out.extend_from_slice(bytes);
+    out.truncate(out.len() - N + len);
+}
+
+#[inline]
 fn push_option<T>(out: &mut Vec<u8>, value: Option<T>, push: impl FnOnce(&mut Vec<u8>, T)) {
     match value {
         Some(value) => push(out, value),
@@ -277,16 +423,47 @@ fn push_option<T>(out: &mut Vec<u8>, value: Option<T>, push: impl FnOnce(&mut Ve
     }
 }
 
-fn push_u64(out: &mut Vec<u8>, n: u64) {
-    // Most numbers in a turn are seats, pips and counts: one digit.
+/// Appends a field and its value, a number: `field` is the field's JSON up to the value, then two
+/// bytes of room for its digits (`,"sum":00`). A number under 100 (as most numbers in these lines
+/// are: seats, pips, counts, sums, points) goes in one copy of a fixed size, the second byte of
+/// room dropped after it for a single digit.
+#[inline]
+fn push_field<const N: usize>(out: &mut Vec<u8>, mut field: [u8; N], n: u64) {
     match n {
-        0..=9 => out.push(b'0' + n as u8),
-        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+        0..=9 => {
+            field[N - 2] = b'0' + n as u8;
+            push_prefix(out, &field, N - 1);
+        }
+        10..=99 => {
+            field[N - 2] = b'0' + (n / 10) as u8;
+            field[N - 1] = b'0' + (n % 10) as u8;
+            out.extend_from_slice(&field);
+        }
+        _ => {
+            out.extend_from_slice(&field[..N - 2]);
+            push_long(out, n);
+        }
     }
 }
 
-fn push_i64(out: &mut Vec<u8>, n: i64) {
+/// A number alone: a field without a name.
+#[inline]
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    push_field(out, *b"00", n);
+}
+
+/// [`push_field`]'s number of three digits or more, kept out of line.
+#[inline(never)]
+fn push_long(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+#[inline]
+fn push_i64(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, n.unsigned_abs());
 }
 
 /// Reads a bot's line: [`FromBot`] as `serde_json` reads it, with a fast path for the line a bot
@@ -323,7 +500,7 @@ fn read_move(line: &[u8]) -> Option<FromBot> {
                 b"null" => None,
                 quoted => {
                     let name = quoted.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-                    Some(std::str::from_utf8(name).ok()?.parse::<EndId>().ok()?)
+                    Some(EndId::from_name(name)?)
                 }
             }
         }

@@ -47,8 +47,8 @@ pub enum EndId {
 }
 
 impl EndId {
-    /// The arm's slot in the layout's table of arms.
-    fn slot(self) -> usize {
+    /// The arm's slot in the layout's table of arms (and in [`END_NAMES`]).
+    pub(crate) fn slot(self) -> usize {
         match self {
             EndId::Left => 0,
             EndId::Right => 1,
@@ -74,7 +74,7 @@ impl EndId {
 }
 
 /// Every end's name, in slot order (a layout has at most 16 arms).
-const END_NAMES: [&str; MAX_ARMS] = [
+pub(crate) const END_NAMES: [&str; MAX_ARMS] = [
     "left", "right", "up", "down", "up2", "down2", "up3", "down3", "up4", "down4", "up5", "down5",
     "up6", "down6", "up7", "down7",
 ];
@@ -83,6 +83,14 @@ impl EndId {
     /// The end's name: `left`, `right`, `up`, `down`, `up2`, `down2`, ...
     pub fn name(self) -> &'static str {
         END_NAMES.get(self.slot()).copied().unwrap_or("?")
+    }
+
+    /// The end `name` names, as [`name`](EndId::name) spells it; `None` if it names none.
+    pub fn from_name(name: &[u8]) -> Option<EndId> {
+        END_NAMES
+            .iter()
+            .position(|known| known.as_bytes() == name)
+            .map(EndId::from_slot)
     }
 }
 
@@ -101,11 +109,7 @@ impl FromStr for EndId {
     type Err = ParseEndError;
 
     fn from_str(text: &str) -> Result<EndId, ParseEndError> {
-        END_NAMES
-            .iter()
-            .position(|name| *name == text)
-            .map(EndId::from_slot)
-            .ok_or_else(|| ParseEndError(text.to_string()))
+        EndId::from_name(text.as_bytes()).ok_or_else(|| ParseEndError(text.to_string()))
     }
 }
 

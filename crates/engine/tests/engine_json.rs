@@ -1,9 +1,10 @@
 //! The hand-written JSON (`allfives_engine::json`) against serde_json: the same bytes for every
-//! turn, event and play of random games under random rules.
+//! turn, event, play, deal and hand's end of random games under random rules.
 
 use allfives_engine::deal::below;
 use allfives_engine::json::{
-    TurnWriter, read_from_bot, write_event_message, write_play, write_seen,
+    TurnWriter, read_from_bot, write_event_message, write_hand_end, write_hand_start, write_play,
+    write_seen,
 };
 use allfives_engine::protocol::{FromBot, ToBot};
 use allfives_engine::{Event, Game, Rules, Seen, Status};
@@ -71,7 +72,27 @@ fn compare_event(event: &Event, players: usize) {
         String::from_utf8(fast).expect("UTF-8"),
         serde_json::to_string(event).expect("events serialize")
     );
+    if let Event::HandEnd(summary) = event {
+        let mut fast = Vec::new();
+        write_hand_end(summary, &mut fast);
+        let expected = serde_line(&ToBot::HandEnd {
+            summary: (**summary).clone(),
+        });
+        assert_eq!(String::from_utf8(fast).expect("UTF-8"), expected);
+    }
     for seat in 0..players {
+        if let Event::HandStart { hand, deal } = event {
+            let mut fast = Vec::new();
+            write_hand_start(*hand, deal, seat, &mut fast);
+            let expected = serde_line(&ToBot::HandStart {
+                hand: *hand,
+                leader: deal.leader,
+                tiles: deal.hands[seat].clone(),
+                hand_sizes: deal.hands.iter().map(Vec::len).collect(),
+                boneyard: deal.boneyard.len(),
+            });
+            assert_eq!(String::from_utf8(fast).expect("UTF-8"), expected);
+        }
         if let Some(seen) = Seen::of(event, seat) {
             let mut fast = Vec::new();
             write_event_message(&seen, &mut fast);
