@@ -4,7 +4,8 @@
 //! `allfives match` places a match by default: the referee, its bots and the raw round trip's
 //! two processes on one CPU the referee holds), then games per second pinned, unpinned and with
 //! the referee's own placement (meaningful only when the bench is started unpinned).
-//! `-- --logs DIR` writes the logs under DIR instead of the temporary directory. Without
+//! `-- --logs DIR` writes the logs under DIR instead of the temporary directory; `--per-move`
+//! measures the figures per move only. Without
 //! `--bench` (as under `cargo test --benches`) it is a smoke run whose figures mean nothing.
 //!
 //! The binary doubles as the two helper processes it needs: `--instant-bot` (a compiled bot
@@ -97,8 +98,10 @@ fn main() {
         .expect("a runtime starts");
 
     per_move(&runtime, &instant, &dirs, &sizes);
-    builtin(&runtime, &dirs, &sizes);
-    placement(&runtime, &instant, &dirs, &sizes);
+    if !args.iter().any(|a| a == "--per-move") {
+        builtin(&runtime, &dirs, &sizes);
+        placement(&runtime, &instant, &dirs, &sizes);
+    }
     // The logs go only now, outside every timed part.
     drop(logs);
 }
@@ -159,6 +162,20 @@ fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &S
         round_trip.parent_cpu_ns / 1e3,
         round_trip.child_cpu_ns / 1e3
     );
+    let floor = pipe::referee_floor(
+        &["--echo"],
+        request.as_bytes(),
+        ANSWER.len() + 1,
+        &dirs.fresh(),
+        sizes.rounds / 4,
+        sizes.rounds,
+    )
+    .expect("the floor runs");
+    println!(
+        "  the floor of a referee (a log line, then the same round trip to 2 echo children in turn, waiting with poll): {:.2} us wall, {:.2} us CPU",
+        floor.wall_ns / 1e3,
+        floor.cpu_ns / 1e3
+    );
     let raw_us = round_trip.median_ns / 1e3;
     let asked = measured.asked as f64;
     println!(
@@ -180,11 +197,13 @@ fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &S
         measured.bots_cpu.user / asked * 1e6,
         measured.bots_cpu.system / asked * 1e6,
     );
+    let referee_cpu = (measured.cpu.user + measured.cpu.system) / asked;
     println!(
-        "  referee CPU per asked move: {:.2} us ({:.2} user + {:.2} system; goal <= 3; logs included)",
-        (measured.cpu.user + measured.cpu.system) / asked * 1e6,
+        "  referee CPU per asked move: {:.2} us ({:.2} user + {:.2} system; goal <= 3; logs included) = {:.2} x the floor's",
+        referee_cpu * 1e6,
         measured.cpu.user / asked * 1e6,
         measured.cpu.system / asked * 1e6,
+        referee_cpu * 1e9 / floor.cpu_ns,
     );
 }
 

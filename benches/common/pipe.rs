@@ -106,6 +106,77 @@ pub fn round_trip(
     })
 }
 
+/// What a referee cannot avoid per asked move with two bots: the floor it is measured against
+/// besides the raw round trip.
+pub struct Floor {
+    /// Wall time per round trip.
+    pub wall_ns: f64,
+    /// The parent's CPU time (user + system) per round trip.
+    pub cpu_ns: f64,
+}
+
+/// The system calls a referee must make per asked move, and nothing else: append a
+/// `log_line` to a file in `log_dir` (every decided line is written before a wait), write
+/// `request` to one of two echo children in turn, wait for its answer with `poll` (the wait
+/// must be able to time out) and read it. Timed over `rounds` round trips after `warm_up`.
+pub fn referee_floor(
+    echo_args: &[&str],
+    request: &[u8],
+    answer_len: usize,
+    log_dir: &std::path::Path,
+    warm_up: usize,
+    rounds: usize,
+) -> io::Result<Floor> {
+    use std::os::fd::AsRawFd;
+    let log_line = [b'l'; 90];
+    let mut log = std::fs::File::create_new(log_dir.join("floor.jsonl"))?;
+    let mut children = Vec::new();
+    for _ in 0..2 {
+        let mut child = Command::new(std::env::current_exe()?)
+            .args(echo_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        let input = child.stdin.take().expect("piped stdin");
+        let mut output = child.stdout.take().expect("piped stdout");
+        // The first line says where the child may run; it is not part of the floor.
+        let mut first = [0u8; 256];
+        let _ = output.read(&mut first)?;
+        children.push((child, input, output));
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut start, mut cpu_start) = (Instant::now(), 0.0);
+    for round in 0..warm_up + rounds {
+        if round == warm_up {
+            (start, cpu_start) = (Instant::now(), cpu_ns(UsageWho::RUSAGE_SELF));
+        }
+        let (_, input, output) = &mut children[round % 2];
+        log.write_all(&log_line)?;
+        input.write_all(request)?;
+        let mut ready = libc::pollfd {
+            fd: output.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        if unsafe { libc::poll(&mut ready, 1, 10_000) } != 1 {
+            return Err(io::Error::other("an echo child did not answer"));
+        }
+        if output.read(&mut buf)? != answer_len {
+            return Err(io::Error::other("an echo child's answer came in pieces"));
+        }
+    }
+    let floor = Floor {
+        wall_ns: start.elapsed().as_nanos() as f64 / rounds as f64,
+        cpu_ns: (cpu_ns(UsageWho::RUSAGE_SELF) - cpu_start) / rounds as f64,
+    };
+    for (mut child, input, _) in children {
+        drop(input);
+        child.wait()?;
+    }
+    Ok(floor)
+}
+
 /// The CPU time so far (user + system) of this process or its reaped children, in nanoseconds.
 fn cpu_ns(who: UsageWho) -> f64 {
     let usage = nix::sys::resource::getrusage(who).expect("getrusage works");

@@ -44,16 +44,16 @@ impl LineFramer {
                 Some(at) => {
                     let end = self.scanned + at;
                     self.scanned = 0;
-                    let line: Vec<u8> = self.buf.drain(..=end).take(end).collect();
                     // The end of an over-long line already reported: on to the next line.
-                    if std::mem::take(&mut self.skipping) {
-                        continue;
+                    let received = match std::mem::take(&mut self.skipping) {
+                        true => None,
+                        false => Some(self.received(end)),
+                    };
+                    self.buf.drain(..=end);
+                    match received {
+                        Some(received) => Some(received),
+                        None => continue,
                     }
-                    let text = line.strip_suffix(b"\r").unwrap_or(&line);
-                    if text.len() > self.max_line {
-                        return Some(Received::TooLong(excerpt(text)));
-                    }
-                    Some(decode(text))
                 }
                 None if self.unfinished_too_long() => {
                     let start = excerpt(&self.buf);
@@ -68,6 +68,16 @@ impl LineFramer {
                     None
                 }
             };
+        }
+    }
+
+    /// The line in the buffer up to `end` (its newline), read.
+    fn received(&self, end: usize) -> Received {
+        let line = &self.buf[..end];
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        match text.len() > self.max_line {
+            true => Received::TooLong(excerpt(text)),
+            false => decode(text),
         }
     }
 

@@ -28,6 +28,11 @@ const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How long a bot's answer is awaited before its process's exit is watched for too (a bot
 /// that exits while a child of its own holds its output open is known to have ended only so).
 const QUICK: Duration = Duration::from_millis(20);
+/// How long the referee's thread waits for an answer in a plain blocking `poll` before it hands
+/// the wait to the async runtime: most bots answer well within it, and a wait in `poll` costs
+/// the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (stderr
+/// drains, other games) wait at most this long; a signal ends the wait at once.
+const BLOCKING: Duration = Duration::from_millis(5);
 /// How much of an offending line is kept for the record.
 pub const EXCERPT: usize = 200;
 
@@ -223,7 +228,11 @@ impl BotProcess {
     async fn receive_by(&mut self, deadline: tokio::time::Instant) -> Received {
         // Most answers come at once: until QUICK has passed, wait for the line alone, which
         // spares every move the cost of also watching for the process's exit.
-        let quick = deadline.min(tokio::time::Instant::now() + QUICK);
+        let now = tokio::time::Instant::now();
+        if let Some(line) = self.stdout.next_line_blocking(deadline.min(now + BLOCKING)) {
+            return line;
+        }
+        let quick = deadline.min(now + QUICK);
         if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
             return match line {
                 Some(line) => line,
@@ -387,6 +396,8 @@ async fn input_closed(watch: Option<&AsyncFd<OwnedFd>>) {
 struct LineReader {
     stdout: ChildStdout,
     framer: LineFramer,
+    /// Where a blocking read lands before it joins the framer's buffer.
+    scratch: Box<[u8]>,
     eof: bool,
     /// Bytes read so far, to tell a bot that wrote nothing from one that wrote half a line.
     total: u64,
@@ -397,6 +408,7 @@ impl LineReader {
         LineReader {
             stdout,
             framer: LineFramer::new(max_line),
+            scratch: vec![0; 64 * 1024].into_boxed_slice(),
             eof: false,
             total: 0,
         }
@@ -417,6 +429,35 @@ impl LineReader {
                 return self.framer.rest();
             }
             self.fill().await;
+        }
+    }
+
+    /// The next line if it comes by `until`, waited for in a blocking `poll` on this thread;
+    /// `None` if it does not, at the end of the output, on a signal or on any error: the async
+    /// wait then takes over and sees what happened.
+    fn next_line_blocking(&mut self, until: tokio::time::Instant) -> Option<Received> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        loop {
+            if let Some(line) = self.framer.next_line() {
+                return Some(line);
+            }
+            let left = until.checked_duration_since(tokio::time::Instant::now())?;
+            if self.eof || left.is_zero() {
+                return None;
+            }
+            // Whole milliseconds, rounded up: the async wait keeps the exact deadline.
+            let ms = u16::try_from(left.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
+            let mut ready = [PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)];
+            if poll(&mut ready, PollTimeout::from(ms)) != Ok(1) {
+                return None;
+            }
+            match nix::unistd::read(&self.stdout, &mut self.scratch) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => {
+                    self.framer.buffer().extend_from_slice(&self.scratch[..n]);
+                    self.total += n as u64;
+                }
+            }
         }
     }
 

@@ -378,7 +378,8 @@ pub fn told(event: &Event, seat: Seat) -> Vec<u8> {
             result: (**result).clone(),
         }),
         _ => {
-            let mut line = Vec::with_capacity(64);
+            // Room for a play with its longest numbers: one allocation, never a second.
+            let mut line = Vec::with_capacity(128);
             if let Some(seen) = Seen::of(event, seat) {
                 write_event_message(&seen, &mut line);
             }
