@@ -252,6 +252,50 @@ fn an_interrupted_json_match_prints_what_it_played() {
 }
 
 #[test]
+fn a_match_between_builtins_stops_on_ctrl_c() {
+    // Builtins never wait on a process: the referee must still notice the signal.
+    let sb = Sandbox::new();
+    let logs = sb.logs().display().to_string();
+    let args = [
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--games",
+        "10000000",
+        "--seed",
+        "5",
+        "--log-dir",
+        &logs,
+    ];
+    // Into a file: a pipe nobody reads would fill and stop the referee by itself.
+    let printed = sb.path("stdout.txt");
+    let file = std::fs::File::create(&printed).expect("a file for stdout");
+    let mut child = spawn_with(&args.map(String::from), |c| {
+        c.stdout(file).stderr(Stdio::null());
+    });
+    let deadline = Instant::now() + HUNG;
+    while !sb.log(2).exists() {
+        assert!(child.try_wait().expect("wait").is_none(), "the match ended");
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    // Ten million games would take hours: a referee deaf to the signal fails here, not later.
+    let stopped = Instant::now() + HUNG;
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > stopped {
+            let _ = child.kill();
+            panic!("the referee went on after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = child.wait().expect("the referee ends");
+    assert_eq!(status.code(), Some(130));
+    let stdout = std::fs::read_to_string(&printed).expect("stdout was written");
+    assert!(stdout.contains("incomplete"), "{stdout}");
+}
+
+#[test]
 fn every_match_gets_a_log_folder_of_its_own() {
     let sb = Sandbox::new();
     let dir = sb.path("");

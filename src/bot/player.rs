@@ -516,6 +516,9 @@ impl Player {
         let id = self.take_id();
         let chosen = match &mut self.runner {
             Runner::Builtin(bot) => {
+                // A builtin never waits: spending the task's budget makes a match between
+                // builtins yield now and then, so that the runtime still sees Ctrl-C.
+                tokio::task::consume_budget().await;
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
                 bot.choose(choices).ok_or_else(|| {
