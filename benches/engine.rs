@@ -80,6 +80,10 @@ const ANSWER: &[u8; 40] = b"{\"id\":123456,\"tile\":[6,4],\"end\":\"left\"}\n";
 const REQUEST_LEN: usize = 400;
 
 #[path = "common/pipe.rs"]
+#[allow(
+    dead_code,
+    reason = "the referee floor (Floor, referee_floor) is the referee bench's alone"
+)]
 mod pipe;
 
 use pipe::RoundTrip;

@@ -463,8 +463,8 @@ struct Incoming {
 
 /// A bot that answers at once and does as little as the echo process of the raw round trip: it
 /// reads each line into one buffer, finds a turn's id and first legal move by looking for them
-/// in the line (the referee writes every turn with its fields in one order), and reads other
-/// messages with serde.
+/// in the line (the referee writes every turn with its fields in one order), skips events, and
+/// reads other messages with serde.
 fn instant_bot() {
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
@@ -480,6 +480,10 @@ fn instant_bot() {
         if let Some(answer) = first_legal_move(text.trim_end()) {
             let _ = out.write_all(answer.as_bytes());
             let _ = out.flush();
+            continue;
+        }
+        // Events (every move brings one) need no answer: skipped unread, as the echo would.
+        if text.starts_with(r#"{"type":"event""#) {
             continue;
         }
         let Ok(msg) = serde_json::from_str::<Incoming>(text) else {

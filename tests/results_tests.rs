@@ -1,10 +1,12 @@
-//! Results safe to script: stdout that closes or fills, interrupted `--json`, log folders that
-//! are never shared, seeds, seat orders, and one game of a match played again alone.
+//! Results safe to script: stdout that closes or fills, `--json` streamed game by game (a whole
+//! document when interrupted or stopped), log folders that are never shared, seeds, seat orders,
+//! and one game of a match played again alone.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use allfives::tournament::results::Report;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
@@ -28,61 +30,192 @@ fn allfives_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, St
     )
 }
 
+/// The two ways a match prints: text, and the streamed JSON report.
+const OUTPUTS: [(&[&str], &str); 2] = [(&[], "allfives match"), (&["--json"], "{")];
+
 #[test]
 fn a_reader_that_goes_away_ends_the_match_quietly() {
-    let sb = Sandbox::new();
-    let mut child = Command::new(BIN)
-        .args([
-            "match",
-            "builtin:greedy",
-            "builtin:random",
-            "--games",
-            "100000",
-        ])
-        .args(["--seed", "3", "--log-dir", &sb.logs().display().to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("allfives starts");
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut first)
-        .expect("a first line");
-    // The reader is dropped here, as `| head -1` does.
-    assert!(first.starts_with("allfives match"), "{first}");
-    let deadline = Instant::now() + HUNG;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the referee did not notice");
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
-    assert_eq!(status.code(), Some(141), "{stderr}");
-    assert_eq!(stderr, "");
+    for (options, opening) in OUTPUTS {
+        let sb = Sandbox::new();
+        let mut child = Command::new(BIN)
+            .args([
+                "match",
+                "builtin:greedy",
+                "builtin:random",
+                "--games",
+                "100000",
+            ])
+            .args(["--seed", "3", "--log-dir", &sb.logs().display().to_string()])
+            .args(options)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("allfives starts");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut first)
+            .expect("a first line");
+        // The reader is dropped here, as `| head -1` does.
+        assert!(first.starts_with(opening), "{options:?}: {first}");
+        let deadline = Instant::now() + HUNG;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{options:?}: the referee did not notice"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut stderr)
+            .expect("stderr");
+        assert_eq!(status.code(), Some(141), "{options:?}: {stderr}");
+        assert_eq!(stderr, "", "{options:?}");
+    }
 }
 
 #[test]
 fn a_full_stdout_is_one_error_line() {
+    for (options, _) in OUTPUTS {
+        let sb = Sandbox::new();
+        let full = std::fs::File::create("/dev/full").expect("/dev/full exists");
+        let out = Command::new(BIN)
+            .args(["match", "builtin:greedy", "builtin:random", "--games", "4"])
+            .args(["--log-dir", &sb.logs().display().to_string()])
+            .args(options)
+            .stdout(full)
+            .output()
+            .expect("allfives runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(5), "{options:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{options:?}: {stderr}");
+        assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+    }
+}
+
+/// Checks a match's `--json` document: it reads as the referee's own report type, with every
+/// game of `1..=games` in order, `complete` as said, and `complete` printed after the games.
+fn assert_match_report(stdout: &str, games: u64, complete: bool) -> Report {
+    let report: Report = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("not a results report ({e}):\n{stdout}"));
+    let numbers: Vec<u64> = report.games.iter().flatten().map(|g| g.game).collect();
+    assert_eq!(numbers, (1..=games).collect::<Vec<_>>());
+    assert_eq!(report.complete, complete);
+    assert_eq!(report.standings.games, games);
+    let last_game = stdout.rfind("\"rerun\"").expect("a game");
+    let complete_at = stdout.find("\n  \"complete\"").expect("complete");
+    assert!(
+        last_game < complete_at,
+        "complete is printed before the games"
+    );
+    report
+}
+
+#[test]
+fn a_json_match_lists_every_game_in_one_document() {
     let sb = Sandbox::new();
-    let full = std::fs::File::create("/dev/full").expect("/dev/full exists");
-    let out = Command::new(BIN)
-        .args(["match", "builtin:greedy", "builtin:random", "--games", "4"])
-        .args(["--log-dir", &sb.logs().display().to_string()])
-        .stdout(full)
-        .output()
-        .expect("allfives runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(5), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--games",
+        "40",
+        "--seed",
+        "12",
+        "--json",
+        "--log-dir",
+        &sb.logs().display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let report = assert_match_report(&ran.stdout, 40, true);
+    assert_eq!(report.kind, "match");
+    assert_eq!(report.seed, Some(12));
+    for game in report.games.iter().flatten() {
+        let log = game.log.as_deref().expect("a log");
+        assert!(std::path::Path::new(log).exists(), "{log}");
+    }
+}
+
+#[test]
+fn a_json_match_prints_each_game_as_it_ends() {
+    let sb = Sandbox::new();
+    // Bots as processes: a match of builtins alone never waits, so it hears no signal until
+    // it ends.
+    let args: Vec<String> = vec![
+        "match".into(),
+        sb.sample("greedy_bot", &[]),
+        sb.sample("random_bot", &["4"]),
+        "--games".into(),
+        "500".into(),
+        "--json".into(),
+        "--seed".into(),
+        "8".into(),
+        "--log-dir".into(),
+        sb.logs().display().to_string(),
+    ];
+    let mut child = spawn(&args);
+    let mut stdout = child.stdout.take().expect("stdout");
+    // Read up to the end of the first game: an element of `games` closes at 4 spaces (its line
+    // ends with the `,` or `]` that follows it).
+    let first_game = |text: &str| {
+        let games = text.find("\n  \"games\": [")?;
+        text[games..]
+            .find("\n    }")
+            .map(|end| games + end + "\n    }".len())
+    };
+    let mut bytes = Vec::new();
+    while first_game(&String::from_utf8_lossy(&bytes)).is_none() {
+        let mut chunk = [0u8; 4096];
+        let read = stdout.read(&mut chunk).expect("stdout");
+        assert!(
+            read > 0,
+            "stdout ended early:\n{}",
+            String::from_utf8_lossy(&bytes)
+        );
+        bytes.extend_from_slice(&chunk[..read]);
+    }
+    assert!(child.try_wait().expect("wait").is_none(), "the match ended");
+    let mut so_far = String::from_utf8(bytes).expect("UTF-8");
+    let first = &so_far[..first_game(&so_far).expect("a game")];
+    let first: Value = serde_json::from_str(&format!("{first}]}}")).expect("a first game");
+    assert_eq!(first["games"][0]["game"], 1);
+    assert_eq!(first["seed"], 8);
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    stdout.read_to_string(&mut so_far).expect("stdout");
+    let out = child.wait_with_output().expect("the referee ends");
+    assert_eq!(out.status.code(), Some(130));
+    let report: Value = serde_json::from_str(&so_far).expect("valid JSON");
+    let games = report["games"].as_array().expect("games").len() as u64;
+    assert!((1..500).contains(&games), "{games} games");
+    assert_match_report(&so_far, games, false);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_json_match_that_stops_midway_closes_its_document() {
+    let sb = Sandbox::new();
+    // Logs are never overwritten: game 3 cannot start.
+    std::fs::create_dir(sb.logs()).expect("a log folder");
+    std::fs::write(sb.log(3), "").expect("a file in the way");
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--games",
+        "6",
+        "--json",
+        "--log-dir",
+        &sb.logs().display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(ran.stderr.contains("the match stopped"), "{}", ran.stderr);
+    assert_match_report(&ran.stdout, 2, false);
 }
 
 #[test]
@@ -116,6 +249,50 @@ fn an_interrupted_json_match_prints_what_it_played() {
     let games = report["games"].as_array().expect("games").len();
     assert!((1..500).contains(&games), "{games} games");
     sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_match_between_builtins_stops_on_ctrl_c() {
+    // Builtins never wait on a process: the referee must still notice the signal.
+    let sb = Sandbox::new();
+    let logs = sb.logs().display().to_string();
+    let args = [
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--games",
+        "10000000",
+        "--seed",
+        "5",
+        "--log-dir",
+        &logs,
+    ];
+    // Into a file: a pipe nobody reads would fill and stop the referee by itself.
+    let printed = sb.path("stdout.txt");
+    let file = std::fs::File::create(&printed).expect("a file for stdout");
+    let mut child = spawn_with(&args.map(String::from), |c| {
+        c.stdout(file).stderr(Stdio::null());
+    });
+    let deadline = Instant::now() + HUNG;
+    while !sb.log(2).exists() {
+        assert!(child.try_wait().expect("wait").is_none(), "the match ended");
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    // Ten million games would take hours: a referee deaf to the signal fails here, not later.
+    let stopped = Instant::now() + HUNG;
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > stopped {
+            let _ = child.kill();
+            panic!("the referee went on after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = child.wait().expect("the referee ends");
+    assert_eq!(status.code(), Some(130));
+    let stdout = std::fs::read_to_string(&printed).expect("stdout was written");
+    assert!(stdout.contains("incomplete"), "{stdout}");
 }
 
 #[test]

@@ -39,7 +39,7 @@ impl LineFramer {
     /// A complete line from the buffer, or a too-long report, if there is one.
     pub fn next_line(&mut self) -> Option<Received> {
         loop {
-            let found = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
+            let found = memchr::memchr(b'\n', &self.buf[self.scanned..]);
             return match found {
                 Some(at) => {
                     let end = self.scanned + at;

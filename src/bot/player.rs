@@ -445,29 +445,27 @@ impl Player {
             referee: format!("allfives {}", env!("CARGO_PKG_VERSION")),
         });
         process.queue(&hello);
-        let answer = exchange(&mut process, id, clocks.startup, self.max_line).await;
+        let asked = Instant::now();
+        let answer = exchange(&mut process, id, asked, clocks.startup, self.max_line).await;
         match answer {
-            Ok((
-                FromBot::Hello {
-                    protocol: Some(version),
-                    ..
-                },
-                _,
-            )) if version != PROTOCOL_VERSION => {
+            Ok(FromBot::Hello {
+                protocol: Some(version),
+                ..
+            }) if version != PROTOCOL_VERSION => {
                 process.kill().await;
                 Err(Fault::new(
                     FaultKind::Malformed,
                     format!("speaks protocol {version}; this referee speaks {PROTOCOL_VERSION}"),
                 ))
             }
-            Ok((FromBot::Hello { name, .. }, _)) => {
+            Ok(FromBot::Hello { name, .. }) => {
                 if self.hello_name.is_none() {
                     self.hello_name = name.as_deref().and_then(display_name);
                 }
                 self.runner = Runner::Process(Some(Box::new(process)));
                 Ok(())
             }
-            Ok((FromBot::Move { id, .. }, _)) => {
+            Ok(FromBot::Move { id, .. }) => {
                 process.kill().await;
                 Err(Fault::new(
                     FaultKind::Malformed,
@@ -518,6 +516,9 @@ impl Player {
         let id = self.take_id();
         let chosen = match &mut self.runner {
             Runner::Builtin(bot) => {
+                // A builtin never waits: spending the task's budget makes a match between
+                // builtins yield now and then, so that the runtime still sees Ctrl-C.
+                tokio::task::consume_budget().await;
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
                 bot.choose(choices).ok_or_else(|| {
@@ -531,8 +532,8 @@ impl Player {
                 if clock.kind() == ClockKind::Cpu {
                     cpu_start = process.cpu_time();
                 }
-                match exchange(process, id, wall_limit, self.max_line).await {
-                    Ok((answer, _)) => answer.as_move().ok_or_else(|| {
+                match exchange(process, id, start, wall_limit, self.max_line).await {
+                    Ok(answer) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
                     Err(fault) => Err(fault),
@@ -634,16 +635,17 @@ pub fn encode(msg: &ToBot) -> Vec<u8> {
 }
 
 /// Sends what is queued, which ends with request `id`, and reads lines until its answer
-/// arrives, skipping late answers to earlier requests, or until something goes wrong.
+/// arrives, skipping late answers to earlier requests, or until something goes wrong: all
+/// within `allowance` from `start`.
 async fn exchange(
     process: &mut BotProcess,
     id: u64,
+    start: Instant,
     allowance: Duration,
     max_line: usize,
-) -> Result<(FromBot, Duration), Fault> {
-    let start = Instant::now();
+) -> Result<FromBot, Fault> {
     let before = process.bytes_read();
-    let mut received = process.request(allowance).await;
+    let mut received = process.request(start, allowance).await;
     loop {
         let text = match received {
             Received::Line(text) => text,
@@ -677,7 +679,7 @@ async fn exchange(
                     .receive(allowance.saturating_sub(start.elapsed()))
                     .await;
             }
-            same if same == id => return Ok((answer, start.elapsed())),
+            same if same == id => return Ok(answer),
             other => {
                 return Err(Fault::with_input(
                     FaultKind::WrongId,

@@ -15,9 +15,8 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, Interest};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at};
 
 use crate::bot::framing::LineFramer;
@@ -30,8 +29,9 @@ const EXIT_GRACE: Duration = Duration::from_millis(100);
 const QUICK: Duration = Duration::from_millis(20);
 /// How long the referee's thread waits for an answer in a plain blocking `poll` before it hands
 /// the wait to the async runtime: most bots answer well within it, and a wait in `poll` costs
-/// the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (stderr
-/// drains, other games) wait at most this long; a signal ends the wait at once.
+/// the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (other
+/// games of a tournament) wait at most this long; a signal ends the wait at once. Stderr is
+/// drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
 /// How much of an offending line is kept for the record.
 pub const EXCERPT: usize = 200;
@@ -114,7 +114,7 @@ pub struct BotProcess {
     written: usize,
     stdout: LineReader,
     exit: Option<ExitStatus>,
-    stderr: JoinHandle<()>,
+    stderr: StderrDrain,
     /// The report of the processes between the referee and a contained bot.
     containment: Option<Containment>,
 }
@@ -156,7 +156,13 @@ impl BotProcess {
         let input_watch = watch_input(&stdin);
         let stdout = child.stdout.take().expect("stdout was piped");
         let err = child.stderr.take().expect("stderr was piped");
-        let stderr = tokio::spawn(drain_stderr(err, stderr));
+        let stderr = match StderrDrain::start(err, stderr) {
+            Ok(drain) => drain,
+            Err(e) => {
+                let _ = killpg(pgid, Signal::SIGKILL);
+                return Err(e);
+            }
+        };
         crate::bot::shutdown::register(pgid);
         Ok(BotProcess {
             child,
@@ -191,12 +197,16 @@ impl BotProcess {
         timeout(limit, self.write_pending()).await.unwrap_or(false)
     }
 
-    /// Writes what is queued (ending with a request) and waits, all within `limit`, for the
-    /// bot's next line.
-    pub async fn request(&mut self, limit: Duration) -> Received {
-        let deadline = tokio::time::Instant::now() + limit;
+    /// Writes what is queued (ending with a request) and waits, all within `limit` from
+    /// `since` (a moment ago: the clock is read as little as possible), for the bot's next line.
+    pub async fn request(&mut self, since: std::time::Instant, limit: Duration) -> Received {
+        let since = tokio::time::Instant::from_std(since);
+        let deadline = since + limit;
+        if self.write_now() {
+            return self.receive_by(since, deadline).await;
+        }
         match timeout_at(deadline, self.write_pending()).await {
-            Ok(true) => self.receive_by(deadline).await,
+            Ok(true) => self.receive_by(since, deadline).await,
             // The pipe is broken: the bot is gone, or closed its input and cannot play on.
             Ok(false) => match timeout(EXIT_GRACE, self.child.wait()).await {
                 Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
@@ -222,17 +232,26 @@ impl BotProcess {
 
     /// Waits up to `limit` for the bot's next line.
     pub async fn receive(&mut self, limit: Duration) -> Received {
-        self.receive_by(tokio::time::Instant::now() + limit).await
+        let now = tokio::time::Instant::now();
+        self.receive_by(now, now + limit).await
     }
 
-    async fn receive_by(&mut self, deadline: tokio::time::Instant) -> Received {
+    /// Waits for the bot's next line until `deadline`; `since` is when the wait began.
+    async fn receive_by(
+        &mut self,
+        since: tokio::time::Instant,
+        deadline: tokio::time::Instant,
+    ) -> Received {
         // Most answers come at once: until QUICK has passed, wait for the line alone, which
         // spares every move the cost of also watching for the process's exit.
-        let now = tokio::time::Instant::now();
-        if let Some(line) = self.stdout.next_line_blocking(deadline.min(now + BLOCKING)) {
+        // The blocking wait never yields to the runtime by itself: spending the task's budget
+        // makes it yield now and then, so that the runtime sees signals and its other tasks.
+        tokio::task::consume_budget().await;
+        let blocking = deadline.min(since + BLOCKING) - since;
+        if let Some(line) = self.stdout.next_line_blocking(since, blocking) {
             return line;
         }
-        let quick = deadline.min(now + QUICK);
+        let quick = deadline.min(since + QUICK);
         if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
             return match line {
                 Some(line) => line,
@@ -270,6 +289,25 @@ impl BotProcess {
     fn close_input(&mut self) {
         self.stdin = None;
         self.input_watch = None;
+    }
+
+    /// Writes as much of the queue as the pipe takes at once, without the runtime (the usual
+    /// case: a request fits in the pipe); true if all of it went. Anything else (a full pipe,
+    /// an error) is left to [`write_pending`](BotProcess::write_pending), which goes on from
+    /// `written` and sees the error again.
+    fn write_now(&mut self) -> bool {
+        let Some(stdin) = self.stdin.as_ref() else {
+            return false;
+        };
+        while self.written < self.pending.len() {
+            match nix::unistd::write(stdin, &self.pending[self.written..]) {
+                Ok(n) if n > 0 => self.written += n,
+                _ => return false,
+            }
+        }
+        self.pending.clear();
+        self.written = 0;
+        true
     }
 
     /// Writes the queue; cancel-safe, since progress is kept in `written`.
@@ -359,7 +397,7 @@ impl BotProcess {
         if let Ok(status) = self.child.wait().await {
             self.settle(status);
         }
-        let _ = timeout(EXIT_GRACE, &mut self.stderr).await;
+        let _ = timeout(EXIT_GRACE, &mut self.stderr.done).await;
         crate::bot::shutdown::unregister(self.pgid);
     }
 }
@@ -367,7 +405,7 @@ impl BotProcess {
 impl Drop for BotProcess {
     fn drop(&mut self) {
         // Reached when a match is abandoned (Ctrl-C, an error): no process may outlive it.
-        if self.exit.is_none() || !self.stderr.is_finished() {
+        if self.exit.is_none() || !self.stderr.thread.is_finished() {
             let _ = killpg(self.pgid, Signal::SIGKILL);
         }
     }
@@ -432,23 +470,29 @@ impl LineReader {
         }
     }
 
-    /// The next line if it comes by `until`, waited for in a blocking `poll` on this thread;
-    /// `None` if it does not, at the end of the output, on a signal or on any error: the async
-    /// wait then takes over and sees what happened.
-    fn next_line_blocking(&mut self, until: tokio::time::Instant) -> Option<Received> {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    /// The next line if it comes within `wait` from `since` (a moment ago), waited for in a
+    /// blocking `ppoll` on this thread; `None` if it does not, at the end of the output, on a
+    /// signal or on any error: the async wait then takes over and sees what happened.
+    fn next_line_blocking(
+        &mut self,
+        since: tokio::time::Instant,
+        wait: Duration,
+    ) -> Option<Received> {
+        use nix::poll::{PollFd, PollFlags, ppoll};
+        use nix::sys::time::TimeSpec;
+        let until = since + wait;
+        // The first wait is taken as given: the clock is read again only for a line that
+        // comes in pieces.
+        let mut left = wait;
         loop {
             if let Some(line) = self.framer.next_line() {
                 return Some(line);
             }
-            let left = until.checked_duration_since(tokio::time::Instant::now())?;
             if self.eof || left.is_zero() {
                 return None;
             }
-            // Whole milliseconds, rounded up: the async wait keeps the exact deadline.
-            let ms = u16::try_from(left.as_micros().div_ceil(1000)).unwrap_or(u16::MAX);
             let mut ready = [PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)];
-            if poll(&mut ready, PollTimeout::from(ms)) != Ok(1) {
+            if ppoll(&mut ready, Some(TimeSpec::from_duration(left)), None) != Ok(1) {
                 return None;
             }
             match nix::unistd::read(&self.stdout, &mut self.scratch) {
@@ -458,6 +502,7 @@ impl LineReader {
                     self.total += n as u64;
                 }
             }
+            left = until.saturating_duration_since(tokio::time::Instant::now());
         }
     }
 
@@ -491,8 +536,39 @@ pub fn excerpt(bytes: &[u8]) -> String {
     text.chars().take(EXCERPT).collect()
 }
 
-async fn drain_stderr(mut err: impl AsyncRead + Unpin, sink: StderrSink) {
-    // Plain blocking writes: small appends to a local file cost less than a hop to a thread pool.
+/// The thread that drains a bot's stderr. A thread of its own, in plain blocking reads: the
+/// referee's thread may wait for answers in blocking calls, and a bot must never block on a
+/// full stderr pipe meanwhile.
+struct StderrDrain {
+    thread: std::thread::JoinHandle<()>,
+    /// Resolves when the thread has read the end of the stream.
+    done: tokio::sync::oneshot::Receiver<()>,
+}
+
+impl StderrDrain {
+    fn start(err: tokio::process::ChildStderr, sink: StderrSink) -> io::Result<StderrDrain> {
+        let fd = err.into_owned_fd()?;
+        // The runtime made the pipe non-blocking; this thread wants to sleep in its reads.
+        let flags = nix::fcntl::OFlag::from_bits_truncate(nix::fcntl::fcntl(
+            &fd,
+            nix::fcntl::FcntlArg::F_GETFL,
+        )?);
+        nix::fcntl::fcntl(
+            &fd,
+            nix::fcntl::FcntlArg::F_SETFL(flags - nix::fcntl::OFlag::O_NONBLOCK),
+        )?;
+        let (tx, done) = tokio::sync::oneshot::channel();
+        let thread = std::thread::Builder::new()
+            .name("bot stderr".into())
+            .spawn(move || {
+                drain_stderr(std::fs::File::from(fd), sink);
+                let _ = tx.send(());
+            })?;
+        Ok(StderrDrain { thread, done })
+    }
+}
+
+fn drain_stderr(mut err: impl io::Read, sink: StderrSink) {
     // Appends: a bot restarted after a fault keeps writing to the same file.
     let mut file = sink
         .file
@@ -503,8 +579,10 @@ async fn drain_stderr(mut err: impl AsyncRead + Unpin, sink: StderrSink) {
     let mut buf = vec![0u8; 16 * 1024];
     let mut at_line_start = true;
     loop {
-        let n = match err.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
+        let n = match err.read(&mut buf) {
+            Ok(0) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
             Ok(n) => n,
         };
         let chunk = &buf[..n];

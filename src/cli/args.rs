@@ -421,7 +421,8 @@ pub struct MatchArgs {
     /// allfives-logs/match-SEED-N, never one used before].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
-    /// Print one JSON object with the whole result instead of text.
+    /// Print one JSON object with the whole result instead of text, each game as it ends
+    /// (docs/results.md).
     #[arg(long)]
     pub json: bool,
     /// Start a fresh process for every game (by default one process a bot serves the match).

@@ -26,6 +26,7 @@ use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
 use crate::sandbox::files;
+use crate::tournament::report_stream::ReportStream;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
 use crate::tournament::standings::Tally;
 use crate::tournament::{schedule, seeds};
@@ -135,30 +136,42 @@ fn match_command(args: &MatchArgs) -> u8 {
     if unless_interrupted(&runtime, played.introduce()).is_none() {
         return fail(INTERRUPTED, "interrupted: every bot was stopped");
     }
-    if !json && let Err(e) = output::print_line(&output::match_banner(&played.config)) {
-        return output_failed(&e);
-    }
     let entrants = results::entrants_of(&played.config.bots);
     let rules = played.config.settings.rules;
+    let seed = played.config.seed;
     let set_size = match args.no_rotate {
         true => 1,
         false => schedule::arrangements(&args.table(&rules)).len(),
     };
     let names = entrants.iter().map(|e| e.name.clone()).collect();
     let mut tally = Tally::new(names, set_size, rules.players, None);
-    let mut lines: Vec<GameLine> = Vec::new();
+    let report = |complete: bool, tally: &Tally| {
+        let mut report = Report::new("match", complete, entrants.clone(), tally.standings());
+        report.seed = Some(seed);
+        report.rules = Some(rules);
+        report
+    };
+    // --json streams its report: the opening now, each game as it ends, the standings last.
+    let opened = match json {
+        true => ReportStream::start(std::io::stdout(), &report(false, &tally)).map(Some),
+        false => output::print_line(&output::match_banner(&played.config)).map(|()| None),
+    };
+    let mut stream = match opened {
+        Ok(stream) => stream,
+        Err(e) => {
+            crate::bot::shutdown::kill_all();
+            return output_failed(&e);
+        }
+    };
     let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
         let games = played.play(|config, planned, game| {
             let line = match_line(config, planned, game, &entrants, args);
             tally.add(&line);
-            // Only --json lists every game; text prints each as it ends and keeps none.
-            let printed = match json {
-                true => {
-                    lines.push(line);
-                    Ok(())
-                }
-                false => output::print_line(&output::game_line(&line)),
+            // Each game is printed as it ends and none is kept, with --json as in text.
+            let printed = match &mut stream {
+                Some(stream) => stream.game(&line),
+                None => output::print_line(&output::game_line(&line)),
             };
             printed.map_or_else(
                 |e| {
@@ -190,17 +203,13 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
         Some(Ok(())) => None,
     };
-    let mut report = Report::new("match", played.complete(), entrants, tally.standings());
-    report.seed = Some(played.config.seed);
-    report.rules = Some(rules);
-    let text = match json {
-        true => {
-            report.games = Some(lines);
-            serde_json::to_string_pretty(&report).expect("a report always serializes")
-        }
-        false => output::standings_text(&report),
+    // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
+    let report = report(played.complete(), &tally);
+    let printed = match stream {
+        Some(stream) => stream.finish(&report),
+        None => output::print_line(&output::standings_text(&report)),
     };
-    if let Err(e) = output::print_line(&text) {
+    if let Err(e) = printed {
         return output_failed(&e);
     }
     match ending {

@@ -4,6 +4,7 @@
 //! - [`schedule`] and [`seeds`] (pure): who meets whom, in which seats, on which deal;
 //! - [`workers`]: games played at once, each worker keeping its bots' processes;
 //! - [`results`]: a finished game as a results line, `results.jsonl`, and the `--json` report;
+//! - [`report_stream`]: a match's `--json` report written game by game as the match goes;
 //! - [`standings`] and [`ratings`]: results folded into tables, Elo and Weng-Lin ratings;
 //! - [`definition`]: `tournament.json`, what `--resume` and `standings` read back.
 //!
@@ -12,6 +13,7 @@
 
 pub mod definition;
 pub mod ratings;
+pub mod report_stream;
 pub mod results;
 pub mod schedule;
 pub mod seeds;

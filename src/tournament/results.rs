@@ -301,9 +301,6 @@ pub struct Report {
     pub version: u32,
     /// `match`, `tournament` or `standings`.
     pub kind: String,
-    /// False when the run was cut short (Ctrl-C, an SPRT decision is not a cut) or results are
-    /// missing.
-    pub complete: bool,
     /// The master seed (absent for merged standings of several runs).
     pub seed: Option<u64>,
     /// The rules (absent for merged standings).
@@ -313,6 +310,10 @@ pub struct Report {
     /// Every game (a match only: a tournament's are in its results.jsonl).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub games: Option<Vec<GameLine>>,
+    /// False when the run was cut short (Ctrl-C, an SPRT decision, an error) or results are
+    /// missing. Printed after `games`: a match prints each game as it ends, and this only at its
+    /// end.
+    pub complete: bool,
     /// The standings.
     pub standings: crate::tournament::standings::Standings,
 }
@@ -329,11 +330,11 @@ impl Report {
             format: "allfives-results".to_string(),
             version: RESULTS_VERSION,
             kind: kind.to_string(),
-            complete,
             seed: None,
             rules: None,
             entrants,
             games: None,
+            complete,
             standings,
         }
     }

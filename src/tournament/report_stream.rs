@@ -1,0 +1,197 @@
+//! A match's `--json` report written as the match goes: its opening before the first game, each
+//! game's results line as that game ends, `complete` and the standings at the end. Nothing is
+//! kept per game, so a long match holds no more memory than a short one.
+//!
+//! The document is the one `serde_json::to_string_pretty` makes of the whole [`Report`], byte
+//! for byte: the opening and the closing are cut from that very serialization (of the report
+//! as known at the start, and at the end), so the stream never restates the report's fields.
+//! This relies on `games` coming after the fields known at the start and before those known
+//! only at the end (`complete`, `standings`), as [`Report`] orders them.
+
+use std::io::{self, Write};
+
+use crate::tournament::results::{GameLine, Report};
+
+/// Where `games` stands in a pretty-printed report with no games: a field of the top-level
+/// object (indented by two spaces; nested objects' fields are indented further).
+const EMPTY_GAMES: &str = "\n  \"games\": []";
+
+/// The indentation of a game: an element of `games`, two levels into the document.
+const GAME_INDENT: &str = "\n    ";
+
+/// A report being written to `out`: [`start`](ReportStream::start), then
+/// [`game`](ReportStream::game) for each game as it ends, then [`finish`](ReportStream::finish).
+/// Each part is flushed as it is written, so that a reader of a pipe sees every game when it
+/// ends. Dropped before `finish` (stdout failed), the document stays open.
+#[derive(Debug)]
+pub struct ReportStream<W: Write> {
+    out: W,
+    /// Games written so far.
+    games: u64,
+}
+
+impl<W: Write> ReportStream<W> {
+    /// Writes the opening of `report` (every field before `games`, then `"games": [`); only its
+    /// fields before `games` are written, so its standings may be those of no game yet.
+    pub fn start(mut out: W, report: &Report) -> io::Result<ReportStream<W>> {
+        let (opening, _) = halves(report);
+        write_flushed(&mut out, opening.as_bytes())?;
+        Ok(ReportStream { out, games: 0 })
+    }
+
+    /// Writes one game's results line, as an element of `games`.
+    pub fn game(&mut self, line: &GameLine) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(line).expect("a results line always serializes");
+        let separator = match self.games {
+            0 => "",
+            _ => ",",
+        };
+        // Pretty JSON has no newline but between its tokens (a string's is escaped as \n),
+        // so indenting after each one indents every line.
+        let element = format!(
+            "{separator}{GAME_INDENT}{}",
+            text.replace('\n', GAME_INDENT)
+        );
+        write_flushed(&mut self.out, element.as_bytes())?;
+        self.games += 1;
+        Ok(())
+    }
+
+    /// Closes `games` and the document with the end of `report` (`complete`, `standings` and
+    /// any field after `games`) and a newline; its `games` are not written (they were, one by
+    /// one).
+    pub fn finish(mut self, report: &Report) -> io::Result<()> {
+        let (_, closing) = halves(report);
+        let indent = match self.games {
+            0 => "",
+            _ => "\n  ",
+        };
+        write_flushed(&mut self.out, format!("{indent}{closing}\n").as_bytes())
+    }
+}
+
+/// `report` pretty-printed with no games, cut inside the empty `games`: the text up to and
+/// including its `[`, and the text from its `]` on.
+fn halves(report: &Report) -> (String, String) {
+    let empty = Report {
+        games: Some(Vec::new()),
+        ..report.clone()
+    };
+    let mut text = serde_json::to_string_pretty(&empty).expect("a report always serializes");
+    let at = text
+        .find(EMPTY_GAMES)
+        .expect("a report with games lists them as a field of its own")
+        + EMPTY_GAMES.len()
+        - 1;
+    let closing = text.split_off(at);
+    (text, closing)
+}
+
+/// Writes `bytes` whole and flushes them.
+fn write_flushed(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::results::{Entrant, SeatLine};
+    use crate::tournament::standings::Tally;
+    use allfives_engine::game::GameEnding;
+    use allfives_engine::rules::Rules;
+
+    fn entrants() -> Vec<Entrant> {
+        ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(index, name)| Entrant {
+                index,
+                name: name.to_string(),
+                command: "builtin:greedy".to_string(),
+            })
+            .collect()
+    }
+
+    fn line(game: u64) -> GameLine {
+        let seat = |entrant: usize, rank| SeatLine {
+            entrant,
+            name: entrants()[entrant].name.clone(),
+            side: entrant,
+            rank,
+            moves: 40 + game,
+            time_us: 7,
+            time_buckets: vec![(0, 39), (3, 1 + game)],
+        };
+        GameLine {
+            id: game.to_string(),
+            game,
+            group: vec![0, 1],
+            deal: game / 2,
+            deal_seed: 9,
+            arrangement: (game % 2) as usize,
+            seed: 1000 + game,
+            teams: false,
+            seats: vec![seat(0, 1), seat(1, 2)],
+            scores: vec![250, 120],
+            hands: 6,
+            ending: GameEnding::Target { side: 0 },
+            faults: Vec::new(),
+            log: Some(format!("logs/game-{game}.jsonl\n\"quoted\"")),
+            rerun: format!("allfives match a b --seed 9 --game {game}"),
+        }
+    }
+
+    /// What `match --json` printed before streaming: the whole report, at once.
+    fn whole(games: &[GameLine], complete: bool) -> String {
+        let mut tally = Tally::new(vec!["a".into(), "b".into()], 2, 2, None);
+        games.iter().for_each(|g| tally.add(g));
+        let mut report = Report::new("match", complete, entrants(), tally.standings());
+        report.seed = Some(9);
+        report.rules = Some(Rules::new(2));
+        report.games = Some(games.to_vec());
+        serde_json::to_string_pretty(&report).expect("serializes") + "\n"
+    }
+
+    /// The same report, streamed as a match does.
+    fn streamed(games: &[GameLine], complete: bool) -> String {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let mut tally = Tally::new(names, 2, 2, None);
+        let mut opening = Report::new("match", false, entrants(), tally.standings());
+        opening.seed = Some(9);
+        opening.rules = Some(Rules::new(2));
+        let mut out = Vec::new();
+        let mut stream = ReportStream::start(&mut out, &opening).expect("written");
+        for g in games {
+            tally.add(g);
+            stream.game(g).expect("written");
+        }
+        let mut end = Report::new("match", complete, entrants(), tally.standings());
+        end.seed = opening.seed;
+        end.rules = opening.rules;
+        stream.finish(&end).expect("written");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    #[test]
+    fn a_streamed_report_is_the_whole_report_byte_for_byte() {
+        let games: Vec<GameLine> = (1..=3).map(line).collect();
+        for n in 0..=games.len() {
+            for complete in [false, true] {
+                let text = streamed(&games[..n], complete);
+                assert_eq!(text, whole(&games[..n], complete), "{n} games");
+                let back: Report = serde_json::from_str(&text).expect("a report");
+                assert_eq!(back.games.as_deref(), Some(&games[..n]));
+                assert_eq!(back.complete, complete);
+            }
+        }
+    }
+
+    #[test]
+    fn complete_comes_after_the_games() {
+        let text = streamed(&[line(1)], true);
+        let games = text.find("\n  \"games\"").expect("games");
+        let complete = text.find("\n  \"complete\"").expect("complete");
+        assert!(games < complete, "{text}");
+    }
+}
