@@ -492,6 +492,14 @@ impl Player {
         }
     }
 
+    /// Queues what `fill` appends (whole encoded lines), written straight into the bot's queue;
+    /// `fill` is not called for a player that does not listen (a builtin).
+    pub fn queue_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) {
+        if let Runner::Process(Some(process)) = &mut self.runner {
+            process.queue_with(fill);
+        }
+    }
+
     /// Writes what is queued, waiting at most `limit` for the bot to take it.
     pub async fn flush(&mut self, limit: Duration) {
         if let Runner::Process(Some(process)) = &mut self.runner {

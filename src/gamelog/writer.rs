@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use allfives_engine::game::{Event, Play};
-use allfives_engine::json::{write_play, write_seen};
+use allfives_engine::json::{write_hand_event, write_play, write_seen};
 use allfives_engine::view::Seen;
 use serde::Serialize;
 
@@ -74,7 +74,13 @@ impl GameLog {
                 tile: Some(tile),
             },
             Event::Pass { seat } => Seen::Pass { seat },
-            _ => return self.write(event),
+            // A hand's start and end by hand too; a game's end (once a game) through serde.
+            _ => {
+                return self.write_with(|line| match write_hand_event(event, line) {
+                    Some(()) => Ok(()),
+                    None => serde_json::to_writer(line, event),
+                });
+            }
         };
         self.write_with(|line| {
             write_seen(&seen, line);

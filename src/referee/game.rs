@@ -338,18 +338,8 @@ impl Table<'_> {
 
     /// Queues for each listening player what its seat may see of `event`.
     fn broadcast(&mut self, event: &Event) {
-        let seating = &self.setup.seating;
-        if !seating.iter().any(|&p| self.players[p].listens()) {
-            return;
-        }
-        if let Event::HandStart { .. } | Event::Draw { .. } = event {
-            for (seat, &p) in seating.iter().enumerate() {
-                self.players[p].queue(&told(event, seat));
-            }
-        } else {
-            // The same for every seat: written once.
-            let line = told(event, 0);
-            seating.iter().for_each(|&p| self.players[p].queue(&line));
+        for (seat, &p) in self.setup.seating.iter().enumerate() {
+            self.players[p].queue_with(|line| told(event, seat, line));
         }
     }
 
@@ -361,31 +351,19 @@ impl Table<'_> {
     }
 }
 
-/// The line that tells `seat` of `event`, as much of it as the seat may see.
-pub fn told(event: &Event, seat: Seat) -> Vec<u8> {
+/// Appends the line that tells `seat` of `event`, as much of it as the seat may see (nothing
+/// for an event it does not see).
+pub fn told(event: &Event, seat: Seat, line: &mut Vec<u8>) {
     match event {
-        Event::HandStart { hand, deal } => {
-            // Room for the longest line (a hand of 14 tiles): one allocation, never a second.
-            let mut line = Vec::with_capacity(192);
-            write_hand_start(*hand, deal, seat, &mut line);
-            line
-        }
-        Event::HandEnd(summary) => {
-            // Room for most (a blocked hand may leave many tiles to show): seldom a second.
-            let mut line = Vec::with_capacity(256);
-            write_hand_end(summary, &mut line);
-            line
-        }
-        Event::GameEnd(result) => encode(&ToBot::GameEnd {
+        Event::HandStart { hand, deal } => write_hand_start(*hand, deal, seat, line),
+        Event::HandEnd(summary) => write_hand_end(summary, line),
+        Event::GameEnd(result) => line.extend_from_slice(&encode(&ToBot::GameEnd {
             result: (**result).clone(),
-        }),
+        })),
         _ => {
-            // Room for a play with its longest numbers: one allocation, never a second.
-            let mut line = Vec::with_capacity(128);
             if let Some(seen) = Seen::of(event, seat) {
-                write_event_message(&seen, &mut line);
+                write_event_message(&seen, line);
             }
-            line
         }
     }
 }

@@ -155,7 +155,7 @@ pub async fn ask(
         .rposition(|e| matches!(e, Event::HandStart { .. }))
         .unwrap_or(0);
     for event in &events[hand_start..] {
-        player.queue(&told(event, seat));
+        player.queue_with(|line| told(event, seat, line));
     }
     let mut clock = clocks.start_game();
     let mut turns = TurnWriter::new();

@@ -9,7 +9,7 @@
 //! hand and its leader), are kept as JSON from turn to turn.
 
 use crate::deal::Deal;
-use crate::game::{Game, HandEnding, HandSummary, Move, Play, Status};
+use crate::game::{Event, Game, HandEnding, HandSummary, Move, Play, Status};
 use crate::layout::{END_NAMES, EndId, Placement};
 use crate::protocol::FromBot;
 use crate::rules::Seat;
@@ -251,8 +251,40 @@ pub fn write_hand_start(hand: u32, deal: &Deal, seat: Seat, out: &mut Vec<u8>) {
 /// Appends the line (with its newline) telling a seat how a hand ended: `ToBot::HandEnd` with
 /// `summary`, as `serde_json` writes it.
 pub fn write_hand_end(summary: &HandSummary, out: &mut Vec<u8>) {
-    let hand = u64::from(summary.hand);
-    push_field(out, *br#"{"type":"hand_end","summary":{"hand":00"#, hand);
+    out.extend_from_slice(br#"{"type":"hand_end","summary":{"#);
+    push_summary_fields(summary, out);
+    out.extend_from_slice(b"}}\n");
+}
+
+/// Appends the start or the end of a hand as `serde_json` writes the [`Event`] (no newline):
+/// the game log's `hand_start` and `hand_end` lines. `None` for any other event.
+pub fn write_hand_event(event: &Event, out: &mut Vec<u8>) -> Option<()> {
+    match event {
+        Event::HandStart { hand, deal } => {
+            push_field(out, *br#"{"type":"hand_start","hand":00"#, u64::from(*hand));
+            out.extend_from_slice(br#","deal":{"hands":["#);
+            push_items(out, &deal.hands, |out, tiles| {
+                out.push(b'[');
+                push_tiles(out, tiles.iter().copied());
+            });
+            out.extend_from_slice(br#","boneyard":["#);
+            push_tiles(out, deal.boneyard.iter().copied());
+            push_field(out, *br#","leader":00"#, deal.leader as u64);
+            out.extend_from_slice(b"}}");
+        }
+        Event::HandEnd(summary) => {
+            out.extend_from_slice(br#"{"type":"hand_end","#);
+            push_summary_fields(summary, out);
+            out.push(b'}');
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// A hand summary's fields, from `"hand"` to `"next_leader"`, without braces.
+fn push_summary_fields(summary: &HandSummary, out: &mut Vec<u8>) {
+    push_field(out, *br#""hand":00"#, u64::from(summary.hand));
     match summary.ending {
         HandEnding::WentOut { seat } => {
             push_field(
@@ -283,7 +315,6 @@ pub fn write_hand_end(summary: &HandSummary, out: &mut Vec<u8>) {
     push_option(out, summary.next_leader, |out, seat| {
         push_u64(out, seat as u64)
     });
-    out.extend_from_slice(b"}}\n");
 }
 
 // The small writers below are inlined where they are used: a call, with the registers it saves

@@ -3,8 +3,8 @@
 
 use allfives_engine::deal::below;
 use allfives_engine::json::{
-    TurnWriter, read_from_bot, write_event_message, write_hand_end, write_hand_start, write_play,
-    write_seen,
+    TurnWriter, read_from_bot, write_event_message, write_hand_end, write_hand_event,
+    write_hand_start, write_play, write_seen,
 };
 use allfives_engine::protocol::{FromBot, ToBot};
 use allfives_engine::{Event, Game, Rules, Seen, Status};
@@ -65,6 +65,9 @@ fn compare_event(event: &Event, players: usize) {
         // The log writes a draw and a pass as the drawing (or passing) seat sees them.
         Event::Draw { seat, .. } | Event::Pass { seat } => {
             write_seen(&Seen::of(event, seat).expect("a hand event"), &mut fast)
+        }
+        Event::HandStart { .. } | Event::HandEnd(_) => {
+            write_hand_event(event, &mut fast).expect("a hand's start or end")
         }
         _ => fast = serde_json::to_vec(event).expect("events serialize"),
     }
