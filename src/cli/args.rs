@@ -149,6 +149,12 @@ pub struct TournamentArgs {
     /// Games played at once (default: the number of cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub concurrency: Option<usize>,
+    /// Where the games run: `same-core` gives each game at once a CPU of its own for its bots
+    /// and its share of the referee, while there are free CPUs (fastest for bots that think only
+    /// when asked); `free` lets the scheduler place each process (for bots that think on their
+    /// opponent's time or use several threads).
+    #[arg(long, value_enum, default_value_t = Placement::SameCore)]
+    pub placement: Placement,
     /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
     /// folder allfives-tournaments/tournament-SEED-N).
     #[arg(long, value_name = "DIR")]

@@ -87,8 +87,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(concurrency)
+    // The collector's runtime: each worker runs on a thread and runtime of its own.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
@@ -117,12 +117,19 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             .filter(move |g| !done.contains(&g.id));
         let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games)));
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut workers = workers::start(run, queue, concurrency, stop.clone(), tx);
         let mut collector = Collector {
             played: 0,
             interrupts: 0,
             error: None,
             sprt_decided: false,
+        };
+        let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
+        let workers = match workers {
+            Ok(workers) => workers,
+            Err(e) => {
+                collector.error = Some(format!("cannot start the workers: {e}"));
+                return collector;
+            }
         };
         let signals = interrupted_twice();
         tokio::pin!(signals);
@@ -152,7 +159,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
                 }
             }
         }
-        while workers.join_next().await.is_some() {}
+        workers.join().await;
         collector
     });
     progress.finish();

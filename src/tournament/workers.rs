@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc::UnboundedSender;
-use tokio::task::JoinSet;
 
 use crate::bot::player::{BotSpec, Player};
 use crate::gamelog::GameLog;
+use crate::placement::{Placement, hold_core};
 use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
 use crate::sandbox::{Policy, files};
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
@@ -35,16 +35,46 @@ pub struct Run {
 /// The games still to hand out.
 pub type Queue = Arc<Mutex<Box<dyn Iterator<Item = GamePlan> + Send>>>;
 
+/// The running workers. Each has a thread of its own with its own single-threaded runtime:
+/// a worker waits for its bots' answers in blocking calls (see [`crate::bot::process`]), which
+/// then hold up no other worker's game, so no bot is ever charged for another game's wait.
+pub struct Workers {
+    threads: Vec<std::thread::JoinHandle<()>>,
+    abort: tokio::sync::watch::Sender<bool>,
+}
+
+impl Workers {
+    /// Stops every worker at once: their games are dropped and their bots killed.
+    pub fn abort_all(&self) {
+        self.abort.send_replace(true);
+    }
+
+    /// Waits until every worker has ended.
+    pub async fn join(self) {
+        let threads = self.threads;
+        let _ = tokio::task::spawn_blocking(move || {
+            threads.into_iter().for_each(|t| {
+                let _ = t.join();
+            })
+        })
+        .await;
+    }
+}
+
 /// Starts `concurrency` workers on `queue`; each sends its finished games (or the error that
-/// stopped it) to `results`, and stops taking games once `stop` is set.
+/// stopped it) to `results`, and stops taking games once `stop` is set. With `placement`
+/// same-core, each worker holds a CPU of its own while there are free ones, and its bots run
+/// there with it.
 pub fn start(
     run: Arc<Run>,
     queue: Queue,
     concurrency: usize,
+    placement: Placement,
     stop: Arc<AtomicBool>,
     results: UnboundedSender<Result<GameLine, String>>,
-) -> JoinSet<()> {
-    let mut set = JoinSet::new();
+) -> std::io::Result<Workers> {
+    let (abort, aborted) = tokio::sync::watch::channel(false);
+    let mut threads = Vec::with_capacity(concurrency);
     for index in 0..concurrency {
         let worker = Worker {
             index,
@@ -53,9 +83,47 @@ pub fn start(
             group: Vec::new(),
             players: Vec::new(),
         };
-        set.spawn(worker.work(queue.clone(), stop.clone(), results.clone()));
+        let (queue, stop, results) = (queue.clone(), stop.clone(), results.clone());
+        let mut aborted = aborted.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("worker {index}"))
+            .spawn(move || {
+                // Held for the worker's life; its bots, started from this thread, inherit it.
+                let _cpu = match placement {
+                    Placement::SameCore => hold_core().unwrap_or_else(|e| {
+                        tracing::debug!(%e, "could not hold a CPU: running unpinned");
+                        None
+                    }),
+                    Placement::Free => None,
+                };
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        let _ = results.send(Err(format!("cannot start a worker's runtime: {e}")));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    tokio::select! {
+                        biased;
+                        _ = aborted.wait_for(|&aborted| aborted) => {}
+                        () = worker.work(queue, stop, results) => {}
+                    }
+                });
+            });
+        match thread {
+            Ok(thread) => threads.push(thread),
+            Err(e) => {
+                // The workers already started stop with their bots.
+                abort.send_replace(true);
+                return Err(e);
+            }
+        }
     }
-    set
+    Ok(Workers { threads, abort })
 }
 
 /// One worker and the players of the group it last played.
@@ -111,7 +179,7 @@ impl Worker {
             .map_err(failed)?;
         drop(log);
         // The results line counts the game only once its log is safely on disk; the sync waits
-        // off the runtime's threads, which go on playing other workers' games meanwhile.
+        // off the worker's thread.
         let synced = path.clone();
         tokio::task::spawn_blocking(move || File::open(&synced).and_then(|f| f.sync_all()))
             .await
