@@ -180,6 +180,26 @@ fn shards_merged_equal_the_whole() {
 }
 
 #[test]
+fn resume_refuses_rule_options_that_change_the_stored_rules() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    tournament(&out, &[GREEDY, RANDOM, "--deals", "1", "--target", "100"]);
+    let before = fs::read(out.join("results.jsonl")).expect("results");
+    let dir = out.display().to_string();
+    let changed = allfives(&["tournament", "--resume", "--out", &dir, "--target", "150"]);
+    assert_eq!(changed.code, Some(2), "{}", changed.stderr);
+    assert_eq!(changed.stderr.lines().count(), 1, "{}", changed.stderr);
+    assert!(changed.stderr.contains("other rules"), "{}", changed.stderr);
+    assert_eq!(
+        fs::read(out.join("results.jsonl")).expect("results"),
+        before
+    );
+    // The stored value given again is no change.
+    let (_, report) = tournament(&out, &["--resume", "--target", "100", "--deals", "2"]);
+    assert_eq!(report["rules"]["target"], 100);
+}
+
+#[test]
 fn a_folder_holding_a_tournament_is_refused_without_resume() {
     let sb = Sandbox::new();
     let out = sb.path("t");

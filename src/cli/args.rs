@@ -160,7 +160,8 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
-    /// seed, schedule, rules and clocks stored there (the options that set those are not read).
+    /// seed, schedule, rules and clocks stored there (a rule option that differs from the stored
+    /// rules is refused; the clock options are not read).
     #[arg(long, requires = "out")]
     pub resume: bool,
     /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.

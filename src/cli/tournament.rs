@@ -337,6 +337,18 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
             ));
         }
         (Some(stored), true) => {
+            // A rule option given anew must say what is stored: the games already played were
+            // played under the stored rules, and a change would mix two tournaments.
+            let asked = args
+                .game_options
+                .rules(stored.rules.players, Some(stored.rules))?;
+            if asked != stored.rules {
+                return Err(format!(
+                    "{} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
+                    shown(args.out.as_deref()),
+                    stored.rules
+                ));
+            }
             let mut definition = stored.clone();
             if !given.is_empty() {
                 definition.entrants =
