@@ -299,6 +299,27 @@ fn a_loosely_written_bot_is_understood() {
     sb.assert_no_bot_left();
 }
 
+/// An answer that comes in two writes is read whole: cut inside the referee's short blocking
+/// wait (1 ms apart) or across it, so that the async wait completes the line (20 ms apart).
+#[test]
+fn an_answer_written_in_pieces_is_read_whole() {
+    for pause in ["1", "20"] {
+        let (sb, _, report) = fixture_vs_greedy(
+            "answers_in_pieces",
+            &[pause],
+            &["--seed", SEED, "--target", "60", "--move-ms", "2000"],
+        );
+        check_report(&report, 2, false, 1);
+        assert_eq!(
+            report["games"][0]["faults"],
+            serde_json::json!([]),
+            "{pause} ms"
+        );
+        assert!(uint(&report["standings"]["entrants"][0]["moves"]) > 0);
+        sb.assert_no_bot_left();
+    }
+}
+
 /// Fields the referee does not know are ignored: a `legal` entry copied whole (with its `sum`
 /// and `points`), or a field of the bot's own.
 #[test]
