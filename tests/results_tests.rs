@@ -142,24 +142,41 @@ fn a_json_match_lists_every_game_in_one_document() {
     }
 }
 
+/// A `--json` match of 500 games between two Python sample bots, logged into `sb`.
+fn sample_json_match(sb: &Sandbox, seed: &str) -> Vec<String> {
+    let mut args = vec!["match".to_string(), sb.sample("greedy_bot", &[])];
+    args.push(sb.sample("random_bot", &["4"]));
+    let logs = sb.logs().display().to_string();
+    args.extend(
+        [
+            "--games",
+            "500",
+            "--json",
+            "--seed",
+            seed,
+            "--log-dir",
+            &logs,
+        ]
+        .map(String::from),
+    );
+    args
+}
+
+/// Sends SIGINT to the referee once its first game is over (game 2's log exists).
+fn interrupt_after_game_one(child: &mut std::process::Child, sb: &Sandbox) {
+    let deadline = Instant::now() + HUNG;
+    while !sb.log(2).exists() {
+        assert!(child.try_wait().expect("wait").is_none(), "the match ended");
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+}
+
 #[test]
 fn a_json_match_prints_each_game_as_it_ends() {
     let sb = Sandbox::new();
-    // Bots as processes: a match of builtins alone never waits, so it hears no signal until
-    // it ends.
-    let args: Vec<String> = vec![
-        "match".into(),
-        sb.sample("greedy_bot", &[]),
-        sb.sample("random_bot", &["4"]),
-        "--games".into(),
-        "500".into(),
-        "--json".into(),
-        "--seed".into(),
-        "8".into(),
-        "--log-dir".into(),
-        sb.logs().display().to_string(),
-    ];
-    let mut child = spawn(&args);
+    let mut child = spawn(&sample_json_match(&sb, "8"));
     let mut stdout = child.stdout.take().expect("stdout");
     // Read up to the end of the first game: an element of `games` closes at 4 spaces (its line
     // ends with the `,` or `]` that follows it).
@@ -221,27 +238,8 @@ fn a_json_match_that_stops_midway_closes_its_document() {
 #[test]
 fn an_interrupted_json_match_prints_what_it_played() {
     let sb = Sandbox::new();
-    let args: Vec<String> = vec![
-        "match".into(),
-        sb.sample("greedy_bot", &[]),
-        sb.sample("random_bot", &["4"]),
-        "--games".into(),
-        "500".into(),
-        "--json".into(),
-        "--seed".into(),
-        "5".into(),
-        "--log-dir".into(),
-        sb.logs().display().to_string(),
-    ];
-    let mut child = spawn(&args);
-    // Game 2's log exists once game 1 is over.
-    let deadline = Instant::now() + HUNG;
-    while !sb.log(2).exists() {
-        assert!(child.try_wait().expect("wait").is_none(), "the match ended");
-        assert!(Instant::now() < deadline, "no game finished");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    let mut child = spawn(&sample_json_match(&sb, "5"));
+    interrupt_after_game_one(&mut child, &sb);
     let out = child.wait_with_output().expect("the referee ends");
     assert_eq!(out.status.code(), Some(130));
     let report: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
@@ -273,13 +271,7 @@ fn a_match_between_builtins_stops_on_ctrl_c() {
     let mut child = spawn_with(&args.map(String::from), |c| {
         c.stdout(file).stderr(Stdio::null());
     });
-    let deadline = Instant::now() + HUNG;
-    while !sb.log(2).exists() {
-        assert!(child.try_wait().expect("wait").is_none(), "the match ended");
-        assert!(Instant::now() < deadline, "no game finished");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    interrupt_after_game_one(&mut child, &sb);
     // Ten million games would take hours: a referee deaf to the signal fails here, not later.
     let stopped = Instant::now() + HUNG;
     while child.try_wait().expect("wait").is_none() {
