@@ -206,7 +206,8 @@ impl BotProcess {
             return self.receive_by(since, deadline).await;
         }
         match timeout_at(deadline, self.write_pending()).await {
-            Ok(true) => self.receive_by(since, deadline).await,
+            // The write waited: the wait for the answer starts now.
+            Ok(true) => self.receive_by(tokio::time::Instant::now(), deadline).await,
             // The pipe is broken: the bot is gone, or closed its input and cannot play on.
             Ok(false) => match timeout(EXIT_GRACE, self.child.wait()).await {
                 Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
@@ -236,21 +237,24 @@ impl BotProcess {
         self.receive_by(now, now + limit).await
     }
 
-    /// Waits for the bot's next line until `deadline`; `since` is when the wait began.
+    /// Waits for the bot's next line until `deadline`; `since` is when the wait began (a
+    /// moment ago).
     async fn receive_by(
         &mut self,
         since: tokio::time::Instant,
         deadline: tokio::time::Instant,
     ) -> Received {
-        // Most answers come at once: until QUICK has passed, wait for the line alone, which
-        // spares every move the cost of also watching for the process's exit.
         // The blocking wait never yields to the runtime by itself: spending the task's budget
         // makes it yield now and then, so that the runtime sees signals and its other tasks.
         tokio::task::consume_budget().await;
-        let blocking = deadline.min(since + BLOCKING) - since;
+        let blocking = deadline
+            .min(since + BLOCKING)
+            .saturating_duration_since(since);
         if let Some(line) = self.stdout.next_line_blocking(since, blocking) {
             return line;
         }
+        // Until QUICK has passed, wait for the line alone, which spares a slower answer the
+        // cost of also watching for the process's exit.
         let quick = deadline.min(since + QUICK);
         if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
             return match line {
