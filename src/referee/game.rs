@@ -110,6 +110,7 @@ pub async fn play_game(
         logged: 0,
         decision: Decision::default(),
         turns: TurnWriter::new(),
+        line: Vec::with_capacity(512),
     };
     table.start(&mut game).await?;
     table.run(&mut game).await?;
@@ -175,6 +176,8 @@ struct Table<'a> {
     decision: Decision,
     /// Writes the bots' turns.
     turns: TurnWriter,
+    /// An event's line, when it is the same for every seat: written once, queued to each.
+    line: Vec<u8>,
 }
 
 impl Table<'_> {
@@ -338,8 +341,20 @@ impl Table<'_> {
 
     /// Queues for each listening player what its seat may see of `event`.
     fn broadcast(&mut self, event: &Event) {
-        for (seat, &p) in self.setup.seating.iter().enumerate() {
-            self.players[p].queue_with(|line| told(event, seat, line));
+        let seating = &self.setup.seating;
+        if let Event::HandStart { .. } | Event::Draw { .. } = event {
+            for (seat, &p) in seating.iter().enumerate() {
+                self.players[p].queue_with(|line| told(event, seat, line));
+            }
+            return;
+        }
+        if !seating.iter().any(|&p| self.players[p].listens()) {
+            return;
+        }
+        self.line.clear();
+        told(event, 0, &mut self.line);
+        for &p in seating {
+            self.players[p].queue(&self.line);
         }
     }
 
