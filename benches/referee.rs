@@ -469,24 +469,23 @@ fn instant_bot() {
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     let mut line = Vec::with_capacity(4096);
+    let mut answer = Vec::with_capacity(128);
     loop {
         line.clear();
         if !matches!(input.read_until(b'\n', &mut line), Ok(n) if n > 0) {
             break;
         }
-        let Ok(text) = std::str::from_utf8(&line) else {
-            continue;
-        };
-        if let Some(answer) = first_legal_move(text.trim_end()) {
-            let _ = out.write_all(answer.as_bytes());
+        // Bytes, not text: the echo validates nothing either.
+        if first_legal_move(line.trim_ascii_end(), &mut answer) {
+            let _ = out.write_all(&answer);
             let _ = out.flush();
             continue;
         }
         // Events (every move brings one) need no answer: skipped unread, as the echo would.
-        if text.starts_with(r#"{"type":"event""#) {
+        if line.starts_with(br#"{"type":"event""#) {
             continue;
         }
-        let Ok(msg) = serde_json::from_str::<Incoming>(text) else {
+        let Ok(msg) = serde_json::from_slice::<Incoming>(&line) else {
             continue;
         };
         let answer = match (msg.kind.as_str(), msg.id) {
@@ -504,14 +503,36 @@ fn instant_bot() {
     }
 }
 
-/// The move line answering a turn with its first legal move; `None` for other messages.
-fn first_legal_move(line: &str) -> Option<String> {
-    let rest = line.strip_prefix(r#"{"type":"turn","id":"#)?;
-    let id = &rest[..rest.find(',')?];
-    const LEGAL: &str = r#""legal":[{"tile":"#;
-    let choice = &line[line.rfind(LEGAL)? + LEGAL.len()..];
-    let tile = choice.get(..5)?;
-    let end = choice[5..].strip_prefix(r#","end":"#)?;
-    let end = &end[..end.find(',')?];
-    Some(format!(r#"{{"type":"move","id":{id},"tile":{tile},"end":{end}}}"#) + "\n")
+/// Writes into `answer` the move line answering a turn with its first legal move; false for
+/// other messages.
+fn first_legal_move(line: &[u8], answer: &mut Vec<u8>) -> bool {
+    let Some(rest) = line.strip_prefix(br#"{"type":"turn","id":"#) else {
+        return false;
+    };
+    let Some(id) = rest.iter().position(|&b| b == b',').map(|at| &rest[..at]) else {
+        return false;
+    };
+    const LEGAL: &[u8] = br#""legal":[{"tile":"#;
+    let Some(at) = line.windows(LEGAL.len()).rposition(|w| w == LEGAL) else {
+        return false;
+    };
+    let choice = &line[at + LEGAL.len()..];
+    let (Some(tile), Some(end)) = (
+        choice.get(..5),
+        choice.get(5..).and_then(|c| c.strip_prefix(br#","end":"#)),
+    ) else {
+        return false;
+    };
+    let Some(end) = end.iter().position(|&b| b == b',').map(|at| &end[..at]) else {
+        return false;
+    };
+    answer.clear();
+    answer.extend_from_slice(br#"{"type":"move","id":"#);
+    answer.extend_from_slice(id);
+    answer.extend_from_slice(br#","tile":"#);
+    answer.extend_from_slice(tile);
+    answer.extend_from_slice(br#","end":"#);
+    answer.extend_from_slice(end);
+    answer.extend_from_slice(b"}\n");
+    true
 }
