@@ -200,6 +200,43 @@ fn resume_refuses_rule_options_that_change_the_stored_rules() {
 }
 
 #[test]
+fn resume_refuses_clock_and_fault_options_that_differ_from_the_stored_ones() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let stored = [
+        "--move-ms",
+        "700",
+        "--on-fault",
+        "fallback",
+        "--max-faults",
+        "2",
+    ];
+    let mut first = vec![GREEDY, RANDOM, "--deals", "1"];
+    first.extend(stored);
+    tournament(&out, &first);
+    let dir = out.display().to_string();
+    for (changed, flags) in [
+        (
+            &["--move-ms", "500", "--clock", "cpu"][..],
+            "--move-ms, --clock",
+        ),
+        (&["--max-faults", "3"][..], "--max-faults"),
+        (&["--on-fault", "forfeit"][..], "--on-fault"),
+    ] {
+        let mut args = vec!["tournament", "--resume", "--out", &dir];
+        args.extend(changed);
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(2), "{changed:?}: {}", ran.stderr);
+        assert!(ran.stderr.contains(flags), "{changed:?}: {}", ran.stderr);
+    }
+    // The stored values typed again, and defaults left out: no change.
+    let mut again = vec!["--resume", "--deals", "2"];
+    again.extend(stored);
+    tournament(&out, &again);
+    assert_eq!(results(&out).len(), 4);
+}
+
+#[test]
 fn a_folder_holding_a_tournament_is_refused_without_resume() {
     let sb = Sandbox::new();
     let out = sb.path("t");

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::error::ErrorKind;
+use clap::parser::ValueSource;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
@@ -34,7 +35,36 @@ pub struct Cli {
 /// Parses the process's arguments. Help and the version go to stdout; any other mistake is one
 /// line on stderr in the referee's own style, `allfives: ...`. `Err` holds the exit code.
 pub fn parse() -> Result<Cli, u8> {
-    Cli::try_parse().map_err(|e| match e.kind() {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().try_get_matches().map_err(reported)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(reported)?;
+    if let (Command::Tournament(args), Some(typed)) =
+        (&mut cli.command, matches.subcommand_matches("tournament"))
+    {
+        args.typed = SETTINGS_KEPT_ON_RESUME
+            .iter()
+            .filter(|(id, _)| typed.value_source(id) == Some(ValueSource::CommandLine))
+            .map(|&(id, _)| id)
+            .collect();
+    }
+    Ok(cli)
+}
+
+/// The options whose stored values `tournament --resume` keeps, with their flags: they have
+/// defaults, so only the parser knows whether one was typed.
+pub const SETTINGS_KEPT_ON_RESUME: [(&str, &str); 7] = [
+    ("startup_ms", "--startup-ms"),
+    ("move_ms", "--move-ms"),
+    ("bank_ms", "--bank-ms"),
+    ("clock", "--clock"),
+    ("on_fault", "--on-fault"),
+    ("max_faults", "--max-faults"),
+    ("max_line", "--max-line"),
+];
+
+/// A parser error reported: help and the version on stdout, any other mistake as one line.
+fn reported(e: clap::Error) -> u8 {
+    match e.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
@@ -45,7 +75,7 @@ pub fn parse() -> Result<Cli, u8> {
             eprintln!("allfives: {}", one_line(&e));
             BAD_INPUT
         }
-    })
+    }
 }
 
 /// A parser error as one sentence: clap's message and tips, without its usage block.
@@ -160,10 +190,13 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
-    /// seed, schedule, rules and clocks stored there (a rule option that differs from the stored
-    /// rules is refused; the clock options are not read).
+    /// seed, schedule, rules and clocks stored there (a rule, clock or fault option given with a
+    /// value other than the stored one is refused).
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// The ids of the options of [`SETTINGS_KEPT_ON_RESUME`] typed on the command line.
+    #[arg(skip)]
+    pub typed: Vec<&'static str>,
     /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.
     #[arg(long, value_name = "I/N", value_parser = shard)]
     pub shard: Option<(u64, u64)>,

@@ -9,11 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use crate::cli::args::{StandingsArgs, TournamentArgs, new_log_dir};
+use crate::cli::args::{
+    OnFault, SETTINGS_KEPT_ON_RESUME, StandingsArgs, TournamentArgs, new_log_dir,
+};
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
 use crate::cli::output;
 use crate::cli::progress::Progress;
+use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::protections;
 use crate::sandbox::files;
 use crate::tournament::definition::Definition;
@@ -288,6 +291,29 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
     rx
 }
 
+/// The flags typed with `--resume` whose values differ from the stored tournament's.
+fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<&'static str> {
+    let options = &args.game_options;
+    let stored_faults = match stored.on_fault {
+        FaultPolicy::Forfeit => (OnFault::Forfeit, None),
+        FaultPolicy::Fallback { max_faults } => (OnFault::Fallback, Some(max_faults)),
+    };
+    SETTINGS_KEPT_ON_RESUME
+        .iter()
+        .filter(|(id, _)| args.typed.contains(id))
+        .filter(|(id, _)| match *id {
+            "startup_ms" => options.startup_ms != stored.clock.startup_ms,
+            "move_ms" => options.move_ms != stored.clock.move_ms,
+            "bank_ms" => options.bank_ms != stored.clock.bank_ms,
+            "clock" => options.clock != stored.clock_kind,
+            "on_fault" => options.on_fault != stored_faults.0,
+            "max_faults" => Some(options.max_faults) != stored_faults.1,
+            _ => options.max_line != stored.max_line,
+        })
+        .map(|&(_, flag)| flag)
+        .collect()
+}
+
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
 fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
     if !(2..=4).contains(&args.players) {
@@ -347,6 +373,18 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
                     "{} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
                     shown(args.out.as_deref()),
                     stored.rules
+                ));
+            }
+            let changed = changed_settings(args, &stored);
+            if !changed.is_empty() {
+                let (verb, it) = match changed.len() {
+                    1 => ("differs", "it"),
+                    _ => ("differ", "them"),
+                };
+                return Err(format!(
+                    "{} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
+                    shown(args.out.as_deref()),
+                    changed.join(", ")
                 ));
             }
             let mut definition = stored.clone();
