@@ -43,6 +43,8 @@ fn the_java_starter_kit_works() {
     compile(
         "javac",
         &[
+            // No /tmp/hsperfdata_USER left behind by the compiler's JVM.
+            "-J-XX:-UsePerfData",
             "-Xlint:all",
             "-Werror",
             "-d",
