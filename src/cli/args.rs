@@ -41,26 +41,64 @@ pub fn parse() -> Result<Cli, u8> {
     if let (Command::Tournament(args), Some(typed)) =
         (&mut cli.command, matches.subcommand_matches("tournament"))
     {
-        args.typed = SETTINGS_KEPT_ON_RESUME
-            .iter()
-            .filter(|(id, _)| typed.value_source(id) == Some(ValueSource::CommandLine))
-            .map(|&(id, _)| id)
+        args.typed = KeptSetting::ALL
+            .into_iter()
+            .filter(|kept| typed.value_source(kept.id()) == Some(ValueSource::CommandLine))
             .collect();
     }
     Ok(cli)
 }
 
-/// The options whose stored values `tournament --resume` keeps, with their flags: they have
-/// defaults, so only the parser knows whether one was typed.
-pub const SETTINGS_KEPT_ON_RESUME: [(&str, &str); 7] = [
-    ("startup_ms", "--startup-ms"),
-    ("move_ms", "--move-ms"),
-    ("bank_ms", "--bank-ms"),
-    ("clock", "--clock"),
-    ("on_fault", "--on-fault"),
-    ("max_faults", "--max-faults"),
-    ("max_line", "--max-line"),
-];
+/// An option whose stored value `tournament --resume` keeps. It has a default, so only the
+/// parser knows whether it was typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptSetting {
+    /// `--startup-ms`.
+    StartupMs,
+    /// `--move-ms`.
+    MoveMs,
+    /// `--bank-ms`.
+    BankMs,
+    /// `--clock`.
+    Clock,
+    /// `--on-fault`.
+    OnFault,
+    /// `--max-faults`.
+    MaxFaults,
+    /// `--max-line`.
+    MaxLine,
+}
+
+impl KeptSetting {
+    /// Every one of them.
+    pub const ALL: [KeptSetting; 7] = [
+        KeptSetting::StartupMs,
+        KeptSetting::MoveMs,
+        KeptSetting::BankMs,
+        KeptSetting::Clock,
+        KeptSetting::OnFault,
+        KeptSetting::MaxFaults,
+        KeptSetting::MaxLine,
+    ];
+
+    /// The parser's id of the option (its field's name in [`GameArgs`]).
+    fn id(self) -> &'static str {
+        match self {
+            KeptSetting::StartupMs => "startup_ms",
+            KeptSetting::MoveMs => "move_ms",
+            KeptSetting::BankMs => "bank_ms",
+            KeptSetting::Clock => "clock",
+            KeptSetting::OnFault => "on_fault",
+            KeptSetting::MaxFaults => "max_faults",
+            KeptSetting::MaxLine => "max_line",
+        }
+    }
+
+    /// The option as it is typed.
+    pub fn flag(self) -> String {
+        format!("--{}", self.id().replace('_', "-"))
+    }
+}
 
 /// A parser error reported: help and the version on stdout, any other mistake as one line.
 fn reported(e: clap::Error) -> u8 {
@@ -194,9 +232,9 @@ pub struct TournamentArgs {
     /// value other than the stored one is refused).
     #[arg(long, requires = "out")]
     pub resume: bool,
-    /// The ids of the options of [`SETTINGS_KEPT_ON_RESUME`] typed on the command line.
+    /// The options of [`KeptSetting`] typed on the command line.
     #[arg(skip)]
-    pub typed: Vec<&'static str>,
+    pub typed: Vec<KeptSetting>,
     /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.
     #[arg(long, value_name = "I/N", value_parser = shard)]
     pub shard: Option<(u64, u64)>,

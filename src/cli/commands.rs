@@ -20,7 +20,6 @@ use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchA
 use crate::cli::output;
 use crate::cli::tournament;
 use crate::gamelog::{self, describe};
-use crate::placement::{Placement, hold_core};
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
@@ -116,13 +115,7 @@ fn match_command(args: &MatchArgs) -> u8 {
         eprintln!("{}", protections.summary());
     }
     // Held until the match ends: every bot starts on the same CPU as the referee.
-    let _cpu = match args.placement {
-        Placement::SameCore => hold_core().unwrap_or_else(|e| {
-            tracing::debug!(%e, "could not hold a CPU: running unpinned");
-            None
-        }),
-        Placement::Free => None,
-    };
+    let _cpu = args.placement.hold();
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,

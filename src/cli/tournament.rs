@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use crate::cli::args::{
-    OnFault, SETTINGS_KEPT_ON_RESUME, StandingsArgs, TournamentArgs, new_log_dir,
-};
+use crate::cli::args::{KeptSetting, OnFault, StandingsArgs, TournamentArgs, new_log_dir};
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
 use crate::cli::output;
@@ -292,25 +290,24 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
 }
 
 /// The flags typed with `--resume` whose values differ from the stored tournament's.
-fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<&'static str> {
+fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
     let options = &args.game_options;
-    let stored_faults = match stored.on_fault {
+    let (stored_policy, stored_max_faults) = match stored.on_fault {
         FaultPolicy::Forfeit => (OnFault::Forfeit, None),
         FaultPolicy::Fallback { max_faults } => (OnFault::Fallback, Some(max_faults)),
     };
-    SETTINGS_KEPT_ON_RESUME
+    args.typed
         .iter()
-        .filter(|(id, _)| args.typed.contains(id))
-        .filter(|(id, _)| match *id {
-            "startup_ms" => options.startup_ms != stored.clock.startup_ms,
-            "move_ms" => options.move_ms != stored.clock.move_ms,
-            "bank_ms" => options.bank_ms != stored.clock.bank_ms,
-            "clock" => options.clock != stored.clock_kind,
-            "on_fault" => options.on_fault != stored_faults.0,
-            "max_faults" => Some(options.max_faults) != stored_faults.1,
-            _ => options.max_line != stored.max_line,
+        .filter(|kept| match kept {
+            KeptSetting::StartupMs => options.startup_ms != stored.clock.startup_ms,
+            KeptSetting::MoveMs => options.move_ms != stored.clock.move_ms,
+            KeptSetting::BankMs => options.bank_ms != stored.clock.bank_ms,
+            KeptSetting::Clock => options.clock != stored.clock_kind,
+            KeptSetting::OnFault => options.on_fault != stored_policy,
+            KeptSetting::MaxFaults => Some(options.max_faults) != stored_max_faults,
+            KeptSetting::MaxLine => options.max_line != stored.max_line,
         })
-        .map(|&(_, flag)| flag)
+        .map(|kept| kept.flag())
         .collect()
 }
 

@@ -4,7 +4,8 @@
 //! different CPUs, every message wakes an idle CPU (tens of microseconds on a virtual machine);
 //! on one CPU it costs a few. So by default a match holds one CPU for itself (the referee and,
 //! since they inherit it, every bot it starts), one that no other allfives process holds: with
-//! as many CPUs as matches running at once, each match keeps a CPU of its own.
+//! as many CPUs as matches running at once, each match keeps a CPU of its own. A tournament
+//! places each of its workers the same way.
 
 mod cpu;
 
@@ -19,4 +20,19 @@ pub enum Placement {
     SameCore,
     /// Wherever the operating system's scheduler puts each process.
     Free,
+}
+
+impl Placement {
+    /// Places the calling thread (and every process it starts afterwards) as `self` says: with
+    /// `same-core`, a CPU held until the answer is dropped; `None` when running unpinned (also
+    /// when no CPU could be held, which is no error: the scheduler then places things).
+    pub fn hold(self) -> Option<HeldCore> {
+        match self {
+            Placement::SameCore => hold_core().unwrap_or_else(|e| {
+                tracing::debug!(%e, "could not hold a CPU: running unpinned");
+                None
+            }),
+            Placement::Free => None,
+        }
+    }
 }

@@ -11,7 +11,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::bot::player::{BotSpec, Player};
 use crate::gamelog::GameLog;
-use crate::placement::{Placement, hold_core};
+use crate::placement::Placement;
 use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
 use crate::sandbox::{Policy, files};
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
@@ -89,13 +89,7 @@ pub fn start(
             .name(format!("worker {index}"))
             .spawn(move || {
                 // Held for the worker's life; its bots, started from this thread, inherit it.
-                let _cpu = match placement {
-                    Placement::SameCore => hold_core().unwrap_or_else(|e| {
-                        tracing::debug!(%e, "could not hold a CPU: running unpinned");
-                        None
-                    }),
-                    Placement::Free => None,
-                };
+                let _cpu = placement.hold();
                 let runtime = match tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
