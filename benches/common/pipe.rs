@@ -46,14 +46,8 @@ pub fn round_trip(
     rounds: usize,
 ) -> io::Result<RoundTrip> {
     let children_before = cpu_ns(UsageWho::RUSAGE_CHILDREN);
-    let mut child = Command::new(std::env::current_exe()?)
-        .args(echo_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()?;
-    let mut to_child = child.stdin.take().expect("piped stdin");
-    let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let (mut child, mut to_child, from_child) = spawn_echo(echo_args)?;
+    let mut from_child = BufReader::new(from_child);
 
     // The child's first line says where it may run.
     let mut line = Vec::with_capacity(128);
@@ -132,13 +126,7 @@ pub fn referee_floor(
     let mut log = std::fs::File::create_new(log_dir.join("floor.jsonl"))?;
     let mut children = Vec::new();
     for _ in 0..2 {
-        let mut child = Command::new(std::env::current_exe()?)
-            .args(echo_args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let input = child.stdin.take().expect("piped stdin");
-        let mut output = child.stdout.take().expect("piped stdout");
+        let (child, input, mut output) = spawn_echo(echo_args)?;
         // The first line says where the child may run; it is not part of the floor.
         let mut first = [0u8; 256];
         let _ = output.read(&mut first)?;
@@ -175,6 +163,26 @@ pub fn referee_floor(
         child.wait()?;
     }
     Ok(floor)
+}
+
+/// This binary re-run with `echo_args` (which must make it call [`echo`]), with its input and
+/// output piped.
+fn spawn_echo(
+    echo_args: &[&str],
+) -> io::Result<(
+    std::process::Child,
+    std::process::ChildStdin,
+    std::process::ChildStdout,
+)> {
+    let mut child = Command::new(std::env::current_exe()?)
+        .args(echo_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let input = child.stdin.take().expect("piped stdin");
+    let output = child.stdout.take().expect("piped stdout");
+    Ok((child, input, output))
 }
 
 /// The CPU time so far (user + system) of this process or its reaped children, in nanoseconds.
