@@ -49,8 +49,8 @@ pub fn parse() -> Result<Cli, u8> {
     Ok(cli)
 }
 
-/// An option whose stored value `tournament --resume` keeps. It has a default, so only the
-/// parser knows whether it was typed.
+/// An option with a default whose stored value `tournament --resume` keeps: only the parser
+/// knows whether it was typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeptSetting {
     /// `--startup-ms`.
@@ -67,11 +67,19 @@ pub enum KeptSetting {
     MaxFaults,
     /// `--max-line`.
     MaxLine,
+    /// `--players`.
+    Players,
+    /// `--format`.
+    Format,
+    /// `--splits`.
+    Splits,
+    /// `--all-orders`.
+    AllOrders,
 }
 
 impl KeptSetting {
     /// Every one of them.
-    pub const ALL: [KeptSetting; 7] = [
+    pub const ALL: [KeptSetting; 11] = [
         KeptSetting::StartupMs,
         KeptSetting::MoveMs,
         KeptSetting::BankMs,
@@ -79,6 +87,10 @@ impl KeptSetting {
         KeptSetting::OnFault,
         KeptSetting::MaxFaults,
         KeptSetting::MaxLine,
+        KeptSetting::Players,
+        KeptSetting::Format,
+        KeptSetting::Splits,
+        KeptSetting::AllOrders,
     ];
 
     /// The parser's id of the option (its field's name in [`GameArgs`]).
@@ -91,6 +103,10 @@ impl KeptSetting {
             KeptSetting::OnFault => "on_fault",
             KeptSetting::MaxFaults => "max_faults",
             KeptSetting::MaxLine => "max_line",
+            KeptSetting::Players => "players",
+            KeptSetting::Format => "format",
+            KeptSetting::Splits => "splits",
+            KeptSetting::AllOrders => "all_orders",
         }
     }
 
@@ -228,8 +244,8 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
-    /// seed, schedule, rules and clocks stored there (a rule, clock or fault option given with a
-    /// value other than the stored one is refused).
+    /// seed, schedule, rules and clocks stored there. An option given with a value other than
+    /// the stored one is refused, except more --deals or more entrants (added, with a note).
     #[arg(long, requires = "out")]
     pub resume: bool,
     /// The options of [`KeptSetting`] typed on the command line.

@@ -3,7 +3,7 @@
 //! ([`crate::tournament::workers`]).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -15,9 +15,11 @@ use crate::cli::entrants;
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::referee::game::FaultPolicy;
+use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
 use crate::sandbox::files;
-use crate::tournament::definition::Definition;
+use crate::tournament::definition::{self, Definition, EntrantDef};
+use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
@@ -30,10 +32,14 @@ const RESULTS: &str = "results.jsonl";
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
-    let (definition, dir) = match prepare(args) {
+    let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    for note in notes {
+        eprintln!("allfives: note: {note}");
+    }
+    let dir = held.dir.clone();
     let bots = match definition.bots() {
         Ok(bots) => bots,
         Err(message) => return fail(BAD_INPUT, message),
@@ -289,14 +295,15 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
     rx
 }
 
-/// The flags typed with `--resume` whose values differ from the stored tournament's.
+/// The options typed with `--resume` whose values differ from the stored tournament's.
 fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
     let options = &args.game_options;
     let (stored_policy, stored_max_faults) = match stored.on_fault {
         FaultPolicy::Forfeit => (OnFault::Forfeit, None),
         FaultPolicy::Fallback { max_faults } => (OnFault::Fallback, Some(max_faults)),
     };
-    args.typed
+    let mut changed: Vec<String> = args
+        .typed
         .iter()
         .filter(|kept| match kept {
             KeptSetting::StartupMs => options.startup_ms != stored.clock.startup_ms,
@@ -306,13 +313,107 @@ fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
             KeptSetting::OnFault => options.on_fault != stored_policy,
             KeptSetting::MaxFaults => Some(options.max_faults) != stored_max_faults,
             KeptSetting::MaxLine => options.max_line != stored.max_line,
+            KeptSetting::Players => args.players != stored.table.players,
+            KeptSetting::Format => args.format != stored.format,
+            KeptSetting::Splits => args.splits != stored.table.splits,
+            KeptSetting::AllOrders => args.all_orders != stored.table.all_orders,
         })
         .map(|kept| kept.flag())
-        .collect()
+        .collect();
+    if args.seed.is_some_and(|seed| seed != stored.seed) {
+        changed.push("--seed".into());
+    }
+    if args.shard.is_some() && args.shard != stored.shard {
+        changed.push("--shard".into());
+    }
+    if args.deals.is_some_and(|deals| deals < stored.deals) {
+        changed.push(format!("--deals (fewer than the stored {})", stored.deals));
+    }
+    changed
 }
 
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
-fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
+/// The folder comes back held (no other run may use it until the returned lock is dropped),
+/// with a note for each thing honoured or repaired.
+fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>), String> {
+    let (settings, table) = checked_options(args)?;
+    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    let held = match &args.out {
+        Some(dir) => Some(folder::hold(dir)?),
+        None => None,
+    };
+    let mut notes = Vec::new();
+    let stored = match &held {
+        Some(held) => stored_definition(held, args.resume, &mut notes)?,
+        None => None,
+    };
+    let deals = args.deals.unwrap_or(10);
+    let definition = match (stored, args.resume) {
+        (Some(_), false) => {
+            return Err(format!(
+                "{} holds a tournament already: add --resume to continue it, or choose another --out",
+                shown(args.out.as_deref())
+            ));
+        }
+        (None, true) => {
+            return Err(format!(
+                "{} holds no tournament to resume",
+                shown(args.out.as_deref())
+            ));
+        }
+        (Some(stored), true) => {
+            let asked = Definition::new(&given, &settings, (args.format, table, deals), 0, None);
+            resumed(args, &stored, asked.entrants, &mut notes)?
+        }
+        (None, false) => {
+            let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
+            Definition::new(
+                &given,
+                &settings,
+                (args.format, table, deals),
+                seed,
+                args.shard,
+            )
+        }
+    };
+    let bots = definition.bots()?;
+    entrants::distinct_names(&bots)?;
+    if definition.schedule().groups.is_empty() {
+        return Err(format!(
+            "{} entrants cannot fill a {} with {} players",
+            bots.len(),
+            match definition.format {
+                Format::RoundRobin => "round-robin",
+                Format::Gauntlet => "gauntlet",
+            },
+            definition.table.players
+        ));
+    }
+    let held = match held {
+        Some(held) => held,
+        None => {
+            let dir = new_log_dir(
+                Path::new(DEFAULT_DIR),
+                &format!("tournament-{}", definition.seed),
+            )
+            .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?;
+            folder::hold(&dir)?
+        }
+    };
+    // The definition first: a folder without one holds nothing but leftovers of a start.
+    definition
+        .write(&held.dir)
+        .map_err(|e| format!("cannot write the definition in {}: {e}", held.dir.display()))?;
+    for sub in folder::SUBFOLDERS {
+        let path = held.dir.join(sub);
+        files::create_private_dir(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    }
+    Ok((definition, held, notes))
+}
+
+/// The options' own checks, whatever the folder holds: the games' settings and the table.
+fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), String> {
     if !(2..=4).contains(&args.players) {
         return Err(format!("--players must be 2, 3 or 4, not {}", args.players));
     }
@@ -340,118 +441,94 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
     {
         return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
     }
-    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
-    let stored = match &args.out {
-        Some(dir) => Definition::read(dir)?,
-        None => None,
-    };
-    let deals = args.deals.unwrap_or(10);
-    let definition = match (stored, args.resume) {
-        (Some(_), false) => {
-            return Err(format!(
-                "{} holds a tournament already: add --resume to continue it, or choose another --out",
-                shown(args.out.as_deref())
-            ));
-        }
-        (None, true) => {
-            return Err(format!(
-                "{} holds no tournament to resume",
-                shown(args.out.as_deref())
-            ));
-        }
-        (Some(stored), true) => {
-            // A rule option given anew must say what is stored: the games already played were
-            // played under the stored rules, and a change would mix two tournaments.
-            let asked = args
-                .game_options
-                .rules(stored.rules.players, Some(stored.rules))?;
-            if asked != stored.rules {
-                return Err(format!(
-                    "{} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
-                    shown(args.out.as_deref()),
-                    stored.rules
-                ));
-            }
-            let changed = changed_settings(args, &stored);
-            if !changed.is_empty() {
-                let (verb, it) = match changed.len() {
-                    1 => ("differs", "it"),
-                    _ => ("differ", "them"),
-                };
-                return Err(format!(
-                    "{} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
-                    shown(args.out.as_deref()),
-                    changed.join(", ")
-                ));
-            }
-            let mut definition = stored.clone();
-            if !given.is_empty() {
-                definition.entrants =
-                    Definition::new(&given, &settings, (args.format, table, deals), 0, None)
-                        .entrants;
-            }
-            definition.deals = args.deals.unwrap_or(stored.deals);
-            definition.continues(&stored).map_err(|why| {
-                format!(
-                    "{} holds another tournament: {why}",
-                    shown(args.out.as_deref())
-                )
-            })?;
-            definition
-        }
-        (None, false) => {
-            let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
-            Definition::new(
-                &given,
-                &settings,
-                (args.format, table, deals),
-                seed,
-                args.shard,
-            )
-        }
-    };
-    let bots = definition.bots()?;
-    entrants::distinct_names(&bots)?;
-    let resumed = args.resume;
-    let schedule = definition.schedule();
-    if schedule.groups.is_empty() {
+    Ok((settings, table))
+}
+
+/// The definition stored in a held folder, if any. A start cut short (a kill or a full disk
+/// before `tournament.json` was in place) is resumed from its whole `tournament.json.new`, or
+/// cleaned for a new run; anything else in a folder without a definition is refused.
+fn stored_definition(
+    held: &HeldFolder,
+    resume: bool,
+    notes: &mut Vec<String>,
+) -> Result<Option<Definition>, String> {
+    if let Some(stored) = Definition::read(&held.dir)? {
+        return Ok(Some(stored));
+    }
+    if resume && let Some(recovered) = Definition::recover(&held.dir) {
+        notes.push(format!(
+            "recovered {} from the tournament.json.new of a run stopped as it started",
+            held.dir.join(definition::FILE).display()
+        ));
+        return Ok(Some(recovered));
+    }
+    notes.extend(held.clean_cut_start());
+    if !held.is_empty() {
         return Err(format!(
-            "{} entrants cannot fill a {} with {} players",
-            bots.len(),
-            match args.format {
-                Format::RoundRobin => "round-robin",
-                Format::Gauntlet => "gauntlet",
-            },
-            args.players
+            "{} is not empty and holds no tournament (no {}): choose another --out",
+            held.dir.display(),
+            definition::FILE
         ));
     }
-    let dir = match &args.out {
-        Some(dir) => {
-            let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
-            if !resumed && busy {
-                return Err(format!(
-                    "{} is not empty and holds no tournament: choose another --out",
-                    dir.display()
-                ));
-            }
-            files::create_private_dir(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            dir.clone()
-        }
-        None => new_log_dir(
-            Path::new(DEFAULT_DIR),
-            &format!("tournament-{}", definition.seed),
-        )
-        .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?,
-    };
-    for sub in ["logs", "stderr"] {
-        files::create_private_dir(&dir.join(sub))
-            .map_err(|e| format!("cannot create {}: {e}", dir.join(sub).display()))?;
+    Ok(None)
+}
+
+/// The stored tournament continued: every stored setting typed again must say what is stored;
+/// more deals and more entrants are honoured with a note.
+fn resumed(
+    args: &TournamentArgs,
+    stored: &Definition,
+    given: Vec<EntrantDef>,
+    notes: &mut Vec<String>,
+) -> Result<Definition, String> {
+    let dir = shown(args.out.as_deref());
+    // A rule option given anew must say what is stored: the games already played were played
+    // under the stored rules, and a change would mix two tournaments.
+    let asked = args
+        .game_options
+        .rules(stored.rules.players, Some(stored.rules))?;
+    if asked != stored.rules {
+        return Err(format!(
+            "{dir} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
+            stored.rules
+        ));
     }
+    let changed = changed_settings(args, stored);
+    if !changed.is_empty() {
+        let (verb, it) = match changed.len() {
+            1 => ("differs", "it"),
+            _ => ("differ", "them"),
+        };
+        return Err(format!(
+            "{dir} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
+            changed.join(", ")
+        ));
+    }
+    let mut definition = stored.clone();
+    if !given.is_empty() {
+        definition.entrants = given;
+    }
+    definition.deals = args.deals.unwrap_or(stored.deals);
     definition
-        .write(&dir)
-        .map_err(|e| format!("cannot write the definition in {}: {e}", dir.display()))?;
-    Ok((definition, dir))
+        .continues(stored)
+        .map_err(|why| format!("{dir} holds another tournament: {why}"))?;
+    if definition.deals > stored.deals {
+        notes.push(format!(
+            "--deals {} adds deals {} to {} to the stored {}",
+            definition.deals,
+            stored.deals,
+            definition.deals - 1,
+            stored.deals
+        ));
+    }
+    if definition.entrants.len() > stored.entrants.len() {
+        let added: Vec<&str> = definition.entrants[stored.entrants.len()..]
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        notes.push(format!("entrants added: {}", added.join(", ")));
+    }
+    Ok(definition)
 }
 
 fn shown(dir: Option<&Path>) -> String {

@@ -150,12 +150,33 @@ impl Definition {
     /// which the stored ones come first, and deals (ids stay stable when either grows).
     /// Otherwise, what differs.
     pub fn continues(&self, stored: &Definition) -> Result<(), String> {
-        let n = stored.entrants.len();
-        if self.entrants.len() < n || self.entrants[..n] != stored.entrants[..] {
-            let names: Vec<&str> = stored.entrants.iter().map(|e| e.name.as_str()).collect();
+        for (i, old) in stored.entrants.iter().enumerate() {
+            let Some(new) = self.entrants.get(i) else {
+                return Err(format!(
+                    "entrant {} ({}) is missing: give the stored entrants first, in their order, or none",
+                    i + 1,
+                    old.name
+                ));
+            };
+            if new.name != old.name {
+                return Err(format!(
+                    "entrant {} is {} there, not {}: give the stored entrants first, in their order, or none",
+                    i + 1,
+                    old.name,
+                    new.name
+                ));
+            }
+            if new != old {
+                return Err(format!(
+                    "entrant {} is stored with the command '{}' (dir {:?}, env {:?}), given with '{}' (dir {:?}, env {:?}): give it as stored, or start a new tournament",
+                    old.name, old.command, old.dir, old.env, new.command, new.dir, new.env
+                ));
+            }
+        }
+        if self.deals < stored.deals {
             return Err(format!(
-                "its entrants are {} (give them first, in that order, or none)",
-                names.join(", ")
+                "it has {} deals; --deals may add deals, never remove them",
+                stored.deals
             ));
         }
         let mut same = self.clone();
@@ -177,6 +198,16 @@ impl Definition {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(format!("cannot read {}: {e}", path.display())),
         }
+    }
+
+    /// The whole `DIR/tournament.json.new` of a run stopped between writing and renaming it,
+    /// renamed into place; `None` if there is none or it was cut short.
+    pub fn recover(dir: &Path) -> Option<Definition> {
+        let temporary = dir.join(format!("{FILE}.new"));
+        let text = std::fs::read_to_string(&temporary).ok()?;
+        let definition: Definition = serde_json::from_str(&text).ok()?;
+        std::fs::rename(&temporary, dir.join(FILE)).ok()?;
+        Some(definition)
     }
 
     /// Writes `DIR/tournament.json` (through a temporary file, so it is whole or absent).
