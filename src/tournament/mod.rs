@@ -14,6 +14,7 @@
 
 pub mod definition;
 pub mod folder;
+pub mod groups;
 pub mod ratings;
 pub mod report_stream;
 pub mod results;
