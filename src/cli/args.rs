@@ -285,6 +285,10 @@ pub struct StandingsArgs {
     /// The sequential test to report (two entrants, two players).
     #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
     pub sprt: Option<SprtSpec>,
+    /// Check every results line against its game's log too: the log's SHA-256, then the game
+    /// replayed through the rules engine (every line is always checked against tournament.json).
+    #[arg(long)]
+    pub verify: bool,
     /// Print JSON (docs/results.md) instead of text.
     #[arg(long)]
     pub json: bool,

@@ -3,7 +3,7 @@
 //! ([`crate::tournament::workers`]).
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,9 +18,10 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
 use crate::sandbox::files;
+use crate::tournament::audit::{self, RESULTS};
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
-use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
+use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
 use crate::tournament::standings::Tally;
@@ -28,7 +29,6 @@ use crate::tournament::workers::{self, Queue, Run};
 
 /// Where tournaments go unless told.
 const DEFAULT_DIR: &str = "allfives-tournaments";
-const RESULTS: &str = "results.jsonl";
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
@@ -55,13 +55,24 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     );
     let mut done = HashSet::new();
     let results_path = dir.join(RESULTS);
-    if results_path.exists()
-        && let Err(message) = read_results(&results_path, |line| {
-            tally.add(&line);
-            done.insert(line.id);
-        })
+    let audited = audit::read_checked(&dir, &definition, false, |line| {
+        tally.add(&line);
+        done.insert(line.id);
+    });
+    let audited = match audited {
+        Ok(audited) => audited,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    for note in &audited.notes {
+        eprintln!("allfives: note: {note}");
+    }
+    if !audited.dropped.is_empty()
+        && let Err(e) = audit::rewrite_without(&dir, &audited.dropped)
     {
-        return fail(BAD_INPUT, message);
+        return fail(
+            FAILED,
+            format!("cannot repair {}: {e}", results_path.display()),
+        );
     }
     let mut writer = match ResultsWriter::open(&results_path) {
         Ok(writer) => writer,
@@ -115,6 +126,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         settings,
         dir: dir.clone(),
         fresh: args.fresh,
+        definition: definition.clone(),
     });
     let stop = Arc::new(AtomicBool::new(false));
     let mut progress = Progress::new(missing, args.quiet);
@@ -546,7 +558,9 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     }
 }
 
-/// The standings of every folder, entrants matched by name.
+/// The standings of the folders, which must hold slices of one tournament (its shards, each
+/// once, or the whole run alone), every line checked against the definition (and its log, with
+/// `--verify`). Missing shards are named on stderr, and the report is then incomplete.
 fn merge(args: &StandingsArgs) -> Result<Report, String> {
     let definitions: Vec<Definition> = args
         .dirs
@@ -556,83 +570,117 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
                 format!(
                     "{} holds no tournament ({} is missing)",
                     dir.display(),
-                    crate::tournament::definition::FILE
+                    definition::FILE
                 )
             })
         })
         .collect::<Result<_, _>>()?;
+    let missing = slices_of_one(&args.dirs, &definitions)?;
     let first = &definitions[0];
-    let set_size = first.schedule().set_size();
-    let mut names: Vec<String> = Vec::new();
-    for d in &definitions {
-        if d.schedule().set_size() != set_size || d.table.players != first.table.players {
-            return Err(
-                "the folders hold tournaments of different tables (players, teams or seat orders)"
-                    .into(),
-            );
-        }
-        for e in &d.entrants {
-            if !names.contains(&e.name) {
-                names.push(e.name.clone());
-            }
-        }
-    }
-    let mut tally = Tally::new(names.clone(), set_size, first.table.players, args.sprt);
-    let mut complete = true;
+    let names = first.entrants.iter().map(|e| e.name.clone()).collect();
+    let mut tally = Tally::new(
+        names,
+        first.schedule().set_size(),
+        first.table.players,
+        args.sprt,
+    );
+    let mut complete = missing.is_empty();
+    let mut ids = HashSet::new();
     for (dir, d) in args.dirs.iter().zip(&definitions) {
-        let index: Vec<usize> = d
-            .entrants
-            .iter()
-            .map(|e| {
-                names
-                    .iter()
-                    .position(|n| *n == e.name)
-                    .expect("every name was gathered")
-            })
-            .collect();
-        let mut count = 0u64;
-        let path = dir.join(RESULTS);
-        if path.exists() {
-            read_results(&path, |mut line| {
-                renumber(&mut line, &index);
+        let mut twice = None;
+        let audited = audit::read_checked(dir, d, args.verify, |line| {
+            if ids.insert(line.id.clone()) {
                 tally.add(&line);
-                count += 1;
-            })?;
+            } else {
+                twice.get_or_insert(line.id);
+            }
+        })?;
+        if let Some(id) = twice {
+            return Err(format!(
+                "game {id} of {} is in another folder too: give each shard once",
+                dir.display()
+            ));
         }
-        complete &= count == d.schedule().games(d.shard).count() as u64;
+        audited
+            .notes
+            .iter()
+            .for_each(|n| eprintln!("allfives: note: {n}"));
+        complete &= audited.counted == d.schedule().games(d.shard).count() as u64;
     }
-    let entrants: Vec<Entrant> = names
+    if !missing.is_empty() {
+        eprintln!(
+            "allfives: note: shards {} of this tournament are missing: the standings are incomplete",
+            missing.join(", ")
+        );
+    }
+    let entrants = first
+        .entrants
         .iter()
         .enumerate()
-        .map(|(index, name)| Entrant {
+        .map(|(index, e)| Entrant {
             index,
-            name: name.clone(),
-            command: definitions
-                .iter()
-                .flat_map(|d| &d.entrants)
-                .find(|e| e.name == *name)
-                .map(|e| e.command.clone())
-                .unwrap_or_default(),
+            name: e.name.clone(),
+            command: e.command.clone(),
         })
         .collect();
     let mut report = Report::new("standings", complete, entrants, tally.standings());
-    if definitions
-        .iter()
-        .all(|d| d.seed == first.seed && d.rules == first.rules)
-    {
-        report.seed = Some(first.seed);
-        report.rules = Some(first.rules);
-    }
+    report.seed = Some(first.seed);
+    report.rules = Some(first.rules);
     Ok(report)
 }
 
-/// Rewrites a line's entrant indices from its folder's to the merged ones.
-fn renumber(line: &mut GameLine, index: &[usize]) {
-    line.group.iter_mut().for_each(|e| *e = index[*e]);
-    line.seats
-        .iter_mut()
-        .for_each(|s| s.entrant = index[s.entrant]);
-    line.faults
-        .iter_mut()
-        .for_each(|f| f.entrant = index[f.entrant]);
+/// Checks that the folders hold slices of one tournament: the same definition but for the
+/// shard, no folder twice, no shard twice, the whole run only alone. Returns the missing shards
+/// (`I/N`).
+fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<String>, String> {
+    let mut real = HashSet::new();
+    for dir in dirs {
+        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        if !real.insert(canonical) {
+            return Err(format!("{} is given twice", dir.display()));
+        }
+    }
+    let unsharded = |d: &Definition| Definition {
+        shard: None,
+        ..d.clone()
+    };
+    let first = unsharded(&definitions[0]);
+    for (dir, d) in dirs.iter().zip(definitions).skip(1) {
+        if unsharded(d) != first {
+            return Err(format!(
+                "{} and {} hold different tournaments (their seed, entrants, deals, rules or clocks differ): standings merges the shards of one tournament",
+                dirs[0].display(),
+                dir.display()
+            ));
+        }
+    }
+    let shards: Vec<Option<(u64, u64)>> = definitions.iter().map(|d| d.shard).collect();
+    if let Some(whole) = shards.iter().position(Option::is_none)
+        && shards.len() > 1
+    {
+        return Err(format!(
+            "{} holds the whole tournament: merged with another folder, its games would count twice",
+            dirs[whole].display()
+        ));
+    }
+    let Some(Some((_, n))) = shards.first().copied() else {
+        return Ok(Vec::new());
+    };
+    let mut present = HashSet::new();
+    for (dir, shard) in dirs.iter().zip(&shards) {
+        let (i, m) = shard.expect("every folder is a shard");
+        if m != n {
+            return Err(format!(
+                "{} is shard {i}/{m}, where the others are shards of {n}",
+                dir.display()
+            ));
+        }
+        if !present.insert(i) {
+            return Err(format!("shard {i}/{n} is given twice ({})", dir.display()));
+        }
+    }
+    Ok((1..=n)
+        .filter(|i| !present.contains(i))
+        .map(|i| format!("{i}/{n}"))
+        .collect())
 }

@@ -15,6 +15,7 @@ use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::{Policy, files};
+use crate::tournament::digest;
 use crate::tournament::schedule::{Format, Schedule, Table};
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
@@ -133,6 +134,47 @@ impl Definition {
             sandbox,
             protections: None,
         }
+    }
+
+    /// The digest a results line of `group` (entrant indices) carries: of everything in the
+    /// definition that decides that game (the format, table, seed, rules, clocks, fault policy,
+    /// line cap and the group's entrants), leaving out what a resume or a shard may change (the
+    /// other entrants, the number of deals, the shard). `None` if an index is out of range.
+    pub fn digest_for(&self, group: &[usize]) -> Option<String> {
+        /// The fields digested, in this order (docs/results.md).
+        #[derive(Serialize)]
+        struct Decisive<'a> {
+            kind: &'a str,
+            version: u32,
+            format: Format,
+            table: Table,
+            seed: u64,
+            rules: &'a Rules,
+            clock: &'a ClockInfo,
+            clock_kind: ClockKind,
+            on_fault: FaultPolicy,
+            max_line: usize,
+            group: Vec<&'a EntrantDef>,
+        }
+        let group = group
+            .iter()
+            .map(|&e| self.entrants.get(e))
+            .collect::<Option<Vec<_>>>()?;
+        let decisive = Decisive {
+            kind: &self.kind,
+            version: self.version,
+            format: self.format,
+            table: self.table,
+            seed: self.seed,
+            rules: &self.rules,
+            clock: &self.clock,
+            clock_kind: self.clock_kind,
+            on_fault: self.on_fault,
+            max_line: self.max_line,
+            group,
+        };
+        let text = serde_json::to_vec(&decisive).expect("a definition always serializes");
+        Some(digest::sha256_hex(&text))
     }
 
     /// The entrants as bots.

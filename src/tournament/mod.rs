@@ -12,7 +12,9 @@
 //! May use `bot/`, `referee/` and `gamelog/`; never `cli/`. Workers never print: the
 //! dispatcher (`cli/tournament.rs`) owns the results file, signals and progress.
 
+pub mod audit;
 pub mod definition;
+pub mod digest;
 pub mod folder;
 pub mod groups;
 pub mod ratings;
