@@ -178,3 +178,269 @@ fn resume_honours_or_refuses_every_stored_setting_alike() {
     assert!(same.stderr.contains("adds deals 3 to 3"), "{}", same.stderr);
     assert_eq!(ids(&out).len(), 8);
 }
+
+/// A copy of tournament folder `from` at `to` (its files and its logs).
+fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to.join("logs")).expect("a folder");
+    for name in ["tournament.json", "results.jsonl"] {
+        fs::copy(from.join(name), to.join(name)).expect("a copy");
+    }
+    for entry in fs::read_dir(from.join("logs")).expect("logs").flatten() {
+        fs::copy(entry.path(), to.join("logs").join(entry.file_name())).expect("a copy");
+    }
+}
+
+/// `allfives standings ARGS...`.
+fn standings(args: &[&str]) -> Ran {
+    let mut all = vec!["standings", "--json"];
+    all.extend(args);
+    allfives(&all)
+}
+
+/// Rewrites line `n` (from 1) of `DIR/results.jsonl` with `edit`.
+fn edit_line(dir: &Path, n: usize, edit: impl FnOnce(&mut Value)) {
+    let path = dir.join("results.jsonl");
+    let text = fs::read_to_string(&path).expect("results");
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut line: Value = serde_json::from_str(&lines[n - 1]).expect("a line");
+    edit(&mut line);
+    lines[n - 1] = line.to_string();
+    fs::write(&path, lines.join("\n") + "\n").expect("write");
+}
+
+/// Rewrites `DIR/tournament.json` with `edit`.
+fn edit_definition(dir: &Path, edit: impl FnOnce(&mut Value)) {
+    let path = dir.join("tournament.json");
+    let mut definition: Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("definition")).expect("JSON");
+    edit(&mut definition);
+    fs::write(&path, definition.to_string()).expect("write");
+}
+
+type Edit = fn(&Path);
+
+#[test]
+fn results_that_do_not_check_out_are_refused_naming_the_line() {
+    let sb = Sandbox::new();
+    let played = sb.path("played");
+    let args = [GREEDY, RANDOM, "--deals", "2", "--seed", "3", "-j", "1"];
+    assert_eq!(tournament(&played, &args).code, Some(0));
+    let other = sb.path("other");
+    let other_args = [GREEDY, RANDOM, "--deals", "2", "--seed", "4", "-j", "1"];
+    assert_eq!(tournament(&other, &other_args).code, Some(0));
+    let other_line = fs::read_to_string(other.join("results.jsonl"))
+        .expect("results")
+        .lines()
+        .next()
+        .expect("a line")
+        .to_string();
+    // (what is done, what plain standings say, what --verify says): None is accepted.
+    let cases: Vec<(&str, Edit, Option<&str>, Option<&str>)> = vec![
+        (
+            "an entrant index out of range",
+            |d| edit_line(d, 2, |l| l["seats"][0]["entrant"] = 7.into()),
+            Some("line 2: entrant index 7 is out of range"),
+            Some("line 2"),
+        ),
+        (
+            "an unknown deal",
+            |d| {
+                edit_line(d, 1, |l| {
+                    l["deal"] = 99.into();
+                    l["id"] = "0-1/99/0".into();
+                })
+            },
+            Some("line 1: deal 99 is not in the schedule"),
+            Some("line 1"),
+        ),
+        (
+            "an edited seed",
+            |d| edit_definition(d, |t| t["seed"] = 30.into()),
+            Some("line 1: its definition digest"),
+            Some("line 1"),
+        ),
+        (
+            "an edited target",
+            |d| edit_definition(d, |t| t["rules"]["target"] = 150.into()),
+            Some("line 1: its definition digest"),
+            Some("line 1"),
+        ),
+        (
+            "swapped entrants",
+            |d| {
+                edit_definition(d, |t| {
+                    let a = t["entrants"][0].clone();
+                    t["entrants"][0] = t["entrants"][1].clone();
+                    t["entrants"][1] = a;
+                })
+            },
+            Some("line 1: its definition digest"),
+            Some("line 1"),
+        ),
+        (
+            "a forged result",
+            |d| {
+                edit_line(d, 3, |l| {
+                    let ranks = (l["seats"][0]["rank"].clone(), l["seats"][1]["rank"].clone());
+                    l["seats"][0]["rank"] = ranks.1;
+                    l["seats"][1]["rank"] = ranks.0;
+                })
+            },
+            None,
+            Some("line 3: its result differs from its log"),
+        ),
+        (
+            "an emptied log",
+            |d| fs::write(d.join("logs/0-1_0_1.jsonl"), "").expect("write"),
+            None,
+            Some("not the one it was written with"),
+        ),
+        (
+            "a deleted log",
+            |d| fs::remove_file(d.join("logs/0-1_0_1.jsonl")).expect("remove"),
+            None,
+            Some("cannot be read"),
+        ),
+        (
+            "swapped logs",
+            |d| {
+                let (a, b) = (d.join("logs/0-1_0_0.jsonl"), d.join("logs/0-1_1_0.jsonl"));
+                let text = fs::read(&a).expect("a log");
+                fs::copy(&b, &a).expect("copy");
+                fs::write(&b, text).expect("write");
+            },
+            None,
+            Some("not the one it was written with"),
+        ),
+        (
+            "a repeated line with another result",
+            |d| {
+                let path = d.join("results.jsonl");
+                let mut text = fs::read_to_string(&path).expect("results");
+                let first: Value =
+                    serde_json::from_str(text.lines().next().expect("a line")).expect("JSON");
+                let mut rival = first.clone();
+                rival["hands"] = 99.into();
+                text.push_str(&format!("{rival}\n"));
+                fs::write(&path, text).expect("write");
+            },
+            Some("line 5: game 0-1/0/0 is on line 1 already, with another result"),
+            Some("line 5"),
+        ),
+    ];
+    for (i, (what, edit, plain, verified)) in cases.into_iter().enumerate() {
+        let dir = sb.path(&format!("case{i}"));
+        copy_folder(&played, &dir);
+        edit(&dir);
+        let shown = dir.display().to_string();
+        for (ran, expected) in [
+            (standings(&[&shown]), plain),
+            (standings(&["--verify", &shown]), verified),
+        ] {
+            match expected {
+                None => assert_eq!(ran.code, Some(0), "{what}: {}", ran.stderr),
+                Some(words) => {
+                    assert_eq!(ran.code, Some(2), "{what}: {}", ran.stderr);
+                    assert_eq!(ran.stderr.lines().count(), 1, "{what}: {}", ran.stderr);
+                    assert!(ran.stderr.contains(words), "{what}: {}", ran.stderr);
+                }
+            }
+        }
+        if plain.is_some() {
+            let resumed = tournament(&dir, &["--resume"]);
+            assert_eq!(resumed.code, Some(2), "{what}: {}", resumed.stderr);
+        }
+    }
+    // Another tournament's line.
+    let dir = sb.path("mixed");
+    copy_folder(&played, &dir);
+    let path = dir.join("results.jsonl");
+    let text = fs::read_to_string(&path).expect("results") + &other_line + "\n";
+    fs::write(&path, text).expect("write");
+    let ran = standings(&[&dir.display().to_string()]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("line 5"), "{}", ran.stderr);
+}
+
+#[test]
+fn a_repeated_line_and_a_torn_tail_are_repaired_with_a_word() {
+    let sb = Sandbox::new();
+    let played = sb.path("played");
+    let args = [GREEDY, RANDOM, "--deals", "2", "--seed", "3", "-j", "1"];
+    assert_eq!(tournament(&played, &args).code, Some(0));
+    let dir = sb.path("repeated");
+    copy_folder(&played, &dir);
+    let path = dir.join("results.jsonl");
+    let text = fs::read_to_string(&path).expect("results");
+    let first = text.lines().next().expect("a line").to_string();
+    fs::write(&path, format!("{text}{first}\n{{\"id\":\"0-1/1")).expect("write");
+    let ran = standings(&["--verify", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let report = ran.json();
+    assert_eq!(report["standings"]["games"], 4);
+    assert_eq!(report["complete"], true);
+    assert!(
+        ran.stderr.contains("line 5, repeats line 1"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("line 6, was cut short"),
+        "{}",
+        ran.stderr
+    );
+    let resumed = tournament(&dir, &["--resume"]);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert_eq!(ids(&dir).len(), 4);
+    assert_eq!(
+        fs::read_to_string(&path).expect("results"),
+        text,
+        "the repeat and the torn tail are gone"
+    );
+}
+
+#[test]
+fn standings_merges_only_the_shards_of_one_tournament_each_once() {
+    let sb = Sandbox::new();
+    // Deals 3 and seed 4 unless told.
+    let run = |name: &str, extra: &[&str]| -> String {
+        let dir = sb.path(name);
+        let mut args = vec![GREEDY, RANDOM, "-j", "1"];
+        args.extend(extra);
+        for (flag, value) in [("--deals", "3"), ("--seed", "4")] {
+            if !extra.contains(&flag) {
+                args.extend([flag, value]);
+            }
+        }
+        let ran = tournament(&dir, &args);
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        dir.display().to_string()
+    };
+    let (s1, s2, s3) = (
+        run("s1", &["--shard", "1/3"]),
+        run("s2", &["--shard", "2/3"]),
+        run("s3", &["--shard", "3/3"]),
+    );
+    let whole = run("whole", &[]);
+    let seeded = run("seeded", &["--shard", "3/3", "--seed", "5"]);
+    let dealt = run("dealt", &["--shard", "3/3", "--deals", "4"]);
+    let all = standings(&[&s1, &s2, &s3]);
+    assert_eq!(all.code, Some(0), "{}", all.stderr);
+    assert_eq!(all.json()["complete"], true);
+    let two = standings(&[&s1, &s2]);
+    assert_eq!(two.code, Some(0), "{}", two.stderr);
+    assert_eq!(two.json()["complete"], false);
+    assert!(two.stderr.contains("shards 3/3"), "{}", two.stderr);
+    let refused: [(&[&str], &str); 5] = [
+        (&[&s1, &s2, &s1], "given twice"),
+        (&[&s1, &whole], "holds the whole tournament"),
+        (&[&s1, &s2, &seeded], "hold different tournaments"),
+        (&[&s1, &s2, &dealt], "hold different tournaments"),
+        (&[&whole, &whole], "given twice"),
+    ];
+    for (dirs, words) in refused {
+        let ran = standings(dirs);
+        assert_eq!(ran.code, Some(2), "{dirs:?}: {}", ran.stderr);
+        assert!(ran.stderr.contains(words), "{dirs:?}: {}", ran.stderr);
+    }
+}
