@@ -444,3 +444,54 @@ fn standings_merges_only_the_shards_of_one_tournament_each_once() {
         assert!(ran.stderr.contains(words), "{dirs:?}: {}", ran.stderr);
     }
 }
+
+#[test]
+fn a_bot_reseeded_from_bot_seed_plays_the_same_with_any_number_of_workers() {
+    let sb = Sandbox::new();
+    // The seed argument first: the sandbox's token follows it.
+    let random_py = format!("py={}", sb.sample("random_bot", &["7"]));
+    let args = [
+        random_py.as_str(),
+        GREEDY,
+        RANDOM,
+        "--deals",
+        "5",
+        "--seed",
+        "12",
+    ];
+    // Each game's outcome by id: the seats' ranks and the scores.
+    let outcomes = |out: &Path| -> std::collections::BTreeMap<String, Value> {
+        fs::read_to_string(out.join("results.jsonl"))
+            .expect("results")
+            .lines()
+            .map(|l| {
+                let line: Value = serde_json::from_str(l).expect("a line");
+                let id = line["id"].as_str().expect("an id").to_string();
+                (id, serde_json::json!([line["scores"], line["hands"]]))
+            })
+            .collect()
+    };
+    let one = sb.path("j1");
+    let mut with = args.to_vec();
+    with.extend(["-j", "1"]);
+    let ran = tournament(&one, &with);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("bot_seed"),
+        "the note on process reuse: {}",
+        ran.stderr
+    );
+    let report = ran.json();
+    assert_eq!(
+        report["standings"]["entrants"][0]["faults"],
+        serde_json::json!({})
+    );
+    let two = sb.path("j2");
+    let mut with = args.to_vec();
+    with.extend(["-j", "2"]);
+    assert_eq!(tournament(&two, &with).code, Some(0));
+    let (a, b) = (outcomes(&one), outcomes(&two));
+    assert_eq!(a.len(), 30);
+    assert_eq!(a, b);
+    sb.assert_no_bot_left();
+}

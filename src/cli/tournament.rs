@@ -120,6 +120,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
+    let reused = !args.fresh && bots.iter().any(|b| b.is_process());
     let run = Arc::new(Run {
         bots,
         entrants: entrants.clone(),
@@ -182,6 +183,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         collector
     });
     progress.finish();
+    if reused {
+        eprintln!(
+            "allfives: note: each worker kept its bots' processes from game to game: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
+        );
+    }
     let complete = collected.interrupts == 0
         && collected.error.is_none()
         && !collected.sprt_decided
