@@ -84,16 +84,15 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         }
     };
     let shard = definition.shard;
-    let missing = schedule
-        .games(shard)
-        .filter(|g| !done.contains(&g.id))
-        .count() as u64;
+    // Every line read is a distinct game of this shard (checked), so the rest is a difference.
+    let scheduled = schedule.count(shard);
+    let missing = scheduled.saturating_sub(done.len() as u64);
     if !args.json {
         let banner = format!(
             "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
             bots.len(),
             missing,
-            schedule.games(shard).count(),
+            scheduled,
             definition.seed,
             dir.display()
         );
@@ -611,7 +610,7 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
             .notes
             .iter()
             .for_each(|n| eprintln!("allfives: note: {n}"));
-        complete &= audited.counted == d.schedule().games(d.shard).count() as u64;
+        complete &= audited.counted == d.schedule().count(d.shard);
     }
     if !missing.is_empty() {
         eprintln!(

@@ -184,6 +184,17 @@ impl Schedule {
         positions.map(move |(group, deal, a)| self.plan(group, deal, a))
     }
 
+    /// How many games `shard` (or the whole schedule) holds, counted, not listed.
+    pub fn count(&self, shard: Option<(u64, u64)>) -> u64 {
+        let sets = u128::from(self.groups.len()) * u128::from(self.deals);
+        let in_shard = match shard {
+            None => sets,
+            // Set indices x below `sets` with x mod n = i - 1.
+            Some((i, n)) => (sets + u128::from(n) - u128::from(i)) / u128::from(n),
+        };
+        u64::try_from(in_shard * self.orders.len() as u128).unwrap_or(u64::MAX)
+    }
+
     /// Whether the set of `group` (by rank) on `deal` is in `shard`.
     pub fn in_shard(&self, shard: Option<(u64, u64)>, group: u64, deal: u64) -> bool {
         let index = u128::from(deal) * u128::from(self.groups.len()) + u128::from(group);
@@ -322,6 +333,16 @@ mod tests {
             all.extend(part.into_iter().map(|g| g.id));
         }
         all.sort();
+        for i in 1..=3 {
+            assert_eq!(s.count(Some((i, 3))), s.games(Some((i, 3))).count() as u64);
+        }
+        for n in [1, 7, 15, 16] {
+            assert_eq!(
+                s.count(Some((n, 16))),
+                s.games(Some((n, 16))).count() as u64
+            );
+        }
+        assert_eq!(s.count(None), s.total());
         let mut whole: Vec<String> = s.games(None).map(|g| g.id).collect();
         whole.sort();
         assert_eq!(all, whole);
