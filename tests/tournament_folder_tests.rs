@@ -495,3 +495,56 @@ fn a_bot_reseeded_from_bot_seed_plays_the_same_with_any_number_of_workers() {
     assert_eq!(a, b);
     sb.assert_no_bot_left();
 }
+
+#[test]
+fn a_hundred_thousand_entrants_start_and_a_sigterm_at_start_is_obeyed() {
+    let sb = Sandbox::new();
+    let bots: Vec<Value> = (0..100_000)
+        .map(|i| serde_json::json!({"name": format!("b{i}"), "command": "builtin:random"}))
+        .collect();
+    let file = sb.path("bots.json");
+    fs::write(&file, serde_json::json!({ "bots": bots }).to_string()).expect("a bots file");
+    let out = sb.path("t");
+    let args: Vec<String> = [
+        "tournament",
+        "--json",
+        "--quiet",
+        "--deals",
+        "1",
+        "--seed",
+        "1",
+        "-j",
+        "1",
+        "--bots",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .chain([
+        file.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ])
+    .collect();
+    let child = spawn(&args);
+    // The lock names the run once it holds the folder, its handlers already in place: the
+    // signal comes while it starts (or plays its first games).
+    let deadline = std::time::Instant::now() + HUNG;
+    while fs::read_to_string(out.join(".lock")).map_or(true, |t| t.trim().is_empty()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never held its folder"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let ended = child.wait_with_output().expect("it ends");
+    assert_eq!(ended.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&ended.stdout).expect("the report");
+    assert_eq!(report["complete"], false);
+    assert_eq!(
+        report["standings"]["entrants"].as_array().map(Vec::len),
+        Some(100_000)
+    );
+    assert_eq!(report["standings"]["crosstable"], serde_json::json!([]));
+}

@@ -32,6 +32,22 @@ const DEFAULT_DIR: &str = "allfives-tournaments";
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
+    // The collector's runtime (each worker runs on a thread and runtime of its own), and the
+    // signal handlers in place before anything else: a signal during a long start is kept, and
+    // obeyed as soon as the games start.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
+    };
+    let signals = runtime.block_on(async {
+        let signals = interrupted_twice();
+        // The watch starts (and puts its handlers in place) at its first poll.
+        tokio::task::yield_now().await;
+        signals
+    });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
         Err(message) => return fail(BAD_INPUT, message),
@@ -104,14 +120,6 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    // The collector's runtime: each worker runs on a thread and runtime of its own.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
-    };
     // The policy hides the tournament's folder (logs, results, stderr) from every bot.
     let policy = match args.game_options.sandbox.policy(vec![dir.clone()]) {
         Ok(policy) => policy,
@@ -150,21 +158,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
                 return collector;
             }
         };
-        let signals = interrupted_twice();
-        tokio::pin!(signals);
+        let mut signals = signals;
         loop {
             tokio::select! {
-                line = rx.recv() => match line {
-                    Some(first) => {
-                        // Every game finished meanwhile goes into one write and one sync.
-                        let mut batch = vec![first];
-                        while let Ok(more) = rx.try_recv() {
-                            batch.push(more);
-                        }
-                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
-                    }
-                    None => break,
-                },
+                // Signals first: a stream of finished games never holds them up.
+                biased;
                 count = signals.recv() => {
                     collector.interrupts = count.unwrap_or(2);
                     stop.store(true, Ordering::SeqCst);
@@ -176,6 +174,17 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
                         break;
                     }
                 }
+                line = rx.recv() => match line {
+                    Some(first) => {
+                        // Every game finished meanwhile goes into one write and one sync.
+                        let mut batch = vec![first];
+                        while let Ok(more) = rx.try_recv() {
+                            batch.push(more);
+                        }
+                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
+                    }
+                    None => break,
+                },
             }
         }
         workers.join().await;
