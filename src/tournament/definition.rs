@@ -234,7 +234,7 @@ impl Definition {
     pub fn read(dir: &Path) -> Result<Option<Definition>, String> {
         let path = dir.join(FILE);
         match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
+            Ok(text) => Definition::parse(&text)
                 .map(Some)
                 .map_err(|e| format!("{} is not a tournament definition: {e}", path.display())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -242,12 +242,47 @@ impl Definition {
         }
     }
 
+    /// A definition from its text, refused unless the referee could have written it.
+    pub fn parse(text: &str) -> Result<Definition, String> {
+        let definition: Definition = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        definition.check()?;
+        Ok(definition)
+    }
+
+    /// What the referee never writes: another kind or version, a table that does not fit the
+    /// rules, no deals, a shard outside its count, a seed past 2^53.
+    fn check(&self) -> Result<(), String> {
+        let (t, r) = (&self.table, &self.rules);
+        let table_fits = (2..=4).contains(&t.players)
+            && r.players == t.players
+            && r.teams == t.teams
+            && (!t.teams || t.players == 4)
+            && (!t.splits || t.teams)
+            && (!t.all_orders || (t.players == 4 && !t.teams));
+        let why = if self.kind != "allfives-tournament" || self.version != 1 {
+            "its kind or version is not allfives-tournament 1"
+        } else if !table_fits {
+            "its table does not fit its rules"
+        } else if r.validate().is_err() {
+            "its rules are not valid"
+        } else if self.deals == 0 {
+            "it has no deals"
+        } else if self.shard.is_some_and(|(i, n)| i == 0 || i > n) {
+            "its shard is not I/N with 1 <= I <= N"
+        } else if self.seed >= crate::tournament::seeds::SEED_LIMIT {
+            "its seed is not below 2^53"
+        } else {
+            return Ok(());
+        };
+        Err(why.to_string())
+    }
+
     /// The whole `DIR/tournament.json.new` of a run stopped between writing and renaming it,
     /// renamed into place; `None` if there is none or it was cut short.
     pub fn recover(dir: &Path) -> Option<Definition> {
         let temporary = dir.join(format!("{FILE}.new"));
         let text = std::fs::read_to_string(&temporary).ok()?;
-        let definition: Definition = serde_json::from_str(&text).ok()?;
+        let definition = Definition::parse(&text).ok()?;
         std::fs::rename(&temporary, dir.join(FILE)).ok()?;
         Some(definition)
     }
