@@ -94,7 +94,8 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
         write,
         ..Grants::default()
     };
-    g.hidden = hidden_for(&g, hidden, others);
+    let own = homes(wants.argv, Some(wants.dir));
+    g.hidden = hidden_for(&g, &own, hidden, others);
     g
 }
 
@@ -111,10 +112,21 @@ pub fn homes(argv: &[String], dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// What a bot must not read: every hidden folder, and every other bot's folder unless it holds
-/// something this bot needs (two bots started from one folder both read it). Another bot's
+/// something this bot needs or one of its own files (`own`: two bots started from one folder
+/// both read it). Another bot's
 /// folder inside this bot's working directory is hidden there.
-fn hidden_for(g: &Grants, hidden: &[PathBuf], others: &[PathBuf]) -> BTreeSet<PathBuf> {
-    let needed = |h: &Path| g.read.iter().chain(&g.write).any(|r| r.starts_with(h));
+fn hidden_for(
+    g: &Grants,
+    own: &[PathBuf],
+    hidden: &[PathBuf],
+    others: &[PathBuf],
+) -> BTreeSet<PathBuf> {
+    let needed = |h: &Path| {
+        own.iter()
+            .chain(&g.read)
+            .chain(&g.write)
+            .any(|r| r.starts_with(h))
+    };
     let mut out: BTreeSet<PathBuf> = hidden.iter().map(|h| absolute(h)).collect();
     out.extend(
         others
