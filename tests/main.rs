@@ -14,5 +14,6 @@ mod replay_tests;
 mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;
+mod seed_secrecy_tests;
 mod starter_kit_tests;
 mod tournament_tests;

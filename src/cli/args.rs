@@ -323,11 +323,12 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "N")]
     pub bot_processes: Option<u64>,
     /// A folder every contained bot may also read (repeatable; a bot reads its working
-    /// directory, its program and interpreter, and what its command names, without it).
+    /// directory, its program and interpreter, and what its command names, without it)
+    /// [default: none].
     #[arg(long, value_name = "PATH")]
     pub bot_read: Vec<PathBuf>,
     /// A folder every contained bot may also write (repeatable; each bot writes its own /tmp,
-    /// also $TMPDIR, without it).
+    /// also $TMPDIR, without it) [default: none].
     #[arg(long, value_name = "PATH")]
     pub bot_write: Vec<PathBuf>,
     /// The size of each contained bot's private /tmp, and of its /dev/shm, in MiB.
@@ -338,7 +339,7 @@ pub struct SandboxArgs {
     /// USER, LOGNAME, LANG, LC_*, TZ, TERM and the interpreters' own variables).
     #[arg(long, value_name = "HOW", value_enum, default_value_t = BotEnv::Pass)]
     pub bot_env: BotEnv,
-    /// A variable kept with --bot-env clean (repeatable).
+    /// A variable kept with --bot-env clean (repeatable) [default: none].
     #[arg(long, value_name = "VAR")]
     pub bot_env_keep: Vec<String>,
 }

@@ -47,6 +47,8 @@ pub struct Grants {
     pub read: BTreeSet<PathBuf>,
     /// Folders the bot may write (`--bot-write`), besides its own /tmp.
     pub write: BTreeSet<PathBuf>,
+    /// Folders granted to it by the user (`--bot-read`, a bots file's `read`).
+    pub granted: BTreeSet<PathBuf>,
     /// Folders kept out of the bot's reach: the logs and results, and other bots' folders.
     pub hidden: BTreeSet<PathBuf>,
     /// What the bot was refused that it may need, one sentence each.
@@ -88,7 +90,9 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
     user_installs().iter().for_each(|p| add(&mut read, p));
     wants.read.iter().for_each(|p| add(&mut read, p));
     let write: BTreeSet<PathBuf> = wants.write.iter().map(|p| absolute(p)).collect();
+    let granted: BTreeSet<PathBuf> = wants.read.iter().map(|p| absolute(p)).collect();
     let mut g = Grants {
+        granted,
         cwd: absolute(wants.dir),
         read,
         write,

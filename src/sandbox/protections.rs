@@ -16,6 +16,10 @@ pub struct Protections {
     pub in_force: Vec<String>,
     /// What could not be had, and why, one sentence each.
     pub missing: Vec<String>,
+    /// What each bot is kept from (shown with `-v`; not in the logs, whose bytes must not
+    /// depend on where they are written).
+    #[serde(skip)]
+    pub hidden: Vec<String>,
 }
 
 impl Protections {
@@ -27,12 +31,14 @@ impl Protections {
                 sandbox: false,
                 in_force: vec!["none: --no-sandbox".into()],
                 missing: Vec::new(),
+                hidden: Vec::new(),
             };
         }
         let mut p = Protections {
             sandbox: true,
             in_force: Vec::new(),
             missing: Vec::new(),
+            hidden: Vec::new(),
         };
         let ns = report.namespaces.unwrap_or(0);
         let mounts = report.mounts.unwrap_or(0);
@@ -128,8 +134,12 @@ impl Protections {
             self.in_force
                 .push(format!("{name} may write {}", list(&grants.write)));
         }
-        if !grants.hidden.is_empty() {
+        if !grants.granted.is_empty() {
             self.in_force
+                .push(format!("{name} may read {}", list(&grants.granted)));
+        }
+        if !grants.hidden.is_empty() {
+            self.hidden
                 .push(format!("hidden from {name}: {}", list(&grants.hidden)));
         }
         match super::identity_of(grants) {
@@ -179,6 +189,9 @@ impl Protections {
         let mut text = format!("protections: {}", self.in_force.join("; "));
         if !self.missing.is_empty() {
             text.push_str(&format!("\nnot in force: {}", self.missing.join("; ")));
+        }
+        for line in &self.hidden {
+            text.push_str(&format!("\n{line}"));
         }
         text
     }
