@@ -139,7 +139,10 @@ impl BotSpec {
     /// The folders that hold the bot's own files (none for a builtin): hidden from other bots.
     pub fn homes(&self) -> Vec<PathBuf> {
         match &self.kind {
-            BotKind::Command(argv) => crate::sandbox::homes(argv, self.dir.as_deref()),
+            BotKind::Command(argv) => {
+                let named = crate::bot::process::named_from(argv, self.dir.as_deref());
+                crate::sandbox::homes(&named, self.dir.as_deref())
+            }
             BotKind::Builtin(_) => Vec::new(),
         }
     }
@@ -260,9 +263,14 @@ fn find_script(args: &[String], base: &Path) -> Result<(), String> {
     const SCRIPTS: [&str; 10] = [
         "py", "js", "mjs", "cjs", "rb", "pl", "lua", "sh", "php", "jar",
     ];
-    let Some(first) = args.iter().find(|a| !a.starts_with('-')) else {
+    let Some(at) = args.iter().position(|a| !a.starts_with('-')) else {
         return Ok(());
     };
+    let first = &args[at];
+    // `bash -c 'exec python3 bot.py'`, `node -e ...`: a script's text, not a file's name.
+    if args[..at].iter().any(|a| a == "-c" || a == "-e") || first.contains(char::is_whitespace) {
+        return Ok(());
+    }
     let path = base.join(first);
     let is_script = path
         .extension()

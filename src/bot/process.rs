@@ -104,7 +104,7 @@ impl Launch<'_> {
 /// The command's words with the files it names inside its working directory made full paths:
 /// the sandbox grants a bot what its command names, and a bot started in a folder of its own
 /// names its files from there.
-fn named_from(argv: &[String], dir: Option<&Path>) -> Vec<String> {
+pub fn named_from(argv: &[String], dir: Option<&Path>) -> Vec<String> {
     let Some(dir) = dir else {
         return argv.to_vec();
     };

@@ -763,11 +763,7 @@ impl MatchArgs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
             LogTarget::Dir(dir) => dir.clone(),
         };
-        // Past matches' logs beside this one's are no business of the bots either.
-        settings.sandbox.hidden = match folder.starts_with(DEFAULT_LOGS) {
-            true => vec![PathBuf::from(DEFAULT_LOGS), folder],
-            false => vec![folder],
-        };
+        settings.sandbox.hidden = hidden_with(folder);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         Ok(MatchConfig {
             bots,
@@ -872,6 +868,17 @@ fn bot_count(n: usize) -> Result<(), String> {
 
 /// Where `match` keeps its logs unless told.
 pub const DEFAULT_LOGS: &str = "allfives-logs";
+/// Where tournament folders go by default.
+pub const DEFAULT_TOURNAMENTS: &str = "allfives-tournaments";
+
+/// What bots may not read: `folder` (a run's logs or results), and the default folders of past
+/// matches and tournaments here, whatever this run's folder.
+pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
+    let defaults = [DEFAULT_LOGS, DEFAULT_TOURNAMENTS].map(PathBuf::from);
+    std::iter::once(folder)
+        .chain(defaults.into_iter().filter(|d| d.exists()))
+        .collect()
+}
 
 /// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the
 /// claim, so two runs at once never share one, and no folder is ever used twice.

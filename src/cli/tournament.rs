@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 use crate::bot::player::BotSpec;
-use crate::cli::args::{KeptSetting, OnFault, StandingsArgs, TournamentArgs, new_log_dir};
+use crate::cli::args::{
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, StandingsArgs, TournamentArgs,
+    hidden_with, new_log_dir,
+};
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
 use crate::cli::output;
@@ -26,7 +29,6 @@ use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
 
 /// Where tournaments go unless told.
-const DEFAULT_DIR: &str = "allfives-tournaments";
 const RESULTS: &str = "results.jsonl";
 
 /// Runs `allfives tournament`.
@@ -99,11 +101,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
-    let mut hidden = vec![dir.clone()];
-    if dir.starts_with(DEFAULT_DIR) {
-        hidden.push(PathBuf::from(DEFAULT_DIR));
-    }
-    let mut policy = match args.game_options.sandbox.policy(hidden) {
+    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),
     };

@@ -108,8 +108,8 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
 pub fn homes(argv: &[String], dir: Option<&Path>) -> Vec<PathBuf> {
     let mut homes: Vec<PathBuf> = dir.map(absolute).into_iter().collect();
     homes.extend(named(argv).into_iter().map(|p| match p.is_dir() {
-        true => p,
-        false => folder_of(&p).to_path_buf(),
+        true => absolute(&p),
+        false => absolute(folder_of(&p)),
     }));
     homes.retain(|h| !SYSTEM.iter().any(|s| h == Path::new(s)));
     homes
@@ -144,7 +144,8 @@ fn hidden_for(
 /// Adds `path` (made absolute) unless a folder already granted holds it; drops what it holds.
 fn add(read: &mut BTreeSet<PathBuf>, path: &Path) {
     let path = absolute(path);
-    if !path.exists() || read.iter().any(|r| path.starts_with(r)) {
+    let everything = path == Path::new("/");
+    if everything || !path.exists() || read.iter().any(|r| path.starts_with(r)) {
         return;
     }
     read.retain(|r| !r.starts_with(&path));
@@ -187,8 +188,9 @@ fn installation(path: &Path) -> Vec<PathBuf> {
         let named_bin = dir
             .file_name()
             .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
+        // `/bin/sh` belongs to no installation but the system's: its folder, not all of `/`.
         match (named_bin, dir.parent()) {
-            (true, Some(up)) => up.to_path_buf(),
+            (true, Some(up)) if up != Path::new("/") => up.to_path_buf(),
             _ => dir.to_path_buf(),
         }
     })
@@ -246,12 +248,12 @@ fn shebang(path: &Path) -> Option<PathBuf> {
     Some(PathBuf::from(interpreter))
 }
 
-/// The words of an argument that may be paths: itself, its value after `=`, and the parts of a
-/// `:`-separated list (a Java class path).
+/// The words of an argument that may be paths: itself, its value after `=`, the parts of a
+/// `:`-separated list (a Java class path), and the words of a shell script (`bash -c '...'`).
 fn path_words(arg: &str) -> impl Iterator<Item = &str> {
     let value = arg.split_once('=').map_or(arg, |(_, v)| v);
     std::iter::once(arg)
-        .chain(value.split(':'))
+        .chain(value.split(|c: char| c == ':' || c.is_whitespace() || "'\";|&".contains(c)))
         .filter(|w| !w.is_empty())
 }
 

@@ -59,6 +59,14 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
     let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
     let mut readable = Vec::new();
     carve(Path::new("/"), &hidden, &mut readable);
+    // What the bot needs is granted on its own too: bound into a masked folder (its private
+    // /tmp, an empty /root), it is not reached through the folder granted above.
+    for need in &grants.read {
+        match hidden.iter().any(|h| h.starts_with(need)) {
+            true => carve(need, &hidden, &mut readable),
+            false => readable.push(need.clone()),
+        }
+    }
     let write = read() | AccessFs::from_write(ABI_WANTED);
     let rules = readable
         .iter()
