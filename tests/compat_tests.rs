@@ -542,7 +542,13 @@ fn every_kind_of_bot_plays_a_tournament() {
                 row["name"]
             );
         }
-        let cheat = fs::read_to_string(world.path("t/stderr/cheat.stderr")).unwrap_or_default();
+        // One stderr file a worker: stderr/NAME.wN.stderr.
+        let cheat: String = fs::read_dir(world.path("t/stderr"))
+            .expect("the stderr folder")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("cheat."))
+            .map(|e| fs::read_to_string(e.path()).unwrap_or_default())
+            .collect();
         assert!(
             cheat.contains("TRIED") && !cheat.contains("LEAK"),
             "{cheat}"
