@@ -586,6 +586,11 @@ impl Player {
                     Ok(answer) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
+                    Err(fault)
+                        if fault.kind == FaultKind::Timeout && clock.kind() == ClockKind::Cpu =>
+                    {
+                        Err(backstop(fault, wall_limit))
+                    }
                     Err(fault) => Err(fault),
                 }
             }
@@ -716,6 +721,19 @@ fn containment_hint(said: &str) -> Option<String> {
              it, --no-sandbox turns the containment off (docs/fair-play.md)"
         )
     })
+}
+
+/// A timeout on the CPU clock comes from its wall-time backstop: say so, and its size (the bot
+/// waited without computing, or the machine was too loaded to run it).
+fn backstop(mut fault: Fault, wall_limit: Duration) -> Fault {
+    fault.detail = format!(
+        "used little CPU but took over the wall-time backstop of {:.0} ms (--clock cpu: 3 times \
+         the allowance plus 1 s): it waited without computing, or the machine was too loaded to \
+         run it ({})",
+        ms(wall_limit),
+        fault.detail
+    );
+    fault
 }
 
 /// A message as one line of JSON.

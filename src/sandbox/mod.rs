@@ -243,7 +243,8 @@ pub fn contain(
 }
 
 /// The host's path-named sockets a bot could connect to (from `/proc/net/unix`), but those
-/// under a folder already masked or hidden, or under /tmp (private).
+/// under a folder already masked or hidden (under /tmp, only those in folders bound back into
+/// the private one are still there to cover).
 fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
     let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
@@ -256,8 +257,7 @@ fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
         .filter(|p| p.starts_with('/'))
         .map(PathBuf::from)
         .filter(|p| {
-            !p.starts_with("/tmp")
-                && !masks.iter().chain(hidden).any(|m| p.starts_with(m))
+            !masks.iter().chain(hidden).any(|m| p.starts_with(m))
                 && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
         })
         .collect();
