@@ -140,11 +140,14 @@ pub fn contain(
     let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
     let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
     let mut masks = masks;
-    let mut covered = Vec::new();
+    let mut covered = match identity {
+        Identity::RootWithoutCapabilities => secrets_of_root(),
+        _ => Vec::new(),
+    };
     if !policy.network {
         // The host's sockets: most live under /run; the rest are covered one by one.
         masks.push(PathBuf::from("/run"));
-        covered = host_sockets(&masks, &hidden);
+        covered.extend(host_sockets(&masks, &hidden));
     }
     let mut plan = mounts::Plan::new(&mounts::Wanted {
         tmp_bytes: policy.tmp_bytes,
@@ -240,6 +243,23 @@ pub fn contain(
         report: Report::default(),
         tmp: None,
     }))
+}
+
+/// The files of `/etc` that only root may read (`shadow`, `sudoers`, ...): a bot that keeps
+/// root's user (without capabilities) still owns them, so they are covered.
+fn secrets_of_root() -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(entries) = std::fs::read_dir("/etc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o004 == 0)
+        })
+        .map(|e| e.path())
+        .collect()
 }
 
 /// The host's path-named sockets a bot could connect to (from `/proc/net/unix`), but those
