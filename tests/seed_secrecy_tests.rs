@@ -274,3 +274,25 @@ fn without_the_sandbox_root_escapes_the_process_limit() {
         assert!(stderr.contains("LEAK processes past the limit"), "{stderr}");
     }
 }
+
+/// Two bots from one folder, each leaving notes wherever it can write; what both saw.
+fn notes(options: &[&str]) -> String {
+    let sb = Sandbox::new();
+    let here = sb.path("here");
+    fs::create_dir(&here).expect("a folder to play from");
+    let bots =
+        ["a", "b"].map(|n| format!("{n}={}", sb.fixture("cheat_learns_the_seed", &["drops"])));
+    let stderr = play_from(&here, &bots, options, |_| {});
+    sb.assert_no_bot_left();
+    stderr.concat()
+}
+
+#[test]
+fn two_bots_from_one_folder_share_no_place_to_write() {
+    assert_learned_nothing(&notes(&[]));
+}
+
+#[test]
+fn without_the_sandbox_two_bots_read_each_others_notes() {
+    assert!(notes(&["--no-sandbox"]).contains("LEAK a note in /tmp"));
+}
