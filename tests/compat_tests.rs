@@ -599,3 +599,49 @@ fn sandbox_clean(world: &World) {
     let left = processes_holding(&world.dir.path().display().to_string());
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A bot that writes a file in its working directory: refused, with the reason and the option
+/// that grants it where the user looks (the match line, `check`); granted with --bot-write.
+#[test]
+fn a_refused_write_says_why_and_which_option_grants_it() {
+    let sb = Sandbox::new();
+    let here = sb.path("writer");
+    python_bot(&here, "open('out.txt', 'w').write('x')", "");
+    fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let bot = format!("writer=python3 bot.py {}", sb.token());
+    let run = |extra: &[&str]| {
+        let mut args: Vec<String> = ["match", &bot, "builtin:greedy", "--target", "60"]
+            .map(String::from)
+            .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        allfives_with(&args, |c| {
+            c.current_dir(&here);
+        })
+    };
+    let refused = run(&[]);
+    assert_eq!(refused.code, Some(0), "{}", refused.stderr);
+    assert!(
+        refused.stdout.contains("Read-only file system"),
+        "{}",
+        refused.stdout
+    );
+    assert!(refused.stdout.contains("--bot-write"), "{}", refused.stdout);
+    let check = allfives_with(
+        &[
+            "check".to_string(),
+            format!("python3 bot.py {}", sb.token()),
+        ],
+        |c| {
+            c.current_dir(&here);
+        },
+    );
+    assert_eq!(check.code, Some(4), "{}", check.stdout);
+    assert!(check.stdout.contains("--bot-write"), "{}", check.stdout);
+    let granted = run(&["--bot-write", &here.display().to_string()]);
+    assert!(!granted.stdout.contains("forfeits"), "{}", granted.stdout);
+    assert_eq!(
+        fs::read_to_string(here.join("out.txt")).expect("written"),
+        "x"
+    );
+    sb.assert_no_bot_left();
+}
