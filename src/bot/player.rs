@@ -705,14 +705,18 @@ fn containment_hint(said: &str) -> Option<String> {
         "EPERM",
         "cannot change working directory",
     ];
-    let path = said
+    let absolute = said
         .split(|c: char| c.is_whitespace() || "'\"`:,()[]".contains(c))
         .find(|w| w.starts_with('/') && w.len() > 1);
-    let shown = path.map_or("a file it needs".to_string(), |p| p.to_string());
+    // Else the last quoted name (Python: `... file system: 'out.txt'`).
+    let quoted = said.rsplit('\'').nth(1).filter(|w| !w.is_empty() && !w.contains(' '));
+    let shown = absolute
+        .or(quoted)
+        .map_or("a file it needs".to_string(), |p| p.to_string());
     if said.contains("Read-only file system") || said.contains("EROFS") {
         return Some(format!(
             "Contained bots write only in their /tmp ($TMPDIR), saved next to their stderr file; \
-             --bot-write DIR lets them write {shown}"
+             --bot-write DIR lets them write in DIR (here, where {shown} is)"
         ));
     }
     REFUSALS.iter().any(|r| said.contains(r)).then(|| {
