@@ -645,3 +645,56 @@ fn a_refused_write_says_why_and_which_option_grants_it() {
     );
     sb.assert_no_bot_left();
 }
+
+/// Another bot's folder is hidden, unless a bots file's `read` grants it (and `-v` says so).
+#[test]
+fn a_bots_file_grants_a_bot_another_folder_to_read() {
+    let sb = Sandbox::new();
+    fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).expect("chmod");
+    python_bot(
+        &sb.path("a"),
+        "print(open('../b/data.txt').read(), file=__import__('sys').stderr)",
+        "",
+    );
+    python_bot(&sb.path("b"), "", "");
+    write(&sb.path("b/data.txt"), "DATA OF B\n");
+    run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(sb.path("")));
+    let play = |read: &str| {
+        let file = sb.path("bots.toml");
+        let text = format!(
+            "[[bots]]\nname = \"a\"\ncommand = \"python3 bot.py {t}\"\ndir = \"a\"\n{read}\n\
+             [[bots]]\nname = \"b\"\ncommand = \"python3 bot.py {t}\"\ndir = \"b\"\n",
+            t = sb.token()
+        );
+        fs::write(&file, text).expect("a bots file");
+        let logs = sb.unused_logs();
+        let args = [
+            "match",
+            "--bots",
+            &file.display().to_string(),
+            "--target",
+            "60",
+            "-v",
+            "--log-dir",
+            &logs.display().to_string(),
+        ];
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        (
+            ran,
+            fs::read_to_string(logs.join("a.stderr")).unwrap_or_default(),
+        )
+    };
+    let (hidden, _) = play("");
+    assert!(hidden.stdout.contains("a forfeits"), "{}", hidden.stdout);
+    assert!(
+        hidden.stderr.contains("hidden from a:"),
+        "{}",
+        hidden.stderr
+    );
+    let (granted, said) = play("read = [\"b\"]");
+    assert!(!granted.stdout.contains("forfeits"), "{}", granted.stdout);
+    assert!(said.contains("DATA OF B"), "{said}");
+    assert!(granted.stderr.contains("a may read"), "{}", granted.stderr);
+    sb.assert_no_bot_left();
+}

@@ -709,7 +709,10 @@ fn containment_hint(said: &str) -> Option<String> {
         .split(|c: char| c.is_whitespace() || "'\"`:,()[]".contains(c))
         .find(|w| w.starts_with('/') && w.len() > 1);
     // Else the last quoted name (Python: `... file system: 'out.txt'`).
-    let quoted = said.rsplit('\'').nth(1).filter(|w| !w.is_empty() && !w.contains(' '));
+    let quoted = said
+        .rsplit('\'')
+        .nth(1)
+        .filter(|w| !w.is_empty() && !w.contains(' '));
     let shown = absolute
         .or(quoted)
         .map_or("a file it needs".to_string(), |p| p.to_string());
