@@ -9,7 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use crate::cli::args::{KeptSetting, OnFault, StandingsArgs, TournamentArgs, new_log_dir};
+use crate::bot::player::BotSpec;
+use crate::cli::args::{
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, StandingsArgs, TournamentArgs,
+    hidden_with, new_log_dir,
+};
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
 use crate::cli::output;
@@ -26,9 +30,6 @@ use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
 use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
-
-/// Where tournaments go unless told.
-const DEFAULT_DIR: &str = "allfives-tournaments";
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
@@ -120,11 +121,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    // The policy hides the tournament's folder (logs, results, stderr) from every bot.
-    let policy = match args.game_options.sandbox.policy(vec![dir.clone()]) {
+    // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
+    // tournaments' folders beside it, and each bot's folder from the others.
+    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
     let reused = !args.fresh && bots.iter().any(|b| b.is_process());
@@ -418,11 +421,8 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
     let held = match held {
         Some(held) => held,
         None => {
-            let dir = new_log_dir(
-                Path::new(DEFAULT_DIR),
-                &format!("tournament-{}", definition.seed),
-            )
-            .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?;
+            let dir = new_log_dir(Path::new(DEFAULT_DIR), "tournament")
+                .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?;
             folder::hold(&dir)?
         }
     };
