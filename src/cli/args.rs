@@ -160,8 +160,8 @@ pub enum Command {
     /// Play a tournament: every group of entrants on duplicate deals, on every core, with
     /// results kept in a folder that can be resumed.
     Tournament(TournamentArgs),
-    /// Print the standings of one or more tournament folders (shards, or runs on several
-    /// machines), merged.
+    /// Print the standings of a tournament folder, or of a tournament's shards (run on several
+    /// machines) merged.
     Standings(StandingsArgs),
     /// Print a JSON Schema: of every protocol message (the default), or of the results format.
     Schema(SchemaArgs),
@@ -240,7 +240,8 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
     /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
-    /// folder allfives-tournaments/tournament-N).
+    /// folder allfives-tournaments/tournament-N). One run holds it at a time: another run on it
+    /// is refused.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
@@ -279,7 +280,8 @@ pub struct TournamentArgs {
 /// `allfives standings`.
 #[derive(Debug, Args)]
 pub struct StandingsArgs {
-    /// Tournament folders (each with tournament.json and results.jsonl).
+    /// Tournament folders (each with tournament.json and results.jsonl): one tournament's run,
+    /// or its shards, each once. Every results line is checked against tournament.json.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// The sequential test to report (two entrants, two players).

@@ -547,6 +547,12 @@ fn resumed(
             stored.deals
         ));
     }
+    if definition.entrants.len() > stored.entrants.len() && stored.shard.is_some() {
+        // A shard is a slice of the sets of the groups stored: new groups would reslice them.
+        return Err(format!(
+            "{dir} holds a shard of a tournament: entrants can be added to a whole tournament only"
+        ));
+    }
     if definition.entrants.len() > stored.entrants.len() {
         let added: Vec<&str> = definition.entrants[stored.entrants.len()..]
             .iter()
