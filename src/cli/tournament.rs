@@ -372,8 +372,44 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
         None => None,
     };
     let mut notes = Vec::new();
-    let stored = match &held {
-        Some(held) => stored_definition(held, args.resume, &mut notes)?,
+    let definition = match define(args, held.as_ref(), (&given, &settings, table), &mut notes) {
+        Ok(definition) => definition,
+        Err(message) => {
+            // A refused run leaves no folder behind that it made.
+            held.map(HeldFolder::abandon);
+            return Err(message);
+        }
+    };
+    let held = match held {
+        Some(held) => held,
+        None => {
+            let dir = new_log_dir(Path::new(DEFAULT_DIR), "tournament")
+                .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?;
+            folder::hold(&dir)?
+        }
+    };
+    // The definition first: a folder without one holds nothing but leftovers of a start.
+    definition
+        .write(&held.dir)
+        .map_err(|e| format!("cannot write the definition in {}: {e}", held.dir.display()))?;
+    for sub in folder::SUBFOLDERS {
+        let path = held.dir.join(sub);
+        files::create_private_dir(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    }
+    Ok((definition, held, notes))
+}
+
+/// The definition asked for: a new tournament's, or the stored one continued, checked against
+/// what the folder holds.
+fn define(
+    args: &TournamentArgs,
+    held: Option<&HeldFolder>,
+    (given, settings, table): (&[BotSpec], &GameSettings, Table),
+    notes: &mut Vec<String>,
+) -> Result<Definition, String> {
+    let stored = match held {
+        Some(held) => stored_definition(held, args.resume, notes)?,
         None => None,
     };
     let deals = args.deals.unwrap_or(10);
@@ -391,14 +427,14 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             ));
         }
         (Some(stored), true) => {
-            let asked = Definition::new(&given, &settings, (args.format, table, deals), 0, None);
-            resumed(args, &stored, asked.entrants, &mut notes)?
+            let asked = Definition::new(given, settings, (args.format, table, deals), 0, None);
+            resumed(args, &stored, asked.entrants, notes)?
         }
         (None, false) => {
             let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
             Definition::new(
-                &given,
-                &settings,
+                given,
+                settings,
                 (args.format, table, deals),
                 seed,
                 args.shard,
@@ -418,24 +454,7 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             definition.table.players
         ));
     }
-    let held = match held {
-        Some(held) => held,
-        None => {
-            let dir = new_log_dir(Path::new(DEFAULT_DIR), "tournament")
-                .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?;
-            folder::hold(&dir)?
-        }
-    };
-    // The definition first: a folder without one holds nothing but leftovers of a start.
-    definition
-        .write(&held.dir)
-        .map_err(|e| format!("cannot write the definition in {}: {e}", held.dir.display()))?;
-    for sub in folder::SUBFOLDERS {
-        let path = held.dir.join(sub);
-        files::create_private_dir(&path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    }
-    Ok((definition, held, notes))
+    Ok(definition)
 }
 
 /// The options' own checks, whatever the folder holds: the games' settings and the table.

@@ -24,12 +24,15 @@ pub const SUBFOLDERS: [&str; 2] = ["logs", "stderr"];
 pub struct HeldFolder {
     /// The folder.
     pub dir: PathBuf,
+    /// Whether this run made it.
+    created: bool,
     _lock: Flock<File>,
 }
 
 /// Creates `dir` if need be and takes its lock, or says who holds it.
 pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
     usable(dir)?;
+    let created = !dir.exists();
     files::create_private_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join(LOCK);
     let file = OpenOptions::new()
@@ -65,6 +68,7 @@ pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
     named.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(HeldFolder {
         dir: dir.to_path_buf(),
+        created,
         _lock: lock,
     })
 }
@@ -107,6 +111,15 @@ impl HeldFolder {
             let _ = std::fs::remove_dir(self.dir.join(sub));
         }
         notes
+    }
+
+    /// Lets the folder go after a refusal: a folder this run made, holding nothing but its
+    /// lock, is removed.
+    pub fn abandon(self) {
+        if self.created && self.is_empty() {
+            let _ = std::fs::remove_file(self.dir.join(LOCK));
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 
     /// Whether the folder holds nothing but its lock.
