@@ -376,7 +376,9 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
         Ok(definition) => definition,
         Err(message) => {
             // A refused run leaves no folder behind that it made.
-            held.map(HeldFolder::abandon);
+            if let Some(held) = held {
+                held.abandon();
+            }
             return Err(message);
         }
     };
