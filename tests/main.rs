@@ -15,4 +15,5 @@ mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;
 mod starter_kit_tests;
+mod text_safety_tests;
 mod tournament_tests;

@@ -1184,7 +1184,7 @@ fn replay_accepts_a_log_cut_short() {
     let cut: Vec<&str> = text.lines().take(6).collect();
     let short = sb.path("short.jsonl");
     fs::write(&short, cut.join("\n") + "\n").expect("write");
-    let out = assert_replays(&short);
+    let out = assert_replays_cut(&short);
     assert!(out.contains("as far as it goes"), "{out}");
     let ran = allfives(&["replay", &sb.path("none.jsonl").display().to_string()]);
     assert_eq!(ran.code, Some(2), "an unreadable log is bad input: {ran:?}");

@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::text;
+
 /// The kind of a bot's fault.
 #[derive(
     Debug,
@@ -87,8 +89,10 @@ impl Fault {
     }
 }
 
+/// The kind and the detail, the detail made safe for a terminal (it may quote what a bot
+/// wrote, or come from a log a user edited).
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.detail)
+        write!(f, "{}: {}", self.kind, text::terminal(&self.detail))
     }
 }

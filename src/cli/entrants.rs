@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::bot::player::{BotSpec, is_name, tell_apart};
+use crate::bot::player::{BotSpec, is_name, name_problem, tell_apart};
 
 /// A bots file: `[[bots]]` tables in TOML, or `{"bots": [...]}` in JSON.
 #[derive(Debug, Deserialize)]
@@ -79,10 +79,7 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
         .into_iter()
         .map(|entry| {
             if !is_name(&entry.name) {
-                return Err(format!(
-                    "bots file {shown}: '{}' is not a name (letters, digits, _ . - #)",
-                    entry.name
-                ));
+                return Err(format!("bots file {shown}: {}", name_problem(&entry.name)));
             }
             let dir = entry.dir.map(|d| folder.join(d));
             BotSpec::with_setup(&entry.command, dir, entry.env)

@@ -13,10 +13,13 @@ use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
 
 /// Writes `text` and a newline to stdout, flushed: a closed or full stdout is an error for the
-/// caller to report, never a panic.
+/// caller to report, never a panic. Each line is made safe for a terminal on the way out (names
+/// and faults' details come from bots and from files a user may have edited).
 pub fn print_line(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
-    writeln!(out, "{text}")?;
+    for line in text.split('\n') {
+        writeln!(out, "{}", crate::text::terminal(line))?;
+    }
     out.flush()
 }
 
@@ -58,7 +61,7 @@ pub fn game_line(line: &GameLine) -> String {
                 .faults
                 .iter()
                 .find(|f| f.forfeit)
-                .map(|f| format!("{}: {}", f.kind, f.detail))
+                .map(|f| format!("{}: {}", f.kind, crate::text::terminal(&f.detail)))
                 .unwrap_or_default();
             format!("{} forfeits: {why}", line.seats[seat].name)
         }

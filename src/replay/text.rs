@@ -51,7 +51,8 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
         .map(|seats| {
             seats
                 .iter()
-                .map(|s| s["bot"].as_str().unwrap_or("?").to_string())
+                // A log is a file a user may edit: its names are made safe for a terminal.
+                .map(|s| crate::text::terminal(s["bot"].as_str().unwrap_or("?")))
                 .collect()
         })
         .unwrap_or_default();

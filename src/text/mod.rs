@@ -31,6 +31,26 @@ pub fn terminal(s: &str) -> String {
     out
 }
 
+/// JSON text (as serde_json writes it) with every control, bidi or invisible character that it
+/// leaves raw inside a string (DEL, C1, U+202E, U+200B, ...) written as a `\uXXXX` escape: the
+/// same JSON to a parser, plain ASCII punctuation to a terminal. JSON's own structure is ASCII
+/// below DEL, so only strings are touched; the tabs and newlines between tokens are kept.
+pub fn json(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match hidden(c) && (c as u32) >= 0x7f {
+            true => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            false => out.push(c),
+        }
+    }
+    out
+}
+
 /// The longest file name [`file_name`] gives, in bytes: room is left under the usual limit of
 /// 255 for a prefix and a suffix (`game-12.`, `.w3.stderr`).
 const MAX_FILE_NAME: usize = 96;
@@ -120,6 +140,17 @@ mod tests {
             r"a\x1b[2Jb\x07c\u{9b}31md\u{202e}e\u{200b}f\u{2028}g\u{feff}h\ni\tj\x7f"
         );
         assert_eq!(terminal("plain – ünïcode ⚀ text"), "plain – ünïcode ⚀ text");
+    }
+
+    #[test]
+    fn json_keeps_its_meaning_and_shows_no_hidden_character() {
+        let value = serde_json::json!({"name": "a\x1b\u{9b}\u{202e}\u{e0041}\x7fz", "n": [1, 2]});
+        let written = serde_json::to_string_pretty(&value).expect("plain data");
+        let safe = json(&written);
+        assert!(safe.is_ascii(), "{safe}");
+        assert_eq!(terminal(&safe.replace('\n', " ")), safe.replace('\n', " "));
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
+        assert_eq!(back, value);
     }
 
     #[test]
