@@ -74,6 +74,12 @@ impl BotSpec {
         env: BTreeMap<String, String>,
     ) -> Result<BotSpec, String> {
         if let Some(name) = command.strip_prefix("builtin:") {
+            if dir.is_some() || !env.is_empty() {
+                return Err(format!(
+                    "{command} runs inside the referee: `dir` and `env` do not apply to it; \
+                     remove them"
+                ));
+            }
             if !builtin::NAMES.contains(&name) {
                 return Err(format!(
                     "unknown builtin bot '{name}': the builtins are {}",
@@ -89,6 +95,7 @@ impl BotSpec {
                 name_given: false,
             });
         }
+        check_env(&env)?;
         let argv = shlex::split(command)
             .filter(|a| !a.is_empty())
             .ok_or_else(|| format!("bot '{command}' is not a command line (check its quotes)"))?;
@@ -196,6 +203,51 @@ pub fn is_name(name: &str) -> bool {
         && text::terminal(name) == name
 }
 
+/// The longest `KEY=VALUE` the kernel passes to a new process, in bytes with its NUL
+/// (Linux's MAX_ARG_STRLEN, 32 pages of 4 KiB).
+const MAX_ENV_ENTRY: usize = 32 * 4096;
+
+/// The most bytes of variables a bot may be given in all: the kernel's limit for the arguments
+/// and the environment together is 2 MiB or more, of which the referee's own environment and
+/// the command line take their share.
+const MAX_ENV_TOTAL: usize = 1024 * 1024;
+
+/// Refuses variables that could never start a process, so that every game would not be a
+/// crash forfeit: a name empty or holding `=`, a NUL byte, an entry or a total too large.
+fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
+    let mut total = 0;
+    for (key, value) in env {
+        let shown = text::terminal(key);
+        if key.is_empty() {
+            return Err("env: a variable needs a name (an empty key was given)".into());
+        }
+        if key.contains('=') {
+            return Err(format!(
+                "env key '{shown}': a variable's name cannot hold '=' (write the value apart)"
+            ));
+        }
+        if key.contains('\0') || value.contains('\0') {
+            return Err(format!(
+                "env '{shown}': a variable cannot hold a NUL byte (\\u0000)"
+            ));
+        }
+        let entry = key.len() + value.len() + 2;
+        if entry > MAX_ENV_ENTRY {
+            return Err(format!(
+                "env '{shown}': {entry} bytes is too large to start a process (at most {MAX_ENV_ENTRY} bytes a variable)"
+            ));
+        }
+        total += entry;
+    }
+    match total > MAX_ENV_TOTAL {
+        true => Err(format!(
+            "env: {total} bytes of variables in all is too large to start a process reliably \
+             (at most {MAX_ENV_TOTAL})"
+        )),
+        false => Ok(()),
+    }
+}
+
 /// Checks that a program can be found, as the shell would look for it (a path from `base`, the
 /// bot's working directory), and can be run.
 fn find_program(program: &str, base: &Path) -> Result<(), String> {
@@ -208,6 +260,10 @@ fn find_program(program: &str, base: &Path) -> Result<(), String> {
         .find(|p| p.is_file());
     match found {
         Some(path) => runnable(&path),
+        None if base.join(program).is_file() => Err(format!(
+            "{program} is not found on PATH (a file of that name is in the bot's folder: write \
+             ./{program} to run it)"
+        )),
         None => Err(format!("{program} is not found on PATH")),
     }
 }

@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::BotSpec;
 use crate::cli::commands::BAD_INPUT;
-use crate::cli::deal_file::read_deals;
+use crate::cli::deal_file::{never_played, read_deals};
 use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
@@ -660,6 +660,10 @@ impl MatchArgs {
             (Some(_), _) if plan.len() > 1 => {
                 return Err("--log writes one game; use --log-dir for a match of several".into());
             }
+            // A bare file name is a file in the current folder (its parent is "").
+            (Some(file), _) if file.parent() == Some(Path::new("")) => {
+                LogTarget::File(Path::new(".").join(file))
+            }
             (Some(file), _) => LogTarget::File(file.clone()),
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
             (None, None) => LogTarget::Dir(
@@ -667,6 +671,7 @@ impl MatchArgs {
                     .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
             ),
         };
+        logs_free(&logs, &plan)?;
         // Created last, once every option is checked: a refused command leaves no folder.
         settings.sandbox.hidden = vec![match &logs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
@@ -773,6 +778,27 @@ fn bot_count(n: usize) -> Result<(), String> {
     }
 }
 
+/// Checks, before any game, that no game's log exists already (logs are never overwritten):
+/// else the match would stop at that game, after playing those before it.
+fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
+    let taken = match logs {
+        LogTarget::File(file) => file.exists().then(|| file.clone()),
+        LogTarget::Dir(dir) if !dir.exists() => None,
+        LogTarget::Dir(dir) => plan
+            .games(0)
+            .map(|g| dir.join(format!("game-{}.jsonl", g.number)))
+            .find(|log| log.exists()),
+    };
+    match taken {
+        Some(log) => Err(format!(
+            "{} exists already (logs are never overwritten): name a new --log-dir or --log, \
+             or remove it",
+            log.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Where `match` keeps its logs unless told.
 pub const DEFAULT_LOGS: &str = "allfives-logs";
 
@@ -795,6 +821,11 @@ pub fn new_log_dir(parent: &Path, stem: &str) -> std::io::Result<PathBuf> {
 
 /// The deals, each checked against the rules.
 fn validated(deals: Vec<Deal>, rules: &Rules, source: &str) -> Result<Vec<Deal>, String> {
+    // As a deal file: deals no game could play are refused, never dropped.
+    let most = rules.max_hands as usize;
+    if deals.len() > most {
+        return Err(format!("{source}: {}", never_played(most)));
+    }
     for (i, deal) in deals.iter().enumerate() {
         deal.validate(rules)
             .map_err(|e| format!("{source}, deal {}: {e}", i + 1))?;

@@ -124,32 +124,45 @@ fn match_command(args: &MatchArgs) -> u8 {
         Err(code) => return code,
     };
     let json = args.json;
-    let mut played = match Match::new(config) {
-        Ok(played) => played,
-        Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
-    };
-    // Every bot shakes hands first, so that the banner and the results carry its hello name.
-    if unless_interrupted(&runtime, played.introduce()).is_none() {
-        return fail(INTERRUPTED, "interrupted: every bot was stopped");
-    }
-    let entrants = results::entrants_of(&played.config.bots);
-    let rules = played.config.settings.rules;
-    let seed = played.config.seed;
-    let set_size = match args.no_rotate {
-        true => 1,
-        false => schedule::arrangements(&args.table(&rules)).len(),
-    };
-    let names = entrants.iter().map(|e| e.name.clone()).collect();
-    let mut tally = Tally::new(names, set_size, rules.players, None);
-    let report = |complete: bool, tally: &Tally| {
-        let mut report = Report::new("match", complete, entrants.clone(), tally.standings());
+    let rules = config.settings.rules;
+    let seed = config.seed;
+    let report = |complete: bool, entrants: &[Entrant], tally: &Tally| {
+        let mut report = Report::new("match", complete, entrants.to_vec(), tally.standings());
         report.seed = Some(seed);
         report.rules = Some(rules);
         report
     };
+    let tally_of = |entrants: &[Entrant], set_size: usize| {
+        let names = entrants.iter().map(|e| e.name.clone()).collect();
+        Tally::new(names, set_size, rules.players, None)
+    };
+    let early = results::entrants_of(&config.bots);
+    let mut played = match Match::new(config) {
+        Ok(played) => played,
+        Err(e) => {
+            // --json promises a document whatever the ending: one with no game, incomplete.
+            if json && let Err(e) = print_json(&report(false, &early, &tally_of(&early, 1))) {
+                return output_failed(&e);
+            }
+            return fail(FAILED, format!("cannot prepare the match's logs: {e}"));
+        }
+    };
+    // Every bot shakes hands first, so that the banner and the results carry its hello name.
+    if unless_interrupted(&runtime, played.introduce()).is_none() {
+        if json && let Err(e) = print_json(&report(false, &early, &tally_of(&early, 1))) {
+            return output_failed(&e);
+        }
+        return fail(INTERRUPTED, "interrupted: every bot was stopped");
+    }
+    let entrants = results::entrants_of(&played.config.bots);
+    let set_size = match args.no_rotate {
+        true => 1,
+        false => schedule::arrangements(&args.table(&rules)).len(),
+    };
+    let mut tally = tally_of(&entrants, set_size);
     // --json streams its report: the opening now, each game as it ends, the standings last.
     let opened = match json {
-        true => ReportStream::start(std::io::stdout(), &report(false, &tally)).map(Some),
+        true => ReportStream::start(std::io::stdout(), &report(false, &entrants, &tally)).map(Some),
         false => output::print_line(&output::match_banner(&played.config)).map(|()| None),
     };
     let mut stream = match opened {
@@ -200,7 +213,7 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some(Ok(())) => None,
     };
     // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
-    let report = report(played.complete(), &tally);
+    let report = report(played.complete(), &entrants, &tally);
     let printed = match stream {
         Some(stream) => stream.finish(&report),
         None => output::print_line(&output::standings_text(&report)),
@@ -212,6 +225,11 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some((code, message)) => fail(code, message),
         None => 0,
     }
+}
+
+/// Writes `report` whole as the --json document.
+fn print_json(report: &Report) -> std::io::Result<()> {
+    ReportStream::start(std::io::stdout(), report)?.finish(report)
 }
 
 /// The results line of a match's game.

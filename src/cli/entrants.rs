@@ -35,10 +35,25 @@ pub fn entrants(file: Option<&Path>, args: &[String]) -> Result<Vec<BotSpec>, St
         Some(path) => read_bots_file(path)?,
         None => Vec::new(),
     };
-    for text in args {
-        specs.push(BotSpec::parse(text)?);
+    for (i, text) in args.iter().enumerate() {
+        let spec = BotSpec::parse(text).map_err(|why| match i.checked_sub(1) {
+            // `allfives match perl minimal.pl ...`: a command line split into two bots.
+            Some(before) if is_one_word_command(&args[before]) => format!(
+                "{why}; if it belongs to the command before it, quote the whole command line \
+                 as one argument: '{} {text}'",
+                args[before]
+            ),
+            _ => why,
+        })?;
+        specs.push(spec);
     }
     Ok(specs)
+}
+
+/// Whether `arg` is a command of one word (`perl`, `./bot`), that the next argument may have
+/// been meant to follow.
+fn is_one_word_command(arg: &str) -> bool {
+    !arg.starts_with("builtin:") && !arg.contains(|c: char| c == '=' || c.is_whitespace())
 }
 
 /// Renames bots that share a name: "greedy", "greedy#2", "greedy#3".

@@ -122,7 +122,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
     let rules = &h["rules"];
     let _ = writeln!(
         text,
-        "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {} hands",
+        "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {}",
         rules["players"],
         if rules["teams"] == true {
             " in teams"
@@ -134,7 +134,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         rules["hand_end"].as_str().unwrap_or("?"),
         rules["target"],
         rules["finish"].as_str().unwrap_or("?"),
-        rules["max_hands"]
+        count(rules["max_hands"].as_u64().unwrap_or(0), "hand")
     );
     match doc.seat {
         Some(seat) => {
