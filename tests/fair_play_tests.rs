@@ -19,14 +19,6 @@ use crate::harness::*;
 const SEED: &str = "11";
 const QUICK: Duration = Duration::from_secs(20);
 
-fn hex(path: &Path) -> String {
-    path.display()
-        .to_string()
-        .bytes()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// What a bot wrote on stderr during a match whose logs are in `logs`.
 fn stderr_of(logs: &Path, bot: &str) -> String {
     fs::read_to_string(logs.join(format!("{bot}.stderr"))).unwrap_or_default()

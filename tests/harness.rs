@@ -38,6 +38,15 @@ pub fn quote(word: &str) -> String {
     }
 }
 
+/// A path hex-encoded, as the cheating fixtures take one (any byte survives the command line).
+pub fn hex(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// A test's private directory; its name marks every bot process the test starts.
 pub struct Sandbox {
     dir: TempDir,

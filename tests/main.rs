@@ -12,6 +12,7 @@ mod output_error_tests;
 mod placement_tests;
 mod referee_tests;
 mod replay_tests;
+mod replay_trust_tests;
 mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;

@@ -4,9 +4,10 @@
 use allfives_engine::json::read_from_bot;
 use allfives_engine::protocol::FromBot;
 
+use crate::bot::fault::excerpt;
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::misread::misread;
-use crate::bot::process::{Received, excerpt};
+use crate::bot::process::Received;
 
 /// Cuts a byte stream into lines of at most `max_line` bytes, not counting the line's `\n` or
 /// `\r\n`. Bytes are appended to [`buffer`](LineFramer::buffer) as they arrive; a line cut off

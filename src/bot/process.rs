@@ -33,8 +33,6 @@ const QUICK: Duration = Duration::from_millis(20);
 /// games of a tournament) wait at most this long; a signal ends the wait at once. Stderr is
 /// drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
-/// How much of an offending line is kept for the record.
-pub const EXCERPT: usize = 200;
 
 /// Where a bot's stderr goes.
 #[derive(Debug, Clone)]
@@ -532,12 +530,6 @@ pub fn describe(status: ExitStatus) -> String {
         },
         _ => "ended".to_string(),
     }
-}
-
-/// The start of `bytes`, lossily decoded, cut to [`EXCERPT`] characters.
-pub fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT * 4)]);
-    text.chars().take(EXCERPT).collect()
 }
 
 /// The thread that drains a bot's stderr. A thread of its own, in plain blocking reads: the

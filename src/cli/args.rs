@@ -782,12 +782,14 @@ fn bot_count(n: usize) -> Result<(), String> {
 /// else the match would stop at that game, after playing those before it.
 fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
     let taken = match logs {
-        LogTarget::File(file) => file.exists().then(|| file.clone()),
+        LogTarget::File(file) => std::fs::symlink_metadata(file)
+            .is_ok()
+            .then(|| file.clone()),
         LogTarget::Dir(dir) if !dir.exists() => None,
         LogTarget::Dir(dir) => plan
             .games(0)
             .map(|g| dir.join(format!("game-{}.jsonl", g.number)))
-            .find(|log| log.exists()),
+            .find(|log| std::fs::symlink_metadata(log).is_ok()),
     };
     match taken {
         Some(log) => Err(format!(

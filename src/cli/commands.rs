@@ -332,13 +332,10 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         }
         (None, None) => " as far as it goes (it stops before the game's end)".into(),
     };
-    let deals = match replay.deals_checked() {
-        true => "",
-        false => {
-            "; its deals were not checked against the seed (log format 1 does not say which came from it)"
-        }
-    };
-    let said = format!("{shown}: every line checks out against the rules engine{complete}{deals}");
+    let said = format!(
+        "{shown}: every line checks out against the rules engine{complete}; {}",
+        replay.deals_said()
+    );
     emitted(output::print_line(&said), done)
 }
 

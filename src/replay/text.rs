@@ -141,11 +141,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
             let _ = writeln!(text, "as seat {seat} saw it");
         }
         None => {
-            let deals = match doc.deals_checked {
-                true => "deals checked against the seed",
-                false => "deals not checked against the seed (a format 1 log)",
-            };
-            let _ = writeln!(text, "seed {}; {deals}", h["seed"]);
+            let _ = writeln!(text, "seed {}; {}", h["seed"], doc.deals);
         }
     }
     text
