@@ -518,8 +518,8 @@ fn check_command(args: &CheckArgs) -> u8 {
     // With -v the bot's stderr was already shown as it came.
     if !tail.is_empty() && !args.verbose {
         said.push(format!(
-            "--- the bot's stderr (last {} lines) ---",
-            tail.len()
+            "--- the bot's stderr (last {}) ---",
+            gamelog::describe::count(tail.len() as u64, "line")
         ));
         said.extend(tail.iter().rev().map(|line| format!("{prefix}{line}")));
     }

@@ -7,6 +7,7 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::FaultKind;
+use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::standings::{Row, Standings};
@@ -118,9 +119,9 @@ pub fn standings_text(report: &Report) -> String {
         for t in &s.teams {
             let _ = writeln!(
                 text,
-                "  {}: {} games, {} won, {} level, {} lost, score {:.1}%, {} points",
+                "  {}: {}, {} won, {} level, {} lost, score {:.1}%, {} points",
                 t.names.join("+"),
-                t.games,
+                count(t.games, "game"),
                 t.wins,
                 t.draws,
                 t.losses,
@@ -166,8 +167,9 @@ pub fn standings_text(report: &Report) -> String {
     if s.unfinished_sets > 0 {
         let _ = writeln!(
             text,
-            "unfinished sets: {} ({} games), counted in the table but not rated",
-            s.unfinished_sets, s.unfinished_games
+            "unfinished sets: {} ({}), counted in the table but not rated",
+            s.unfinished_sets,
+            count(s.unfinished_games, "game")
         );
     }
     match (&s.winner.names[..], s.winner.level) {
