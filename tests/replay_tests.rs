@@ -59,15 +59,16 @@ fn edit(lines: &mut [String], at: usize, change: impl FnOnce(&mut Value)) {
 }
 
 /// Replays `lines` written to a file: the replay must be refused with exit code 3 at line
-/// `line`, saying every one of `says`, in plain words.
-fn refused_at(sb: &Sandbox, case: &str, lines: &[String], line: usize, says: &[&str]) {
+/// `line` (0: wherever the events first contradict the change), saying every one of `says`, in
+/// plain words.
+pub fn refused_at(sb: &Sandbox, case: &str, lines: &[String], line: usize, says: &[&str]) {
     let bad = sb.path(&format!("{case}.jsonl"));
     fs::write(&bad, lines.join("\n") + "\n").expect("write");
     let ran = allfives(&["replay", "--quiet", &bad.display().to_string()]);
     assert_eq!(ran.code, Some(3), "{case}: {ran:?}");
     let said = ran.stderr.trim();
     assert!(
-        said.contains(&format!(": line {line}: ")),
+        line == 0 || said.contains(&format!(": line {line}: ")),
         "{case}: expected line {line}: {said}"
     );
     for words in says {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::harness::*;
+use crate::replay_tests::refused_at;
 
 /// A finished two-player game between builtins, with draws (small hands), in `logs-N`.
 fn log_of(sb: &Sandbox, bots: &[String], options: &[&str]) -> PathBuf {
@@ -30,27 +31,10 @@ fn lines_of(log: &Path) -> Vec<Value> {
     log_lines(log)
 }
 
-/// Replays `lines` written to `NAME.jsonl`: refused with exit 3 at line `line` (0: any)
-/// saying `says`.
+/// Replays `lines`: refused with exit 3 at line `line` (0: any) saying `says`.
 fn refused(sb: &Sandbox, name: &str, lines: &[Value], line: usize, says: &str) {
-    let path = sb.path(&format!("{name}.jsonl"));
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    fs::write(&path, text).expect("write");
-    let ran = allfives(&["replay", "--quiet", &path.display().to_string()]);
-    assert_eq!(ran.code, Some(3), "{name}: {ran:?}");
-    // Line 0: wherever the events first contradict the edit.
-    let at = format!("line {line}: ");
-    assert!(
-        line == 0 || ran.stderr.contains(&at),
-        "{name}: {}",
-        ran.stderr
-    );
-    assert!(
-        ran.stderr.contains(says),
-        "{name}: '{}' lacks '{says}'",
-        ran.stderr
-    );
-    assert_eq!(ran.stderr.lines().count(), 1, "{name}: {}", ran.stderr);
+    let lines: Vec<String> = lines.iter().map(Value::to_string).collect();
+    refused_at(sb, name, &lines, line, &[says]);
 }
 
 fn index_of(lines: &[Value], kind_wanted: &str) -> usize {

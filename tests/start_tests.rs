@@ -236,7 +236,11 @@ fn one_hand_is_a_hand_and_first_is_documented() {
     ]);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert!(ran.stdout.contains("after 1 hand ("), "{}", ran.stdout);
-    assert!(ran.stdout.contains("unfinished sets: 1 (1 game)"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("unfinished sets: 1 (1 game)"),
+        "{}",
+        ran.stdout
+    );
     let shown = allfives(&["replay", &log.display().to_string()]);
     assert!(
         shown.stdout.contains("at most 1 hand\n"),
