@@ -417,18 +417,14 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     emitted(output::print_line(&said), 0)
 }
 
-/// The folder a bot posed a logged position may not read: the log's, unless the bot runs in it
-/// (a bot needs its working directory; a debugging session's stakes are low).
+/// The folder a bot posed a logged position may not read: the log's (hidden even inside the
+/// bot's working directory).
 fn hidden_from_asked(log: &std::path::Path) -> Vec<std::path::PathBuf> {
     let folder = log
         .canonicalize()
         .ok()
         .and_then(|l| l.parent().map(std::path::Path::to_path_buf));
-    let here = std::env::current_dir().ok();
-    match (folder, here) {
-        (Some(folder), Some(here)) if !here.starts_with(&folder) => vec![folder],
-        _ => Vec::new(),
-    }
+    folder.into_iter().collect()
 }
 
 /// Whether to colour text: only on a terminal, and never with NO_COLOR set.
