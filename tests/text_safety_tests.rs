@@ -63,8 +63,14 @@ fn file_named(sandbox: &Sandbox) -> String {
     sandbox.python(&script, &["--anonymous", "--at", "0"])
 }
 
-fn run(what: &str, args: &[&str]) -> Ran {
-    let ran = allfives(args);
+/// Runs `allfives args` (a failed check keeps its logs in the sandbox's temporary folder),
+/// and checks every byte it printed.
+fn run_in(sandbox: &Sandbox, what: &str, args: &[&str]) -> Ran {
+    let tmp = sandbox.path("tmp");
+    fs::create_dir_all(&tmp).expect("a temporary folder");
+    let ran = allfives_with(args, |command| {
+        command.env("TMPDIR", &tmp);
+    });
     assert_clean(what, &ran);
     ran
 }
@@ -78,13 +84,15 @@ fn no_command_prints_a_bots_payloads_raw() {
     let logs_json = sandbox.path("logs-json");
     let dir = |p: &Path| p.display().to_string();
     let one = ["--games", "1", "--seed", "7", "--no-sandbox"];
-    let text = run(
+    let text = run_in(
+        &sandbox,
         "match",
         &[&["match", &a, &b, "--log-dir", &dir(&logs)][..], &one].concat(),
     );
     assert_eq!(text.code, Some(0), "{}", text.stderr);
     assert!(text.stdout.contains("malformed"), "{}", text.stdout);
-    let verbose = run(
+    let verbose = run_in(
+        &sandbox,
         "match -v",
         &[
             &["match", "-v", &a, &b, "--log-dir", &dir(&logs_v)][..],
@@ -97,7 +105,8 @@ fn no_command_prints_a_bots_payloads_raw() {
         "{}",
         verbose.stderr
     );
-    let json = run(
+    let json = run_in(
+        &sandbox,
         "match --json",
         &[
             &["match", "--json", &a, &b, "--log-dir", &dir(&logs_json)][..],
@@ -117,17 +126,19 @@ fn no_command_prints_a_bots_payloads_raw() {
         assert_plain_file_names(folder);
     }
     let log = dir(&logs.join("game-1.jsonl"));
-    run("replay", &["replay", &log]);
-    run("replay --json", &["replay", "--json", &log]);
-    run("replay --turn", &["replay", &log, "--turn", "1"]);
+    run_in(&sandbox, "replay", &["replay", &log]);
+    run_in(&sandbox, "replay --json", &["replay", "--json", &log]);
+    run_in(&sandbox, "replay --turn", &["replay", &log, "--turn", "1"]);
     let ask = named(&sandbox, "1");
-    let asked = run(
+    let asked = run_in(
+        &sandbox,
         "replay --ask",
         &["replay", &log, "--turn", "1", "--ask", &ask, "--no-sandbox"],
     );
     assert!(asked.stdout.contains("gives no move"), "{}", asked.stdout);
     let out = sandbox.path("tournament");
-    let played = run(
+    let played = run_in(
+        &sandbox,
         "tournament",
         &[
             "tournament",
@@ -146,10 +157,14 @@ fn no_command_prints_a_bots_payloads_raw() {
     );
     assert_eq!(played.code, Some(0), "{}", played.stderr);
     assert_plain_file_names(&out);
-    run("standings", &["standings", &dir(&out)]);
-    run("standings --json", &["standings", "--json", &dir(&out)]);
-    let checked = run("check", &["check", &a, "--no-sandbox"]);
+    run_in(&sandbox, "standings", &["standings", &dir(&out)]);
+    run_in(
+        &sandbox,
+        "standings --json",
+        &["standings", "--json", &dir(&out)],
+    );
+    let checked = run_in(&sandbox, "check", &["check", &a, "--no-sandbox"]);
     assert_eq!(checked.code, Some(4), "{}", checked.stdout);
-    run("check -v", &["check", "-v", &a, "--no-sandbox"]);
+    run_in(&sandbox, "check -v", &["check", "-v", &a, "--no-sandbox"]);
     sandbox.assert_no_bot_left();
 }
