@@ -110,7 +110,7 @@ fn reported(e: clap::Error) -> u8 {
             e.exit_code() as u8
         }
         _ => {
-            eprintln!("allfives: {}", one_line(&e));
+            eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
             BAD_INPUT
         }
     }

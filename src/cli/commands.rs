@@ -115,7 +115,10 @@ fn match_command(args: &MatchArgs) -> u8 {
     if args.verbose
         && let Some(protections) = &config.settings.protections
     {
-        eprintln!("{}", protections.summary());
+        // Each line names bots and folders, which a bots file chose.
+        for line in protections.summary().lines() {
+            eprintln!("{}", crate::text::terminal(line));
+        }
     }
     // Held until the match ends: every bot starts on the same CPU as the referee.
     let _cpu = args.placement.hold();
