@@ -583,11 +583,12 @@ pub struct MatchArgs {
     /// bots that think on their opponent's time or use several threads).
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
-    /// Write the game's log to FILE (a one-game match) [default: a file in --log-dir's folder].
+    /// Write the game's log to FILE, which must not exist (a one-game match) [default: a file in
+    /// --log-dir's folder].
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl [default: a new folder
-    /// allfives-logs/match-SEED-N, never one used before].
+    /// Write each game's log to DIR/game-N.jsonl; a game's log already there is refused before
+    /// the first game [default: a new folder allfives-logs/match-SEED-N, never one used before].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text, each game as it ends
