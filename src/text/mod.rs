@@ -131,6 +131,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn a_terminal_sees_every_control_and_bidi_character_escaped() {
@@ -166,6 +167,60 @@ mod tests {
         for name in [dotted, long, file_name("a\x1b\n/b")] {
             assert!(name.bytes().all(|b| b.is_ascii_graphic() && b != b'/'));
             assert!(!name.starts_with('.'));
+        }
+    }
+
+    /// Text with many of the characters that matter here, among any others.
+    fn hostile() -> impl Strategy<Value = String> {
+        let nasty = prop::sample::select(vec![
+            '\x1b',
+            '\x07',
+            '\n',
+            '\t',
+            '\r',
+            '\0',
+            '\x7f',
+            '\u{9b}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{200b}',
+            '\u{2028}',
+            '\u{feff}',
+            '\u{e0041}',
+            '/',
+            '.',
+            '\\',
+            '"',
+            '<',
+        ]);
+        prop::collection::vec(prop_oneof![any::<char>(), nasty], 0..60)
+            .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn nothing_hidden_survives_and_nothing_else_changes(s in hostile()) {
+            let shown = terminal(&s);
+            prop_assert!(!shown.chars().any(hidden));
+            if !s.chars().any(hidden) {
+                prop_assert_eq!(&shown, &s);
+            }
+        }
+
+        #[test]
+        fn json_reads_back_the_same_and_hides_nothing(s in hostile()) {
+            let written = json(&serde_json::to_string(&s).expect("a string"));
+            prop_assert!(!written.chars().any(hidden));
+            let back: String = serde_json::from_str(&written).expect("still JSON");
+            prop_assert_eq!(back, s);
+        }
+
+        #[test]
+        fn a_file_name_is_always_safe(s in hostile()) {
+            let name = file_name(&s);
+            prop_assert!(!name.is_empty() && name.len() <= MAX_FILE_NAME);
+            prop_assert!(name.bytes().all(|b| b.is_ascii_graphic() && b != b'/'));
+            prop_assert!(!name.starts_with('.'));
         }
     }
 
