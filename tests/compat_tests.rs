@@ -599,3 +599,102 @@ fn sandbox_clean(world: &World) {
     let left = processes_holding(&world.dir.path().display().to_string());
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A bot that writes a file in its working directory: refused, with the reason and the option
+/// that grants it where the user looks (the match line, `check`); granted with --bot-write.
+#[test]
+fn a_refused_write_says_why_and_which_option_grants_it() {
+    let sb = Sandbox::new();
+    let here = sb.path("writer");
+    python_bot(&here, "open('out.txt', 'w').write('x')", "");
+    fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let bot = format!("writer=python3 bot.py {}", sb.token());
+    let run = |extra: &[&str]| {
+        let mut args: Vec<String> = ["match", &bot, "builtin:greedy", "--target", "60"]
+            .map(String::from)
+            .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        allfives_with(&args, |c| {
+            c.current_dir(&here);
+        })
+    };
+    let refused = run(&[]);
+    assert_eq!(refused.code, Some(0), "{}", refused.stderr);
+    assert!(
+        refused.stdout.contains("Read-only file system"),
+        "{}",
+        refused.stdout
+    );
+    assert!(refused.stdout.contains("--bot-write"), "{}", refused.stdout);
+    let check = allfives_with(
+        &[
+            "check".to_string(),
+            format!("python3 bot.py {}", sb.token()),
+        ],
+        |c| {
+            c.current_dir(&here);
+        },
+    );
+    assert_eq!(check.code, Some(4), "{}", check.stdout);
+    assert!(check.stdout.contains("--bot-write"), "{}", check.stdout);
+    let granted = run(&["--bot-write", &here.display().to_string()]);
+    assert!(!granted.stdout.contains("forfeits"), "{}", granted.stdout);
+    assert_eq!(
+        fs::read_to_string(here.join("out.txt")).expect("written"),
+        "x"
+    );
+    sb.assert_no_bot_left();
+}
+
+/// Another bot's folder is hidden, unless a bots file's `read` grants it (and `-v` says so).
+#[test]
+fn a_bots_file_grants_a_bot_another_folder_to_read() {
+    let sb = Sandbox::new();
+    fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).expect("chmod");
+    python_bot(
+        &sb.path("a"),
+        "print(open('../b/data.txt').read(), file=__import__('sys').stderr)",
+        "",
+    );
+    python_bot(&sb.path("b"), "", "");
+    write(&sb.path("b/data.txt"), "DATA OF B\n");
+    run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(sb.path("")));
+    let play = |read: &str| {
+        let file = sb.path("bots.toml");
+        let text = format!(
+            "[[bots]]\nname = \"a\"\ncommand = \"python3 bot.py {t}\"\ndir = \"a\"\n{read}\n\
+             [[bots]]\nname = \"b\"\ncommand = \"python3 bot.py {t}\"\ndir = \"b\"\n",
+            t = sb.token()
+        );
+        fs::write(&file, text).expect("a bots file");
+        let logs = sb.unused_logs();
+        let args = [
+            "match",
+            "--bots",
+            &file.display().to_string(),
+            "--target",
+            "60",
+            "-v",
+            "--log-dir",
+            &logs.display().to_string(),
+        ];
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        (
+            ran,
+            fs::read_to_string(logs.join("a.stderr")).unwrap_or_default(),
+        )
+    };
+    let (hidden, _) = play("");
+    assert!(hidden.stdout.contains("a forfeits"), "{}", hidden.stdout);
+    assert!(
+        hidden.stderr.contains("hidden from a:"),
+        "{}",
+        hidden.stderr
+    );
+    let (granted, said) = play("read = [\"b\"]");
+    assert!(!granted.stdout.contains("forfeits"), "{}", granted.stdout);
+    assert!(said.contains("DATA OF B"), "{said}");
+    assert!(granted.stderr.contains("a may read"), "{}", granted.stderr);
+    sb.assert_no_bot_left();
+}

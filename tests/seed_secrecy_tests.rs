@@ -60,7 +60,18 @@ fn seed_cheat(way: &str, options: &[&str], configure: impl FnOnce(&mut Command))
     let sb = Sandbox::new();
     let here = sb.path("here");
     fs::create_dir(&here).expect("a folder to play from");
-    let stderr = play_from(&here, &[cheat(&sb, way), fair(&sb)], options, configure);
+    let limit = options
+        .iter()
+        .skip_while(|o| **o != "--bot-processes")
+        .nth(1)
+        .copied()
+        .unwrap_or("0");
+    let words: Vec<&str> = match way {
+        "forks" => vec![way, limit],
+        _ => vec![way],
+    };
+    let cheat = format!("a={}", sb.fixture("cheat_learns_the_seed", &words));
+    let stderr = play_from(&here, &[cheat, fair(&sb)], options, configure);
     sb.assert_no_bot_left();
     stderr[0].clone()
 }
@@ -162,4 +173,126 @@ fn bots_share_no_system_v_memory() {
 #[test]
 fn without_the_sandbox_bots_share_system_v_memory() {
     assert!(shared_memory(&["--no-sandbox"]).contains("LEAK the partner's hand"));
+}
+
+/// The cheat told to connect to a listening socket in the folder it plays from; its stderr.
+fn host_socket(options: &[&str]) -> String {
+    let sb = Sandbox::new();
+    let here = sb.path("here");
+    fs::create_dir(&here).expect("a folder to play from");
+    let path = here.join("host.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).expect("a host socket");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let hex: String = path
+        .display()
+        .to_string()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let greet = std::thread::spawn(move || {
+        // Greets whoever connects while the match runs (a non-blocking accept, polled).
+        let until = std::time::Instant::now() + HUNG;
+        while std::time::Instant::now() < until {
+            match listener.accept() {
+                Ok((mut s, _)) => {
+                    let _ = std::io::Write::write_all(&mut s, b"HOST SECRET");
+                    return;
+                }
+                Err(_) if path_gone(&path) => return,
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        }
+    });
+    let bots = [
+        format!(
+            "a={}",
+            sb.fixture("cheat_learns_the_seed", &["socket", &hex])
+        ),
+        fair(&sb),
+    ];
+    let stderr = play_from(&here, &bots, options, |_| {});
+    fs::remove_file(here.join("host.sock")).expect("the socket removed");
+    greet.join().expect("the greeter");
+    sb.assert_no_bot_left();
+    stderr[0].clone()
+}
+
+fn path_gone(path: &Path) -> bool {
+    !path.exists()
+}
+
+#[test]
+fn a_bot_connects_to_no_socket_of_the_host() {
+    assert_learned_nothing(&host_socket(&[]));
+}
+
+#[test]
+fn without_the_sandbox_a_bot_connects_to_a_socket_of_the_host() {
+    assert!(host_socket(&["--no-sandbox"]).contains("LEAK a host socket: 'HOST SECRET'"));
+}
+
+fn root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn a_bot_of_a_referee_run_as_root_reads_nothing_only_root_may() {
+    assert_learned_nothing(&seed_cheat("shadow", &[], |_| {}));
+}
+
+#[test]
+fn without_the_sandbox_a_bot_of_root_reads_etc_shadow() {
+    if root() {
+        assert!(seed_cheat("shadow", &["--no-sandbox"], |_| {}).contains("LEAK /etc/shadow"));
+    }
+}
+
+#[test]
+fn a_bot_of_a_referee_run_as_root_cannot_escape_its_process_limit() {
+    // Forking takes a while on a loaded machine: a generous clock.
+    let stderr = seed_cheat(
+        "forks",
+        &["--bot-processes", "16", "--move-ms", "20000"],
+        |_| {},
+    );
+    // The limit must bind: 16 processes at once, the bot itself included.
+    assert_learned_nothing(&stderr);
+}
+
+#[test]
+fn without_the_sandbox_root_escapes_the_process_limit() {
+    if root() {
+        let options = [
+            "--no-sandbox",
+            "--bot-processes",
+            "16",
+            "--move-ms",
+            "20000",
+        ];
+        let stderr = seed_cheat("forks", &options, |_| {});
+        assert!(stderr.contains("LEAK processes past the limit"), "{stderr}");
+    }
+}
+
+/// Two bots from one folder, each leaving notes wherever it can write; what both saw.
+fn notes(options: &[&str]) -> String {
+    let sb = Sandbox::new();
+    let here = sb.path("here");
+    fs::create_dir(&here).expect("a folder to play from");
+    let bots =
+        ["a", "b"].map(|n| format!("{n}={}", sb.fixture("cheat_learns_the_seed", &["drops"])));
+    let stderr = play_from(&here, &bots, options, |_| {});
+    sb.assert_no_bot_left();
+    stderr.concat()
+}
+
+#[test]
+fn two_bots_from_one_folder_share_no_place_to_write() {
+    assert_learned_nothing(&notes(&[]));
+}
+
+#[test]
+fn without_the_sandbox_two_bots_read_each_others_notes() {
+    assert!(notes(&["--no-sandbox"]).contains("LEAK a note in /tmp"));
 }

@@ -667,6 +667,11 @@ impl Player {
                     Ok(answer) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
+                    Err(fault)
+                        if fault.kind == FaultKind::Timeout && clock.kind() == ClockKind::Cpu =>
+                    {
+                        Err(backstop(fault, wall_limit))
+                    }
                     Err(fault) => Err(fault),
                 }
             }
@@ -781,14 +786,21 @@ fn containment_hint(said: &str) -> Option<String> {
         "EPERM",
         "cannot change working directory",
     ];
-    let path = said
+    let absolute = said
         .split(|c: char| c.is_whitespace() || "'\"`:,()[]".contains(c))
         .find(|w| w.starts_with('/') && w.len() > 1);
-    let shown = path.map_or("a file it needs".to_string(), |p| p.to_string());
+    // Else the last quoted name (Python: `... file system: 'out.txt'`).
+    let quoted = said
+        .rsplit('\'')
+        .nth(1)
+        .filter(|w| !w.is_empty() && !w.contains(' '));
+    let shown = absolute
+        .or(quoted)
+        .map_or("a file it needs".to_string(), |p| p.to_string());
     if said.contains("Read-only file system") || said.contains("EROFS") {
         return Some(format!(
             "Contained bots write only in their /tmp ($TMPDIR), saved next to their stderr file; \
-             --bot-write DIR lets them write {shown}"
+             --bot-write DIR lets them write in DIR (here, where {shown} is)"
         ));
     }
     REFUSALS.iter().any(|r| said.contains(r)).then(|| {
@@ -797,6 +809,19 @@ fn containment_hint(said: &str) -> Option<String> {
              it, --no-sandbox turns the containment off (docs/fair-play.md)"
         )
     })
+}
+
+/// A timeout on the CPU clock comes from its wall-time backstop: say so, and its size (the bot
+/// waited without computing, or the machine was too loaded to run it).
+fn backstop(mut fault: Fault, wall_limit: Duration) -> Fault {
+    fault.detail = format!(
+        "used little CPU but took over the wall-time backstop of {:.0} ms (--clock cpu: 3 times \
+         the allowance plus 1 s): it waited without computing, or the machine was too loaded to \
+         run it ({})",
+        ms(wall_limit),
+        fault.detail
+    );
+    fault
 }
 
 /// A message as one line of JSON.

@@ -224,7 +224,7 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
     /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
-    /// folder allfives-tournaments/tournament-SEED-N).
+    /// folder allfives-tournaments/tournament-N).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
@@ -588,7 +588,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
     /// Write each game's log to DIR/game-N.jsonl; a game's log already there is refused before
-    /// the first game [default: a new folder allfives-logs/match-SEED-N, never one used before].
+    /// the first game [default: a new folder allfives-logs/match-N, never one used before].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text, each game as it ends

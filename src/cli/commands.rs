@@ -17,7 +17,9 @@ use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
-use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
+use crate::cli::args::{
+    CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
+};
 use crate::cli::output;
 use crate::cli::tournament;
 use crate::gamelog::{self, describe};
@@ -427,7 +429,7 @@ fn hidden_from_asked(log: &std::path::Path) -> Vec<std::path::PathBuf> {
         .canonicalize()
         .ok()
         .and_then(|l| l.parent().map(std::path::Path::to_path_buf));
-    folder.into_iter().collect()
+    folder.map(hidden_with).unwrap_or_default()
 }
 
 /// Whether to colour text: only on a terminal, and never with NO_COLOR set.
@@ -476,7 +478,8 @@ fn check_command(args: &CheckArgs) -> u8 {
         cap: 1024 * 1024,
         echo_prefix: args.verbose.then(|| prefix.clone()),
     };
-    let policy = match args.sandbox.policy(vec![dir.path().to_path_buf()]) {
+    // Contained exactly as in a match from here: a PASS means the match will play.
+    let policy = match args.sandbox.policy(hidden_with(dir.path().to_path_buf())) {
         Ok(policy) => Arc::new(policy),
         Err(message) => return fail(BAD_INPUT, message),
     };

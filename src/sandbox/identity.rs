@@ -55,6 +55,8 @@ pub(super) fn choose(grants: &Grants) -> (Identity, Vec<PathBuf>, Option<String>
         .read
         .iter()
         .chain(&grants.write)
+        // Under /tmp the private /tmp is the mask already: its folders are made open.
+        .filter(|p| !p.starts_with("/tmp"))
         .filter_map(|p| {
             p.ancestors()
                 .skip(1)

@@ -140,11 +140,14 @@ pub fn contain(
     let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
     let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
     let mut masks = masks;
-    let mut covered = Vec::new();
+    let mut covered = match identity {
+        Identity::RootWithoutCapabilities => secrets_of_root(),
+        _ => Vec::new(),
+    };
     if !policy.network {
         // The host's sockets: most live under /run; the rest are covered one by one.
         masks.push(PathBuf::from("/run"));
-        covered = host_sockets(&masks, &hidden);
+        covered.extend(host_sockets(&masks, &hidden));
     }
     let mut plan = mounts::Plan::new(&mounts::Wanted {
         tmp_bytes: policy.tmp_bytes,
@@ -242,8 +245,26 @@ pub fn contain(
     }))
 }
 
+/// The files of `/etc` that only root may read (`shadow`, `sudoers`, ...): a bot that keeps
+/// root's user (without capabilities) still owns them, so they are covered.
+fn secrets_of_root() -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(entries) = std::fs::read_dir("/etc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o004 == 0)
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
 /// The host's path-named sockets a bot could connect to (from `/proc/net/unix`), but those
-/// under a folder already masked or hidden, or under /tmp (private).
+/// under a folder already masked or hidden (under /tmp, only those in folders bound back into
+/// the private one are still there to cover).
 fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
     let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
@@ -256,8 +277,7 @@ fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
         .filter(|p| p.starts_with('/'))
         .map(PathBuf::from)
         .filter(|p| {
-            !p.starts_with("/tmp")
-                && !masks.iter().chain(hidden).any(|m| p.starts_with(m))
+            !masks.iter().chain(hidden).any(|m| p.starts_with(m))
                 && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
         })
         .collect();

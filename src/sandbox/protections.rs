@@ -56,6 +56,13 @@ impl Protections {
             "no mount namespace (the kernel refused it): the logs are hidden by Landlock alone, \
              and bots have no /tmp",
         );
+        if ns & Namespaces::MOUNT != 0 && mounts & Mounts::BINDS == 0 {
+            p.missing.push(
+                "a folder a bot needs could not be bound into its view (see -v for the bot; \
+                 --no-sandbox if it cannot start)"
+                    .into(),
+            );
+        }
         p.either(
             mounts & Mounts::READ_ONLY != 0,
             "the files read-only",
