@@ -58,6 +58,10 @@ pub struct Policy {
     /// `Some`: bots get only these variables of the referee's environment (`--bot-env clean`),
     /// contained or not; `None`: all of it.
     pub clean_env: Option<Vec<String>>,
+    /// The `allfives` program, which a bot's init execs afresh as `allfives-init` (no argument,
+    /// no environment: a bot reading `/proc/1/cmdline` learns nothing). `None` (a program that
+    /// only embeds this library) leaves the init a fork of that program.
+    pub init_program: Option<PathBuf>,
 }
 
 impl Default for Policy {
@@ -72,6 +76,7 @@ impl Default for Policy {
             write: Vec::new(),
             tmp_bytes: DEFAULT_TMP_MIB << 20,
             clean_env: None,
+            init_program: None,
         }
     }
 }
@@ -166,7 +171,10 @@ pub fn contain(
     let referee = std::process::id() as libc::pid_t;
     let network = policy.network;
     let limits = policy.limits;
-    let init_exec = reaper::InitExec::open();
+    let init_exec = policy
+        .init_program
+        .as_deref()
+        .and_then(reaper::InitExec::open);
     let (exec, exe_fd) = match init_exec {
         Some((exec, fd)) => (Some(exec), Some(fd)),
         None => (None, None),

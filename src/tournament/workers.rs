@@ -16,6 +16,7 @@ use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player,
 use crate::sandbox::{Policy, files};
 use crate::tournament::definition::Definition;
 use crate::tournament::digest;
+use crate::text;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
@@ -217,10 +218,11 @@ impl Worker {
     fn player(&self, e: usize) -> std::io::Result<Player> {
         let spec = &self.run.bots[e];
         let file = spec.is_process().then(|| {
-            self.run
-                .dir
-                .join("stderr")
-                .join(format!("{}.w{}.stderr", spec.name, self.index))
+            self.run.dir.join("stderr").join(format!(
+                "{}.w{}.stderr",
+                text::file_name(&spec.name),
+                self.index
+            ))
         });
         if let Some(file) = &file
             && !file.exists()
