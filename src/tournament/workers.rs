@@ -14,9 +14,9 @@ use crate::gamelog::GameLog;
 use crate::placement::Placement;
 use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
 use crate::sandbox::{Policy, files};
+use crate::text;
 use crate::tournament::definition::Definition;
 use crate::tournament::digest;
-use crate::text;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
