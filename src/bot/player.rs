@@ -18,7 +18,7 @@ use crate::bot::timing::MoveTimes;
 use crate::sandbox::Policy;
 use allfives_engine::game::{Game, Move};
 use allfives_engine::json::TurnWriter;
-use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
+use allfives_engine::protocol::{FromBot, Info, PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::Seat;
 use allfives_engine::view::Choice;
 
@@ -324,6 +324,17 @@ pub struct Player {
     left_processes: Option<bool>,
 }
 
+/// A bot's answer to a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    /// The move.
+    pub mv: Move,
+    /// The time it took, as the clock measures it.
+    pub took: Duration,
+    /// What the bot said it was thinking, capped.
+    pub info: Option<Info>,
+}
+
 /// How to stop a bot process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -516,7 +527,7 @@ impl Player {
         seat: Seat,
         turns: &mut TurnWriter,
         clock: &mut Clock,
-    ) -> Result<(Move, Duration), Fault> {
+    ) -> Result<Answered, Fault> {
         let allowance = clock.allowance();
         let wall_limit = clock.kind().wall_limit(allowance);
         let start = Instant::now();
@@ -529,9 +540,9 @@ impl Player {
                 tokio::task::consume_budget().await;
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
-                bot.choose(choices).ok_or_else(|| {
-                    Fault::new(FaultKind::Illegal, "the builtin found no legal move")
-                })
+                bot.choose(choices)
+                    .map(|mv| (mv, None))
+                    .ok_or_else(|| Fault::new(FaultKind::Illegal, "the builtin found no legal move"))
             }
             Runner::Process(None) => Err(Fault::new(FaultKind::Crash, "is not running")),
             Runner::Process(Some(process)) => {
@@ -541,9 +552,13 @@ impl Player {
                     cpu_start = process.cpu_time();
                 }
                 match exchange(process, id, start, wall_limit, self.max_line).await {
-                    Ok(answer) => answer.as_move().ok_or_else(|| {
-                        Fault::new(FaultKind::Malformed, "answered a turn with a hello")
-                    }),
+                    Ok(answer) => match answer.as_move() {
+                        Some(mv) => Ok((mv, answer.info())),
+                        None => Err(Fault::new(
+                            FaultKind::Malformed,
+                            "answered a turn with a hello",
+                        )),
+                    },
                     Err(fault) => Err(fault),
                 }
             }
@@ -574,7 +589,7 @@ impl Player {
             Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timed_out(took),
             Err(_) => {}
         }
-        chosen.map(|mv| (mv, took))
+        chosen.map(|(mv, info)| Answered { mv, took, info })
     }
 
     /// Stops the bot's process, if it has one, and says how it ended (`None` without one);

@@ -19,7 +19,7 @@ use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
 use crate::cli::tournament;
-use crate::gamelog::{self, describe};
+use crate::gamelog;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
@@ -341,21 +341,11 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         Ok(spec) => spec,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let names = &replay.header.seats;
-    let seat = position.seat;
-    let view = position.game.view(seat);
-    println!(
-        "turn {turn}: seat {seat} ({}) to move in hand {}; it holds {}",
-        names[seat].bot,
-        view.hand_number,
-        describe::tiles(&view.hand)
-    );
-    if asked.is_none() {
-        for choice in &view.legal {
-            println!("  could play {}", position.describe(choice.to_move()));
-        }
+    let names: Vec<String> = replay.header.seats.iter().map(|s| s.bot.clone()).collect();
+    let shown = text::decision(&position, turn, &names, &text::Paint(colour()));
+    if emit(&shown).is_err() {
+        return 0;
     }
-    println!("  played {}", position.describe(position.played));
     let Some(spec) = asked else { return 0 };
     let policy = match args.sandbox.policy(hidden_from_asked(&args.log)) {
         Ok(policy) => Arc::new(policy),

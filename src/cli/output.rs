@@ -6,7 +6,7 @@ use std::io::{self, Write as _};
 
 use std::collections::BTreeMap;
 
-use crate::bot::fault::FaultKind;
+use crate::bot::fault::{FaultKind, wrote};
 use crate::referee::matchplay::MatchConfig;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::standings::{Row, Standings};
@@ -58,7 +58,7 @@ pub fn game_line(line: &GameLine) -> String {
                 .faults
                 .iter()
                 .find(|f| f.forfeit)
-                .map(|f| format!("{}: {}", f.kind, f.detail))
+                .map(|f| format!("{}: {}{}", f.kind, f.detail, wrote(f.input.as_deref())))
                 .unwrap_or_default();
             format!("{} forfeits: {why}", line.seats[seat].name)
         }

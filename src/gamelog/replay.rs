@@ -3,7 +3,7 @@
 
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, Move, Play, Status};
-use allfives_engine::protocol::PROTOCOL_VERSION;
+use allfives_engine::protocol::{MAX_INFO, PROTOCOL_VERSION};
 use allfives_engine::rules::Seat;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -231,6 +231,8 @@ struct Checker {
     rng: ChaCha8Rng,
     /// A fault that did not cost the game: the seat's fallback move comes next.
     pending: Option<Seat>,
+    /// The turn request that fault answered, if logged: the fallback move carries it too.
+    pending_id: Option<u64>,
     /// The seat whose fault cost the game, if one did.
     forfeited: Option<Seat>,
     fault_counts: Vec<u32>,
@@ -260,6 +262,7 @@ impl Checker {
             },
             checked: 0,
             pending: None,
+            pending_id: None,
             forfeited: None,
             legal: Vec::new(),
         })
@@ -295,7 +298,7 @@ impl Checker {
     fn event(&mut self, logged: &Logged) -> Result<(), String> {
         match &logged.event {
             Event::HandStart { hand, deal } => self.deal(*hand, deal)?,
-            Event::Play(play) => self.play(play, logged.decision)?,
+            Event::Play(play) => self.play(play, &logged.decision)?,
             _ => {}
         }
         if self.pending.is_some() && !matches!(logged.event, Event::Play(_)) {
@@ -341,7 +344,7 @@ impl Checker {
             .map_err(|e| format!("the deal of hand {hand} is refused: {e}"))
     }
 
-    fn play(&mut self, play: &Play, decision: Decision) -> Result<(), String> {
+    fn play(&mut self, play: &Play, decision: &Decision) -> Result<(), String> {
         let game = &mut self.replay.game;
         let (seat, mv) = (
             play.seat,
@@ -358,12 +361,12 @@ impl Checker {
         let game = &mut self.replay.game;
         game.play(seat, mv)
             .map_err(|e| format!("seat {seat} plays {}, which is illegal: {e}", play.tile))?;
-        self.replay.decisions.push((seat, mv, decision));
+        self.replay.decisions.push((seat, mv, decision.clone()));
         Ok(())
     }
 
     /// Checks how a move is said to have been decided against the position and the faults.
-    fn check_decision(&mut self, seat: Seat, mv: Move, d: Decision) -> Result<(), String> {
+    fn check_decision(&mut self, seat: Seat, mv: Move, d: &Decision) -> Result<(), String> {
         // Moves that mirror each other are one choice, which the referee plays itself; logs of
         // referees from before that rule asked there, and still check out.
         let choices = self.replay.game.choices(&self.legal);
@@ -386,6 +389,11 @@ impl Checker {
         }
         match (d.fallback, self.pending) {
             (true, Some(faulty)) if faulty == seat => {
+                if let Some(id) = self.pending_id.filter(|&id| d.id != Some(id)) {
+                    return Err(format!(
+                        "the fallback move's request id is not its fault's, {id}"
+                    ));
+                }
                 if mv != self.legal[0] {
                     return Err(format!(
                         "a fallback move is the first legal move, {}, not this one",
@@ -408,6 +416,16 @@ impl Checker {
                 true => "a move the bot chose must carry its thinking time (time_us)".into(),
                 false => "only a move the bot chose carries a thinking time (time_us)".into(),
             });
+        }
+        if let Some(info) = &d.info {
+            if !timed {
+                return Err("only a move the bot chose carries its info".into());
+            }
+            if info.clone().capped() != *info {
+                return Err(format!(
+                    "the move's info is over the cap of {MAX_INFO} bytes, which the referee cuts"
+                ));
+            }
         }
         let clock = self.replay.header.clock;
         let limit_ms = clock.move_ms.saturating_add(clock.bank_ms);
@@ -476,6 +494,18 @@ impl Checker {
                 ));
             }
         }
+        match (started, fault.id) {
+            (false, Some(_)) => {
+                return Err("a fault before the first deal carries a turn's request id".into());
+            }
+            (true, Some(id)) if id <= self.last_ids[seat] => {
+                return Err(format!(
+                    "request id {id} does not follow seat {seat}'s last, {}: a bot's ids grow",
+                    self.last_ids[seat]
+                ));
+            }
+            _ => {}
+        }
         self.fault_counts[seat] += 1;
         let count = self.fault_counts[seat];
         let costs = match (started, header.on_fault.as_str(), header.max_faults) {
@@ -496,7 +526,7 @@ impl Checker {
         }
         match fault.forfeit {
             true => self.forfeited = self.forfeited.or(Some(seat)),
-            false => self.pending = Some(seat),
+            false => (self.pending, self.pending_id) = (Some(seat), fault.id),
         }
         self.replay.faults.push(LoggedFault {
             after: game.event_count(),
@@ -570,7 +600,7 @@ fn strict_event(value: &Value, kind: &str) -> Result<Logged, String> {
     let logged: Logged =
         serde_json::from_value(value.clone()).map_err(|e| format!("not a valid {kind}: {e}"))?;
     let mut canonical = serde_json::to_value(&logged.event).map_err(|e| e.to_string())?;
-    let decision = serde_json::to_value(logged.decision).map_err(|e| e.to_string())?;
+    let decision = serde_json::to_value(&logged.decision).map_err(|e| e.to_string())?;
     if let (Value::Object(line), Value::Object(fields)) = (&mut canonical, decision) {
         line.extend(fields);
     }

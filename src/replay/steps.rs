@@ -93,7 +93,7 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
         moves: 0,
         turns: 0,
     };
-    let mut decisions = replay.decisions.iter().map(|(_, _, d)| *d);
+    let mut decisions = replay.decisions.iter().map(|(_, _, d)| d.clone());
     let mut faults = replay.faults.iter().peekable();
     let mut steps = Vec::new();
     for (index, event) in replay.events.iter().enumerate() {
@@ -141,7 +141,7 @@ impl Table {
                 self.scores[rules.side_of(*by)] += *points as i32;
                 self.moves += 1;
                 move_number = Some(self.moves);
-                if decision.is_some_and(|d| !d.forced) {
+                if decision.as_ref().is_some_and(|d| !d.forced) {
                     self.turns += 1;
                     turn = Some(self.turns);
                 }

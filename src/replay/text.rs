@@ -5,9 +5,14 @@ use std::fmt::Write;
 
 use allfives_engine::rules::Seat;
 
-use crate::gamelog::describe::{self, count, tiles};
+use crate::gamelog::describe::{count, tiles};
+use allfives_engine::layout::OpenEnd;
+use allfives_engine::protocol::Info;
+
+use crate::gamelog::Decision;
 use crate::replay::drawing::{Arm, Drawing, Laid};
 use crate::replay::steps::{Document, Step};
+use crate::replay::turn::Position;
 
 /// What to show, and how.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,7 +25,8 @@ pub struct TextOptions {
     pub colour: bool,
 }
 
-struct Paint(bool);
+/// Colours text, or leaves it plain.
+pub struct Paint(pub bool);
 
 impl Paint {
     fn wrap(&self, code: &str, text: &str) -> String {
@@ -56,6 +62,7 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
         })
         .unwrap_or_default();
     let who = |seat: Seat| format!("seat {seat} ({})", names.get(seat).map_or("?", |n| n));
+    let labels = side_labels(&names, doc.header["rules"]["teams"] == true);
     let mut text = title(doc, &names, &paint);
     let from = |step: &Step| match (options.hand, options.from_move) {
         (None, None) => true,
@@ -81,7 +88,7 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
         }
         started = started || from(step);
         if started {
-            step_text(&mut text, doc.seat, step, &who, &paint);
+            step_text(&mut text, doc.seat, step, &who, &labels, &paint);
         }
     }
     if !started {
@@ -155,6 +162,7 @@ fn step_text(
     viewer: Option<Seat>,
     step: &Step,
     who: &dyn Fn(Seat) -> String,
+    labels: &[String],
     paint: &Paint,
 ) {
     let kind = step.event["type"].as_str().unwrap_or("");
@@ -177,12 +185,12 @@ fn step_text(
             if let Some(turn) = step.turn {
                 how.push(format!("turn {turn}"));
             }
-            if let Some(d) = step.decision {
+            if let Some(d) = &step.decision {
                 if d.forced {
                     how.push("only move".into());
                 }
                 if d.fallback {
-                    how.push("played by the referee after a fault".into());
+                    how.push("the bot faulted: the referee played for it".into());
                 }
                 if let Some(us) = d.time_us {
                     how.push(format!("{:.3} ms", us as f64 / 1000.0));
@@ -203,30 +211,17 @@ fn step_text(
                 true => String::new(),
                 false => paint.dim(&format!("  ({})", how.join(", "))),
             };
-            let _ = writeln!(
-                text,
+            let line = format!(
                 "move {}: {} plays {tile} {place}: sum {}, {scored}{how}",
                 step.move_number.unwrap_or(0),
                 who(seat),
                 step.sum,
             );
-            if let Some(drawing) = &step.layout {
-                for row in cross(drawing) {
-                    let _ = writeln!(text, "    {}", row.trim_end());
-                }
+            wrapped(text, "", &line);
+            table_text(text, step.layout.as_ref(), &step.ends, &step.scores, labels);
+            if let Some(d) = &step.decision {
+                thinking_text(text, d, paint);
             }
-            let ends: Vec<String> = step
-                .ends
-                .iter()
-                .map(|e| format!("{} {} (counts {})", e.end, e.number, e.counts))
-                .collect();
-            let _ = writeln!(
-                text,
-                "  ends: {}; sum {}; scores {}",
-                ends.join(", "),
-                step.sum,
-                describe::list(&step.scores)
-            );
             if viewer.is_some() {
                 hands_text(text, step, who);
             }
@@ -251,9 +246,9 @@ fn step_text(
                 .split_once(" faults: ")
                 .map_or(step.says.as_str(), |(_, w)| w);
             let line = format!("{} faults: {what}", who(seat));
-            let _ = writeln!(text, "  {}", paint.warn(&line));
+            wrapped(text, "  ", &paint.warn(&line));
         }
-        "hand_end" => hand_end_text(text, step, who, paint),
+        "hand_end" => hand_end_text(text, step, who, labels, paint),
         "game_end" => {
             let _ = writeln!(
                 text,
@@ -283,7 +278,13 @@ fn hands_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String) {
     let _ = writeln!(text, "  boneyard {boneyard}");
 }
 
-fn hand_end_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String, paint: &Paint) {
+fn hand_end_text(
+    text: &mut String,
+    step: &Step,
+    who: &dyn Fn(Seat) -> String,
+    labels: &[String],
+    paint: &Paint,
+) {
     let summary = &step.event;
     let how = match summary["ending"]["kind"].as_str() {
         Some("went_out") => format!(
@@ -324,13 +325,136 @@ fn hand_end_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String, p
         .iter()
         .map(ToString::to_string)
         .collect();
-    let _ = writeln!(
-        text,
-        "  end-of-hand points {}; scores {}",
+    let line = format!(
+        "end-of-hand points {}; scores: {}",
         points.join(", "),
-        describe::list(&step.scores)
+        scores_text(&step.scores, labels)
     );
+    wrapped(text, "  ", &line);
 }
+
+/// The widest line the text replay writes (a layout wider than this is cut into bands).
+pub const WIDTH: usize = 100;
+
+/// Each side's name for the scores: a bot, or a team (`team 0+2 (a+c)`).
+pub fn side_labels(names: &[String], teams: bool) -> Vec<String> {
+    match teams {
+        false => names.to_vec(),
+        true => (0..2)
+            .map(|side| {
+                let seats: Vec<usize> = (side..names.len()).step_by(2).collect();
+                let numbers: Vec<String> = seats.iter().map(ToString::to_string).collect();
+                let bots: Vec<&str> = seats.iter().map(|&s| names[s].as_str()).collect();
+                format!("team {} ({})", numbers.join("+"), bots.join("+"))
+            })
+            .collect(),
+    }
+}
+
+/// The scores, each labelled with its side.
+fn scores_text(scores: &[i32], labels: &[String]) -> String {
+    let each: Vec<String> = scores
+        .iter()
+        .enumerate()
+        .map(|(side, s)| format!("{} {s}", labels.get(side).map_or("?", |l| l)))
+        .collect();
+    each.join(", ")
+}
+
+/// The layout drawn (in bands of at most [`WIDTH`] columns), the open ends and the scores.
+pub fn table_text(
+    text: &mut String,
+    layout: Option<&Drawing>,
+    ends: &[OpenEnd],
+    scores: &[i32],
+    labels: &[String],
+) {
+    if let Some(drawing) = layout {
+        let rows = cross(drawing);
+        let widest = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        let band = WIDTH - 4;
+        for start in (0..widest).step_by(band) {
+            if start > 0 {
+                let _ = writeln!(text, "    ... the layout goes on:");
+            }
+            for row in &rows {
+                let part: String = row.chars().skip(start).take(band).collect();
+                if !part.trim().is_empty() {
+                    let _ = writeln!(text, "    {}", part.trim_end());
+                }
+            }
+        }
+    }
+    let sum: u32 = ends.iter().map(|e| e.counts).sum();
+    let shown: Vec<String> = ends
+        .iter()
+        .map(|e| format!("{} {} (counts {})", e.end, e.number, e.counts))
+        .collect();
+    let line = format!(
+        "ends: {}; sum {sum}; scores: {}",
+        shown.join(", "),
+        scores_text(scores, labels)
+    );
+    wrapped(text, "  ", &line);
+}
+
+/// What the bot said it was thinking (its move's `info`).
+pub fn thinking_text(text: &mut String, d: &Decision, paint: &Paint) {
+    if let Some(info) = &d.info {
+        let shown = match info {
+            Info::Text(t) => t.escape_debug().to_string(),
+            Info::Object(_) => serde_json::to_string(info).unwrap_or_default(),
+        };
+        wrapped(text, "  ", &paint.dim(&format!("info: {shown}")));
+    }
+}
+
+/// Writes `line` after `indent`, broken at spaces so that no line passes [`WIDTH`] columns;
+/// the lines it goes on to are indented two more, and a word too long for a line is cut.
+pub fn wrapped(text: &mut String, indent: &str, line: &str) {
+    let room = WIDTH - indent.len();
+    let (mut current, mut width, mut fresh) = (String::new(), 0, true);
+    for word in line.split(' ') {
+        let mut word = word.to_string();
+        let mut w = visible(&word);
+        if !fresh && width + 1 + w > room {
+            let _ = writeln!(text, "{indent}{current}");
+            (current, width, fresh) = ("  ".to_string(), 2, true);
+        }
+        if !fresh {
+            current.push(' ');
+            width += 1;
+        }
+        while width + w > room {
+            let take = room - width;
+            let head: String = word.chars().take(take).collect();
+            let _ = writeln!(text, "{indent}{current}{head}");
+            word = word.chars().skip(take).collect();
+            w = visible(&word);
+            (current, width) = ("  ".to_string(), 2);
+        }
+        current.push_str(&word);
+        width += w;
+        fresh = false;
+    }
+    let _ = writeln!(text, "{indent}{current}");
+}
+
+/// The columns a word takes, its colour escapes left out.
+fn visible(word: &str) -> usize {
+    let mut n = 0;
+    let mut escape = false;
+    for c in word.chars() {
+        match (escape, c) {
+            (false, '\x1b') => escape = true,
+            (true, 'm') => escape = false,
+            (true, _) => {}
+            (false, _) => n += 1,
+        }
+    }
+    n
+}
+
 
 /// The layout as text rows: the line of play across, with the short arms of the spinners on it
 /// up and down in their columns; spinners off a short arm are listed beneath, arm by arm.
@@ -425,4 +549,61 @@ fn nested_arms(arm: &Arm, out: &mut Vec<String>) {
 
 fn face(a: u8, b: u8) -> String {
     format!("[{a}|{b}]")
+}
+
+/// A decision as its bot met it: the table (layout, ends, scores), the bot's tiles, every legal
+/// move with what it would have scored, then the fault, the move played and the bot's info.
+pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint) -> String {
+    let game = &position.game;
+    let seat = position.seat;
+    let view = game.view(seat);
+    let who = |s: Seat| format!("seat {s} ({})", names.get(s).map_or("?", |n| n));
+    let labels = side_labels(names, game.rules().teams);
+    let mut text = String::new();
+    let id = position
+        .id
+        .map_or("its id is not logged".to_string(), |id| format!("request id {id}"));
+    let head = format!(
+        "turn {turn}: {} to move in hand {}, after {} ({id}, {} ms to answer)",
+        who(seat),
+        view.hand_number,
+        count(view.layout.len() as u64, "tile"),
+        position.time_left_ms
+    );
+    wrapped(&mut text, "", &paint.bold(&head));
+    let placements: Vec<_> = game.layout().placements().collect();
+    let drawing = crate::replay::drawing::draw(&placements);
+    table_text(&mut text, drawing.as_ref(), &view.ends, &view.scores, &labels);
+    wrapped(&mut text, "  ", &format!("it holds {}", tiles(&view.hand)));
+    for choice in &view.legal {
+        let line = format!("could play {}", position.describe(choice.to_move()));
+        wrapped(&mut text, "  ", &line);
+    }
+    if let Some(fault) = &position.fault {
+        let cost = match fault.forfeit {
+            true => "; it cost the game",
+            false => "",
+        };
+        let line = format!("{} faults: {}{cost}", who(seat), fault.fault);
+        wrapped(&mut text, "  ", &paint.warn(&line));
+    }
+    match (position.played, position.decision.fallback) {
+        (Some(mv), true) => {
+            let line = format!(
+                "the referee played {} for it (the first legal move)",
+                position.describe(mv)
+            );
+            wrapped(&mut text, "  ", &line);
+        }
+        (Some(mv), false) => {
+            let took = position
+                .decision
+                .time_us
+                .map_or(String::new(), |us| format!(" ({:.3} ms)", us as f64 / 1000.0));
+            wrapped(&mut text, "  ", &format!("played {}{took}", position.describe(mv)));
+        }
+        (None, _) => {}
+    }
+    thinking_text(&mut text, &position.decision, paint);
+    text
 }

@@ -17,6 +17,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The longest line a bot may write, in bytes, its `\n` or `\r\n` excluded.
 pub const MAX_BOT_LINE: usize = 64 * 1024;
 
+/// The most bytes a move's `info` may take, written as compact JSON; a longer one is cut down to
+/// text ([`Info::capped`]).
+pub const MAX_INFO: usize = 1024;
+
 /// The time controls, as a bot is told them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ClockInfo {
@@ -123,7 +127,48 @@ pub enum FromBot {
         /// The end to play it on; `null` or absent when leading.
         #[serde(default)]
         end: Option<EndId>,
+        /// What the bot was thinking, for the log and the replay (never told to another bot): a
+        /// short text or a small object, at most [`MAX_INFO`] bytes as compact JSON.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        info: Option<Info>,
     },
+}
+
+/// A move's `info`: a text, or an object of the bot's own fields (an evaluation, a win
+/// estimate, the line it expects).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Info {
+    /// A short text.
+    Text(String),
+    /// A small JSON object.
+    Object(serde_json::Map<String, serde_json::Value>),
+}
+
+impl Info {
+    /// The info as the referee keeps it: as sent when its compact JSON fits in [`MAX_INFO`]
+    /// bytes; otherwise the text of its first bytes (cut at a character), followed by a note
+    /// of how long it was, so that a bot's debugging output never costs it the game.
+    pub fn capped(self) -> Info {
+        let json = serde_json::to_string(&self).unwrap_or_default();
+        if json.len() <= MAX_INFO {
+            return self;
+        }
+        let whole = match &self {
+            Info::Text(text) => text.as_str(),
+            Info::Object(_) => json.as_str(),
+        };
+        // Room for the note, so that what is kept stays near the cap.
+        let mut cut = (MAX_INFO - 128).min(whole.len());
+        while !whole.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Info::Text(format!(
+            "{} [cut: the info took {} bytes, over the cap of {MAX_INFO}]",
+            &whole[..cut],
+            json.len()
+        ))
+    }
 }
 
 impl FromBot {
@@ -131,6 +176,14 @@ impl FromBot {
     pub fn id(&self) -> u64 {
         match self {
             FromBot::Hello { id, .. } | FromBot::Move { id, .. } => *id,
+        }
+    }
+
+    /// The move's info, if this is a move that carries one, capped ([`Info::capped`]).
+    pub fn info(self) -> Option<Info> {
+        match self {
+            FromBot::Move { info, .. } => info.map(Info::capped),
+            FromBot::Hello { .. } => None,
         }
     }
 
