@@ -90,7 +90,13 @@ impl Fault {
 impl fmt::Display for Fault {
     /// The kind, the sentence, and what the bot wrote (escaped, already cut short).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}{}", self.kind, self.detail, wrote(self.input.as_deref()))
+        write!(
+            f,
+            "{}: {}{}",
+            self.kind,
+            self.detail,
+            wrote(self.input.as_deref())
+        )
     }
 }
 

@@ -540,9 +540,9 @@ impl Player {
                 tokio::task::consume_budget().await;
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
-                bot.choose(choices)
-                    .map(|mv| (mv, None))
-                    .ok_or_else(|| Fault::new(FaultKind::Illegal, "the builtin found no legal move"))
+                bot.choose(choices).map(|mv| (mv, None)).ok_or_else(|| {
+                    Fault::new(FaultKind::Illegal, "the builtin found no legal move")
+                })
             }
             Runner::Process(None) => Err(Fault::new(FaultKind::Crash, "is not running")),
             Runner::Process(Some(process)) => {

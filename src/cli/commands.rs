@@ -273,6 +273,9 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         return turn_command(args, &replay, turn);
     }
     let doc = steps::document(&replay, args.seat);
+    if let Err(message) = check_start(&doc, args.hand, args.from_move) {
+        return fail(BAD_INPUT, message);
+    }
     if args.json {
         return match serde_json::to_string(&doc) {
             Ok(json) => {
@@ -281,6 +284,9 @@ fn replay_command(args: &ReplayArgs) -> u8 {
             }
             Err(e) => fail(FAILED, e),
         };
+    }
+    if args.html.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        return emit(&html::page(&doc)).map_or_else(|e| output_failed(&e), |()| 0);
     }
     if let Some(path) = &args.html {
         return write_new(path, html::page(&doc).as_bytes()).map_or_else(
@@ -318,6 +324,35 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         "{shown}: every line checks out against the rules engine{complete}{deals}\n"
     ));
     0
+}
+
+/// Checks that `--hand H` and `--move M` name a hand and a move of the game.
+fn check_start(
+    doc: &steps::Document,
+    hand: Option<u32>,
+    from_move: Option<u32>,
+) -> Result<(), String> {
+    let hands = doc.steps.iter().map(|s| s.hand).max().unwrap_or(0);
+    let h = hand.unwrap_or(1);
+    if hand.is_some() && !(1..=hands).contains(&h) {
+        return Err(match hands {
+            0 => format!("--hand {h}: the log holds no hand"),
+            1 => format!("--hand {h}: the game has one hand, hand 1"),
+            n => format!("--hand {h}: the game has hands 1 to {n}"),
+        });
+    }
+    let Some(m) = from_move else { return Ok(()) };
+    let moves = doc
+        .steps
+        .iter()
+        .filter(|s| s.hand == h)
+        .filter_map(|s| s.move_number)
+        .max()
+        .unwrap_or(0);
+    match (1..=moves).contains(&m) {
+        true => Ok(()),
+        false => Err(format!("--move {m}: hand {h} has moves 1 to {moves}")),
+    }
 }
 
 /// Writes to stdout; a reader that went away (`| head`) is not an error worth a word.

@@ -197,9 +197,10 @@ mod tests {
         };
         for time_us in [None, Some(0), Some(1_234_567)] {
             for forced in [false, true] {
-                for (fallback, id, info) in [false, true].into_iter().flat_map(|f| {
-                    [None, Some(1), Some(987_654)].map(|id| (f, id, info_for(id)))
-                }) {
+                for (fallback, id, info) in [false, true]
+                    .into_iter()
+                    .flat_map(|f| [None, Some(1), Some(987_654)].map(|id| (f, id, info_for(id))))
+                {
                     let decision = Decision {
                         time_us,
                         forced,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::gamelog::describe;
-use crate::gamelog::{Decision, GameEnd, Replay, SeatFault};
+use crate::gamelog::{Decision, GameEnd, LoggedFault, Replay};
 use crate::replay::drawing::{Drawing, draw};
 use allfives_engine::game::{Event, Play};
 use allfives_engine::layout::{Layout, OpenEnd};
@@ -98,7 +98,7 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
     let mut steps = Vec::new();
     for (index, event) in replay.events.iter().enumerate() {
         while let Some(f) = faults.next_if(|f| f.after <= index) {
-            steps.push(table.fault_step(&f.fault));
+            steps.push(table.fault_step(f));
         }
         let decision = match event {
             Event::Play(_) => decisions.next(),
@@ -107,7 +107,7 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
         steps.push(table.apply(event, decision, &rules));
     }
     for f in faults {
-        steps.push(table.fault_step(&f.fault));
+        steps.push(table.fault_step(f));
     }
     steps
 }
@@ -165,7 +165,10 @@ impl Table {
         step
     }
 
-    fn fault_step(&self, fault: &SeatFault) -> Step {
+    /// A fault's step; a fault at a decision that cost the game ends that decision, so it is
+    /// numbered as a turn (a fault the referee played on from is numbered with its move).
+    fn fault_step(&mut self, logged: &LoggedFault) -> Step {
+        let fault = &logged.fault;
         let mut event = serde_json::to_value(fault).unwrap_or(Value::Null);
         event["type"] = Value::from("fault");
         let cost = if fault.forfeit {
@@ -178,6 +181,10 @@ impl Table {
             format!("seat {} faults: {}{cost}", fault.seat, fault.fault),
         );
         step.seat = Some(fault.seat);
+        if fault.forfeit && logged.after > 0 {
+            self.turns += 1;
+            step.turn = Some(self.turns);
+        }
         step
     }
 

@@ -123,11 +123,11 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         .enumerate()
         .map(|(seat, n)| format!("{n} (seat {seat})"))
         .collect();
-    let mut text = paint.bold(&format!("game {}: {}", h["game"], players.join(" vs ")));
-    text.push('\n');
+    let mut text = String::new();
+    let head = format!("game {}: {}", h["game"], players.join(" vs "));
+    wrapped(&mut text, "", &paint.bold(&head));
     let rules = &h["rules"];
-    let _ = writeln!(
-        text,
+    let line = format!(
         "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {} hands",
         rules["players"],
         if rules["teams"] == true {
@@ -142,6 +142,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         rules["finish"].as_str().unwrap_or("?"),
         rules["max_hands"]
     );
+    wrapped(&mut text, "", &line);
     match doc.seat {
         Some(seat) => {
             let _ = writeln!(text, "as seat {seat} saw it");
@@ -230,12 +231,12 @@ fn step_text(
             let drawn = step.event["tile"]
                 .as_array()
                 .map_or("a tile".to_string(), |t| format!("[{}|{}]", t[0], t[1]));
-            let _ = writeln!(
-                text,
-                "  {} draws {drawn} ({} left in the boneyard)",
+            let line = format!(
+                "{} draws {drawn} ({} left in the boneyard)",
                 who(seat),
                 step.boneyard_size
             );
+            wrapped(text, "  ", &line);
         }
         "pass" => {
             let _ = writeln!(text, "  {} passes", who(seat));
@@ -250,14 +251,12 @@ fn step_text(
         }
         "hand_end" => hand_end_text(text, step, who, labels, paint),
         "game_end" => {
-            let _ = writeln!(
-                text,
-                "\n{}",
-                paint.bold(&format!(
-                    "game over: {}",
-                    step.says.trim_start_matches("the game ends: ")
-                ))
+            let line = format!(
+                "game over: {}",
+                step.says.trim_start_matches("the game ends: ")
             );
+            text.push('\n');
+            wrapped(text, "", &paint.bold(&line));
         }
         _ => {}
     }
@@ -269,13 +268,13 @@ fn hands_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String) {
             Some(tiles_held) => tiles(tiles_held),
             None => count(step.hand_sizes[seat] as u64, "tile"),
         };
-        let _ = writeln!(text, "  {} holds {shown}", who(seat));
+        wrapped(text, "  ", &format!("{} holds {shown}", who(seat)));
     }
     let boneyard = match &step.boneyard {
         Some(b) => tiles(b),
         None => count(step.boneyard_size as u64, "tile"),
     };
-    let _ = writeln!(text, "  boneyard {boneyard}");
+    wrapped(text, "  ", &format!("boneyard {boneyard}"));
 }
 
 fn hand_end_text(
@@ -307,9 +306,8 @@ fn hand_end_text(
             .iter()
             .map(|t| format!("[{}|{}]", t[0], t[1]))
             .collect();
-        let _ = writeln!(
-            text,
-            "  {} is left with {} ({} pips)",
+        let line = format!(
+            "{} is left with {} ({} pips)",
             who(seat),
             if held.is_empty() {
                 "nothing".into()
@@ -318,6 +316,7 @@ fn hand_end_text(
             },
             summary["pips"][seat]
         );
+        wrapped(text, "  ", &line);
     }
     let points: Vec<String> = summary["points"]
         .as_array()
@@ -455,96 +454,164 @@ fn visible(word: &str) -> usize {
     n
 }
 
-
-/// The layout as text rows: the line of play across, with the short arms of the spinners on it
-/// up and down in their columns; spinners off a short arm are listed beneath, arm by arm.
+/// The layout as text rows, drawn as it lies on the table: the line of play across, every
+/// double laid crosswise (three rows tall, its numbers above and below the line), a spinner's
+/// short arms up and down from it, and the arms of a spinner on a short arm across from it. An
+/// arm that would run into tiles already drawn is listed beneath instead, so that what is drawn
+/// is never wrong.
 pub fn cross(drawing: &Drawing) -> Vec<String> {
-    let mut cells: Vec<(String, &Laid)> = drawing
-        .left
-        .tiles
-        .iter()
-        .rev()
-        .map(|l| (face(l.outer, l.inner), l))
-        .collect();
-    cells.push((face(drawing.lead.inner, drawing.lead.outer), &drawing.lead));
-    cells.extend(
-        drawing
-            .right
-            .tiles
-            .iter()
-            .map(|l| (face(l.inner, l.outer), l)),
-    );
-    let mut line = String::new();
-    let mut columns: Vec<(usize, &Laid)> = Vec::new();
-    for (text, laid) in cells {
-        if !laid.branches.is_empty() {
-            columns.push((line.len(), laid));
-        }
-        line.push_str(&text);
-    }
-    let column_rows = |up: bool| -> Vec<String> {
-        let height = columns
-            .iter()
-            .filter_map(|(_, l)| arm_of(l, up))
-            .map(|a| a.tiles.len())
-            .max()
-            .unwrap_or(0);
-        (0..height)
-            .map(|row| {
-                let mut text = String::new();
-                for (col, laid) in &columns {
-                    if let Some(t) = arm_of(laid, up).and_then(|a| a.tiles.get(row)) {
-                        let face = match up {
-                            true => face(t.outer, t.inner),
-                            false => face(t.inner, t.outer),
-                        };
-                        text.push_str(&" ".repeat(col.saturating_sub(text.len())));
-                        text.push_str(&face);
-                    }
-                }
-                text
-            })
-            .collect()
-    };
-    let mut rows: Vec<String> = column_rows(true).into_iter().rev().collect();
-    rows.push(line);
-    rows.extend(column_rows(false));
-    let mut nested = Vec::new();
-    for (_, laid) in &columns {
-        for arm in &laid.branches {
-            nested_arms(arm, &mut nested);
-        }
-    }
-    rows.extend(nested);
+    let mut canvas = Canvas::default();
+    let lead = &drawing.lead;
+    let width = canvas.tile(lead, 0, 0, Way::Right);
+    let mut beneath = Vec::new();
+    canvas.arm(&drawing.left, 0, 0, Way::Left, &mut beneath);
+    canvas.arm(&drawing.right, 0, width, Way::Right, &mut beneath);
+    canvas.branches(lead, 0, 0, Way::Right, &mut beneath);
+    let mut rows = canvas.rows();
+    rows.extend(beneath);
     rows
 }
 
-/// A spinner's `up` arm (or its `down` arm), if it has tiles.
-fn arm_of(laid: &Laid, up: bool) -> Option<&Arm> {
-    laid.branches
-        .iter()
-        .find(|a| a.end.name().starts_with("up") == up)
+/// The way an arm grows on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Left,
+    Right,
+    Up,
+    Down,
 }
 
-/// Lists the arms of spinners that sit on a short arm (their arms run across it).
-fn nested_arms(arm: &Arm, out: &mut Vec<String>) {
-    for laid in &arm.tiles {
-        for branch in &laid.branches {
-            let faces: Vec<String> = branch
-                .tiles
-                .iter()
-                .map(|t| face(t.inner, t.outer))
-                .collect();
-            out.push(format!(
-                "  off {} on {}: {} {}",
-                face(laid.inner, laid.outer),
-                arm.end,
-                branch.end,
-                faces.join("")
-            ));
-            nested_arms(branch, out);
+impl Way {
+    fn across(self) -> bool {
+        matches!(self, Way::Left | Way::Right)
+    }
+}
+
+/// Characters placed at (row, column); a space is left transparent.
+#[derive(Default)]
+struct Canvas {
+    cells: std::collections::BTreeMap<(i32, i32), char>,
+}
+
+impl Canvas {
+    /// Puts `lines` with their top-left corner at (row, col), unless a cell is taken.
+    fn put(&mut self, row: i32, col: i32, lines: &[String]) -> bool {
+        let cells: Vec<((i32, i32), char)> = lines
+            .iter()
+            .enumerate()
+            .flat_map(|(r, line)| {
+                line.chars()
+                    .enumerate()
+                    .filter(|(_, c)| *c != ' ')
+                    .map(move |(c, ch)| ((row + r as i32, col + c as i32), ch))
+            })
+            .collect();
+        if cells.iter().any(|(at, _)| self.cells.contains_key(at)) {
+            return false;
+        }
+        self.cells.extend(cells);
+        true
+    }
+
+    /// Draws a tile in an arm growing `way` at (row, col), its left edge at col; returns its
+    /// width, 0 if it could not be drawn.
+    fn tile(&mut self, laid: &Laid, row: i32, col: i32, way: Way) -> i32 {
+        let (near, far) = (laid.inner, laid.outer);
+        let lines: Vec<String> = match (laid.tile.is_double(), way.across()) {
+            (true, true) => vec![format!("┌{near}┐"), "├─┤".to_string(), format!("└{near}┘")],
+            (_, true) if way == Way::Left => vec![face(far, near)],
+            (_, true) => vec![face(near, far)],
+            (_, false) if way == Way::Up => vec![face(far, near)],
+            (_, false) => vec![face(near, far)],
+        };
+        let top = if lines.len() == 3 { row - 1 } else { row };
+        let width = lines[0].chars().count() as i32;
+        match self.put(top, col, &lines) {
+            true => width,
+            false => 0,
         }
     }
+
+    /// Draws an arm growing `way` from a tile at (row, col): across, from its edge at `col`;
+    /// up or down, from that tile's row, centred on `col`.
+    fn arm(&mut self, arm: &Arm, row: i32, col: i32, way: Way, beneath: &mut Vec<String>) {
+        let (mut row, mut col) = (row, col);
+        for (k, laid) in arm.tiles.iter().enumerate() {
+            let width = face_width(laid, way);
+            let (r, c) = match way {
+                Way::Left => (row, col - width),
+                Way::Right => (row, col),
+                Way::Up => (row - 1, col - width / 2),
+                Way::Down => (row + 1, col - width / 2),
+            };
+            if self.tile(laid, r, c, way) == 0 {
+                beneath.push(listed(arm, k));
+                return;
+            }
+            self.branches(laid, r, c, way, beneath);
+            (row, col) = match way {
+                Way::Left => (row, c),
+                Way::Right => (row, c + width),
+                Way::Up | Way::Down => (r, col),
+            };
+        }
+    }
+
+    /// Draws a spinner's short arms: up and down from a tile across, left and right (up and
+    /// down, by name) from a tile in a column.
+    fn branches(&mut self, laid: &Laid, row: i32, col: i32, way: Way, beneath: &mut Vec<String>) {
+        let width = face_width(laid, way);
+        for branch in &laid.branches {
+            let up = branch.end.name().starts_with("up");
+            match (way.across(), up) {
+                (true, true) => self.arm(branch, row - 1, col + width / 2, Way::Up, beneath),
+                (true, false) => self.arm(branch, row + 1, col + width / 2, Way::Down, beneath),
+                (false, true) => self.arm(branch, row, col, Way::Left, beneath),
+                (false, false) => self.arm(branch, row, col + width, Way::Right, beneath),
+            }
+        }
+    }
+
+    fn rows(&self) -> Vec<String> {
+        let Some(((top, _), _)) = self.cells.first_key_value() else {
+            return Vec::new();
+        };
+        let bottom = self.cells.keys().map(|(r, _)| *r).max().unwrap_or(*top);
+        let left = self.cells.keys().map(|(_, c)| *c).min().unwrap_or(0);
+        (*top..=bottom)
+            .map(|row| {
+                let mut line = String::new();
+                let mut at = left;
+                for (&(_, col), &ch) in self.cells.range((row, i32::MIN)..=(row, i32::MAX)) {
+                    line.extend(std::iter::repeat_n(' ', (col - at) as usize));
+                    line.push(ch);
+                    at = col + 1;
+                }
+                line
+            })
+            .collect()
+    }
+}
+
+/// How wide a tile is drawn in an arm growing `way`: a double across a line, 3; else 5.
+fn face_width(laid: &Laid, way: Way) -> i32 {
+    match laid.tile.is_double() && way.across() {
+        true => 3,
+        false => 5,
+    }
+}
+
+/// An arm that could not be drawn, from its `k`-th tile on, as a line beneath the drawing.
+fn listed(arm: &Arm, k: usize) -> String {
+    let faces: Vec<String> = arm.tiles[k..]
+        .iter()
+        .map(|t| face(t.inner, t.outer))
+        .collect();
+    format!(
+        "  (no room to draw) {} goes on: {}",
+        arm.end,
+        faces.join("")
+    )
 }
 
 fn face(a: u8, b: u8) -> String {
@@ -562,7 +629,9 @@ pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint)
     let mut text = String::new();
     let id = position
         .id
-        .map_or("its id is not logged".to_string(), |id| format!("request id {id}"));
+        .map_or("its id is not logged".to_string(), |id| {
+            format!("request id {id}")
+        });
     let head = format!(
         "turn {turn}: {} to move in hand {}, after {} ({id}, {} ms to answer)",
         who(seat),
@@ -573,7 +642,13 @@ pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint)
     wrapped(&mut text, "", &paint.bold(&head));
     let placements: Vec<_> = game.layout().placements().collect();
     let drawing = crate::replay::drawing::draw(&placements);
-    table_text(&mut text, drawing.as_ref(), &view.ends, &view.scores, &labels);
+    table_text(
+        &mut text,
+        drawing.as_ref(),
+        &view.ends,
+        &view.scores,
+        &labels,
+    );
     wrapped(&mut text, "  ", &format!("it holds {}", tiles(&view.hand)));
     for choice in &view.legal {
         let line = format!("could play {}", position.describe(choice.to_move()));
@@ -596,11 +671,14 @@ pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint)
             wrapped(&mut text, "  ", &line);
         }
         (Some(mv), false) => {
-            let took = position
-                .decision
-                .time_us
-                .map_or(String::new(), |us| format!(" ({:.3} ms)", us as f64 / 1000.0));
-            wrapped(&mut text, "  ", &format!("played {}{took}", position.describe(mv)));
+            let took = position.decision.time_us.map_or(String::new(), |us| {
+                format!(" ({:.3} ms)", us as f64 / 1000.0)
+            });
+            wrapped(
+                &mut text,
+                "  ",
+                &format!("played {}{took}", position.describe(mv)),
+            );
         }
         (None, _) => {}
     }

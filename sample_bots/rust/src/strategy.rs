@@ -200,7 +200,10 @@ mod tests {
                     let again = choose(&view, &params, None).expect("a move");
                     assert_eq!(decision, again, "the same view gives the same move");
                     assert!(view.legal.contains(&decision.choice));
-                    assert!(decision.estimates.is_empty() || decision.estimates.len() == view.legal.len());
+                    assert!(
+                        decision.estimates.is_empty()
+                            || decision.estimates.len() == view.legal.len()
+                    );
                     decision.choice
                 } else {
                     greedy(&view).expect("a move")
