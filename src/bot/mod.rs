@@ -9,4 +9,5 @@ pub mod framing;
 pub mod player;
 pub mod process;
 pub mod shutdown;
+pub mod stderr_lines;
 pub mod timing;

@@ -402,6 +402,7 @@ impl Player {
                 file: None,
                 cap: 0,
                 echo_prefix: None,
+                lines: None,
             },
             max_line: 0,
             hello_name: None,
@@ -612,6 +613,26 @@ impl Player {
                 Ending::Killed
             }
         })
+    }
+
+    /// The stderr lines the bot wrote since last asked (empty unless its sink gathers lines).
+    pub fn stderr_lines(&self) -> Vec<String> {
+        match &self.runner {
+            Runner::Process(Some(process)) => process.stderr_lines(),
+            // A process killed after a fault may have left lines behind.
+            _ => self
+                .sink
+                .lines
+                .as_ref()
+                .map_or_else(Vec::new, |lines| lines.take(None)),
+        }
+    }
+
+    /// Starts gathering the bot's stderr lines for a new game (the cap starts afresh).
+    pub fn new_game_lines(&self) {
+        if let Some(lines) = &self.sink.lines {
+            lines.new_game();
+        }
     }
 
     /// The id the next request will carry (the log records it with the move).

@@ -20,6 +20,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::{timeout, timeout_at};
 
 use crate::bot::framing::LineFramer;
+use crate::bot::stderr_lines::StderrLines;
 use crate::sandbox::{self, Containment, Policy};
 
 /// How long a bot that exits has to get its last lines read before its exit is reported.
@@ -45,6 +46,8 @@ pub struct StderrSink {
     pub cap: u64,
     /// Also echo it to the terminal, each line prefixed with this.
     pub echo_prefix: Option<String>,
+    /// Also gather its lines here, for the game's log.
+    pub lines: Option<Arc<StderrLines>>,
 }
 
 /// How a bot process came to its end when it was stopped.
@@ -176,6 +179,15 @@ impl BotProcess {
             stderr,
             containment,
         })
+    }
+
+    /// The stderr lines the bot wrote since last asked, once what is in the pipe has been read
+    /// (empty unless its sink gathers lines).
+    pub fn stderr_lines(&self) -> Vec<String> {
+        match &self.stderr.lines {
+            Some((lines, peek)) => lines.take(Some(peek)),
+            None => Vec::new(),
+        }
     }
 
     /// Queues a line (which must end in a newline); it is written with the next request or flush.
@@ -545,6 +557,8 @@ pub fn excerpt(bytes: &[u8]) -> String {
 /// full stderr pipe meanwhile.
 struct StderrDrain {
     thread: std::thread::JoinHandle<()>,
+    /// Where its lines are gathered, and another handle on the pipe to see what is unread.
+    lines: Option<(Arc<StderrLines>, OwnedFd)>,
     /// Resolves when the thread has read the end of the stream.
     done: tokio::sync::oneshot::Receiver<()>,
 }
@@ -561,6 +575,10 @@ impl StderrDrain {
             &fd,
             nix::fcntl::FcntlArg::F_SETFL(flags - nix::fcntl::OFlag::O_NONBLOCK),
         )?;
+        let lines = match &sink.lines {
+            Some(lines) => Some((Arc::clone(lines), fd.try_clone()?)),
+            None => None,
+        };
         let (tx, done) = tokio::sync::oneshot::channel();
         let thread = std::thread::Builder::new()
             .name("bot stderr".into())
@@ -568,7 +586,11 @@ impl StderrDrain {
                 drain_stderr(std::fs::File::from(fd), sink);
                 let _ = tx.send(());
             })?;
-        Ok(StderrDrain { thread, done })
+        Ok(StderrDrain {
+            thread,
+            lines,
+            done,
+        })
     }
 }
 
@@ -607,6 +629,9 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink) {
         }
         if let Some(prefix) = &prefix {
             echo(prefix, chunk, &mut at_line_start);
+        }
+        if let Some(lines) = &sink.lines {
+            lines.add(chunk);
         }
     }
 }

@@ -475,6 +475,7 @@ fn check_command(args: &CheckArgs) -> u8 {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
         echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
+        lines: None,
     };
     let policy = match args.sandbox.policy(vec![dir.path().to_path_buf()]) {
         Ok(policy) => Arc::new(policy),

@@ -107,6 +107,18 @@ pub struct SeatFault {
     pub id: Option<u64>,
 }
 
+/// The stderr lines a bot wrote while it decided a move (between the request before and its
+/// answer), as logged just before that move (or its fault).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StderrRecord {
+    /// The seat.
+    pub seat: Seat,
+    /// The id of the `turn` request being answered.
+    pub id: u64,
+    /// The lines, in order, each cut short (see `bot::stderr_lines`).
+    pub lines: Vec<String>,
+}
+
 /// The last line of a game log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameEnd {
@@ -123,6 +135,7 @@ pub struct GameEnd {
 pub(crate) enum RefereeLine {
     Header(Header),
     Fault(SeatFault),
+    Stderr(StderrRecord),
     GameEnd(GameEnd),
 }
 

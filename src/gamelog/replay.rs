@@ -14,7 +14,9 @@ use serde_json::Value;
 use super::describe;
 use super::format::{
     Decision, GameEnd, Header, LOG_FORMAT, Logged, OLDEST_LOG_FORMAT, RefereeLine, SeatFault,
+    StderrRecord,
 };
+use crate::bot::stderr_lines::{MAX_LINE_CHARS, MAX_LINES};
 
 /// Why a log cannot be replayed, with the line it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,6 +37,15 @@ pub struct LoggedFault {
     pub fault: SeatFault,
 }
 
+/// A bot's stderr lines as logged, with where they fell in the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedStderr {
+    /// How many engine events came before them.
+    pub after: usize,
+    /// The lines, with their seat and request id.
+    pub record: StderrRecord,
+}
+
 /// A log read back and checked against the engine.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -48,6 +59,8 @@ pub struct Replay {
     pub decisions: Vec<(Seat, Move, Decision)>,
     /// The faults logged, in order.
     pub faults: Vec<LoggedFault>,
+    /// The bots' stderr lines logged, in order.
+    pub stderr: Vec<LoggedStderr>,
     /// The last line, if the log is complete.
     pub end: Option<GameEnd>,
     /// The number of a last line cut off mid-way (the referee was killed while writing it).
@@ -238,6 +251,8 @@ struct Checker {
     fault_counts: Vec<u32>,
     /// Each seat's last request id (each bot numbers its own requests).
     last_ids: Vec<u64>,
+    /// Each seat's stderr lines logged so far.
+    stderr_counts: Vec<usize>,
     legal: Vec<Move>,
 }
 
@@ -251,12 +266,14 @@ impl Checker {
             rng: ChaCha8Rng::seed_from_u64(header.seed),
             fault_counts: vec![0; header.rules.players],
             last_ids: vec![0; header.rules.players],
+            stderr_counts: vec![0; header.rules.players],
             replay: Replay {
                 header,
                 game,
                 events: Vec::new(),
                 decisions: Vec::new(),
                 faults: Vec::new(),
+                stderr: Vec::new(),
                 end: None,
                 torn: None,
             },
@@ -275,8 +292,9 @@ impl Checker {
             .ok_or("a line without a \"type\"")?;
         match kind {
             "header" => Err("a second header".into()),
-            "fault" | "game_end" => match strict::<RefereeLine>(value, kind)? {
+            "fault" | "game_end" | "stderr" => match strict::<RefereeLine>(value, kind)? {
                 RefereeLine::Fault(fault) => self.fault(fault),
+                RefereeLine::Stderr(record) => self.stderr(record),
                 RefereeLine::GameEnd(end) => self.game_end(end),
                 RefereeLine::Header(_) => Err("a second header".into()),
             },
@@ -531,6 +549,46 @@ impl Checker {
         self.replay.faults.push(LoggedFault {
             after: game.event_count(),
             fault,
+        });
+        Ok(())
+    }
+
+    /// Checks a bot's stderr lines: logged when it has answered, before its move (or fault),
+    /// with that turn's id, within the caps.
+    fn stderr(&mut self, record: StderrRecord) -> Result<(), String> {
+        let seat = record.seat;
+        let game = &self.replay.game;
+        match game.status() {
+            Status::ToPlay { seat: turn } if turn == seat && game.hand_number() > 0 => {}
+            _ => return Err(format!("stderr lines of seat {seat}, which is not on move")),
+        }
+        if record.id <= self.last_ids.get(seat).copied().unwrap_or(0) {
+            return Err(format!(
+                "stderr lines for request id {}, which seat {seat} has answered already",
+                record.id
+            ));
+        }
+        let logged = self.stderr_counts[seat] + record.lines.len();
+        if record.lines.is_empty() || logged > MAX_LINES + 1 {
+            return Err(format!(
+                "{} of seat {seat}'s stderr, where the referee logs 1 to {MAX_LINES} a game",
+                describe::count(logged as u64, "line")
+            ));
+        }
+        if let Some(line) = record
+            .lines
+            .iter()
+            .find(|l| l.chars().count() > MAX_LINE_CHARS + 1)
+        {
+            return Err(format!(
+                "a stderr line of {} characters, over the cap of {MAX_LINE_CHARS}",
+                line.chars().count()
+            ));
+        }
+        self.stderr_counts[seat] = logged;
+        self.replay.stderr.push(LoggedStderr {
+            after: game.event_count(),
+            record,
         });
         Ok(())
     }

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::sandbox::files;
 
-use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault};
+use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault, StderrRecord};
 
 /// Gathered lines are written once they reach this many bytes, so that a log's memory stays
 /// bounded however long the game.
@@ -91,6 +91,14 @@ impl GameLog {
     /// Writes a fault.
     pub fn fault(&mut self, fault: &SeatFault) -> io::Result<()> {
         self.write(&RefereeLine::Fault(fault.clone()))
+    }
+
+    /// Writes the stderr lines a bot wrote while deciding (nothing when there are none).
+    pub fn stderr(&mut self, record: StderrRecord) -> io::Result<()> {
+        match record.lines.is_empty() {
+            true => Ok(()),
+            false => self.write(&RefereeLine::Stderr(record)),
+        }
     }
 
     /// Writes the last line, and flushes.

@@ -13,7 +13,9 @@ use serde::Serialize;
 use crate::bot::clock::{Clock, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::player::{Answered, Player, Stop, encode};
-use crate::gamelog::{Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo};
+use crate::gamelog::{
+    Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo, StderrRecord,
+};
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, GameResult, Move, Status};
 use allfives_engine::json::{TurnWriter, write_event_message, write_hand_end, write_hand_start};
@@ -187,6 +189,7 @@ impl Table<'_> {
         let mut failed = Vec::new();
         for seat in 0..self.setup.rules.players {
             let player = self.setup.seating[seat];
+            self.players[player].new_game_lines();
             if let Err(fault) = self.players[player].start(&self.setup.clocks).await {
                 failed.push((seat, fault));
             }
@@ -256,6 +259,10 @@ impl Table<'_> {
             self.log.flush()?;
         }
         let answer = player.ask(game, seat, &mut self.turns, clock).await;
+        let lines = player.stderr_lines();
+        if let Some(id) = id {
+            self.log.stderr(StderrRecord { seat, id, lines })?;
+        }
         let fault = match answer {
             Ok(Answered { mv, took, info }) => match game.play(seat, mv) {
                 Ok(_) => {

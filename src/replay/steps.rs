@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::gamelog::describe;
-use crate::gamelog::{Decision, GameEnd, LoggedFault, Replay};
+use crate::gamelog::{Decision, GameEnd, LoggedFault, Replay, StderrRecord};
 use crate::replay::drawing::{Drawing, draw};
 use allfives_engine::game::{Event, Play};
 use allfives_engine::layout::{Layout, OpenEnd};
@@ -49,6 +49,9 @@ pub struct Step {
     pub boneyard_size: usize,
     /// Each side's score.
     pub scores: Vec<i32>,
+    /// What the bot wrote on stderr while it decided this move (or faulted).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<String>,
 }
 
 /// The verified game as one document (`replay --json`, and the data of `replay --html`).
@@ -95,21 +98,42 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
     };
     let mut decisions = replay.decisions.iter().map(|(_, _, d)| d.clone());
     let mut faults = replay.faults.iter().peekable();
+    let mut stderr = replay.stderr.iter().peekable();
+    // Lines a bot wrote while deciding: they go with that decision's step.
+    let mut said: Option<&StderrRecord> = None;
     let mut steps = Vec::new();
     for (index, event) in replay.events.iter().enumerate() {
+        while let Some(s) = stderr.next_if(|s| s.after <= index) {
+            said = Some(&s.record);
+        }
         while let Some(f) = faults.next_if(|f| f.after <= index) {
-            steps.push(table.fault_step(f));
+            steps.push(with_lines(table.fault_step(f), &mut said));
         }
         let decision = match event {
             Event::Play(_) => decisions.next(),
             _ => None,
         };
-        steps.push(table.apply(event, decision, &rules));
+        let step = table.apply(event, decision, &rules);
+        match step.turn {
+            Some(_) => steps.push(with_lines(step, &mut said)),
+            None => steps.push(step),
+        }
+    }
+    if let Some(s) = stderr.last() {
+        said = Some(&s.record);
     }
     for f in faults {
-        steps.push(table.fault_step(f));
+        steps.push(with_lines(table.fault_step(f), &mut said));
     }
     steps
+}
+
+/// Gives a decision's step the lines its bot wrote while deciding, if they are its seat's.
+fn with_lines(mut step: Step, said: &mut Option<&StderrRecord>) -> Step {
+    if let Some(record) = said.take_if(|r| Some(r.seat) == step.seat) {
+        step.stderr = record.lines.clone();
+    }
+    step
 }
 
 impl Table {
@@ -206,6 +230,7 @@ impl Table {
             boneyard: Some(self.boneyard.clone()),
             boneyard_size: self.boneyard.len(),
             scores: self.scores.clone(),
+            stderr: Vec::new(),
         }
     }
 }
@@ -244,8 +269,9 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
 fn hide(step: &mut Step, seat: Seat) {
     step.boneyard = None;
     if step.seat != Some(seat) {
-        // How another bot decided (its thinking time) is not the seat's to know either.
-        (step.decision, step.turn) = (None, None);
+        // How another bot decided (its thinking time, its info, what it wrote on stderr) is
+        // not the seat's to know either.
+        (step.decision, step.turn, step.stderr) = (None, None, Vec::new());
     }
     for (s, hand) in step.hands.iter_mut().enumerate() {
         if s != seat {

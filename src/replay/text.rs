@@ -220,9 +220,7 @@ fn step_text(
             );
             wrapped(text, "", &line);
             table_text(text, step.layout.as_ref(), &step.ends, &step.scores, labels);
-            if let Some(d) = &step.decision {
-                thinking_text(text, d, paint);
-            }
+            thinking_text(text, step.decision.as_ref(), &step.stderr, paint);
             if viewer.is_some() {
                 hands_text(text, step, who);
             }
@@ -248,6 +246,7 @@ fn step_text(
                 .map_or(step.says.as_str(), |(_, w)| w);
             let line = format!("{} faults: {what}", who(seat));
             wrapped(text, "  ", &paint.warn(&line));
+            thinking_text(text, None, &step.stderr, paint);
         }
         "hand_end" => hand_end_text(text, step, who, labels, paint),
         "game_end" => {
@@ -397,9 +396,13 @@ pub fn table_text(
     wrapped(text, "  ", &line);
 }
 
-/// What the bot said it was thinking (its move's `info`).
-pub fn thinking_text(text: &mut String, d: &Decision, paint: &Paint) {
-    if let Some(info) = &d.info {
+/// What the bot said it was thinking (its move's `info`) and wrote on stderr meanwhile.
+pub fn thinking_text(text: &mut String, d: Option<&Decision>, stderr: &[String], paint: &Paint) {
+    for line in stderr {
+        let shown = format!("stderr: {}", line.escape_debug());
+        wrapped(text, "  ", &paint.dim(&shown));
+    }
+    if let Some(info) = d.and_then(|d| d.info.as_ref()) {
         let shown = match info {
             Info::Text(t) => t.escape_debug().to_string(),
             Info::Object(_) => serde_json::to_string(info).unwrap_or_default(),
@@ -682,6 +685,6 @@ pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint)
         }
         (None, _) => {}
     }
-    thinking_text(&mut text, &position.decision, paint);
+    thinking_text(&mut text, Some(&position.decision), &position.stderr, paint);
     text
 }

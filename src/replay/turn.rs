@@ -37,6 +37,8 @@ pub struct Position {
     pub id: Option<u64>,
     /// The time the bot was given, in milliseconds.
     pub time_left_ms: u64,
+    /// What the bot wrote on stderr while it decided.
+    pub stderr: Vec<String>,
 }
 
 /// A decision met on the way through the log.
@@ -118,7 +120,13 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
                     .or(met.fault.and_then(|f| f.fault.id));
                 // Format 1 logs carry no ids: a bot's hello is request 1.
                 let id = logged_id.or((h.format == 1).then_some(asked[by] + 1));
+                let stderr = replay
+                    .stderr
+                    .iter()
+                    .find(|s| s.record.seat == by && Some(s.record.id) == logged_id)
+                    .map_or_else(Vec::new, |s| s.record.lines.clone());
                 return Ok(Position {
+                    stderr,
                     id,
                     time_left_ms: seat_clocks[by].allowance().as_millis() as u64,
                     game,
@@ -197,6 +205,7 @@ pub async fn ask(
         file: None,
         cap: 0,
         echo_prefix: Some(format!("[{}] ", spec.name)),
+        lines: None,
     };
     let mut player = Player::new(spec, h.seed, sink, MAX_BOT_LINE, policy);
     if let Err(fault) = player.start(&clocks).await {
