@@ -23,6 +23,8 @@ use crate::gamelog;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
+use crate::cli::pages;
+use crate::gamelog::describe;
 use crate::replay::{html, steps};
 use crate::sandbox::files;
 use crate::tournament::report_stream::ReportStream;
@@ -254,10 +256,16 @@ pub fn output_failed(e: &std::io::Error) -> u8 {
 
 fn replay_command(args: &ReplayArgs) -> u8 {
     let shown = args.log.display();
+    if args.log.is_dir() {
+        return folder_pages(args);
+    }
     let text = match std::fs::read(&args.log) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => return fail(BAD_INPUT, format!("cannot read {shown}: {e}")),
     };
+    if let Some(path) = &args.html {
+        return game_page(args, &text, path);
+    }
     let replay = match gamelog::replay(&text) {
         Ok(replay) => replay,
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
@@ -284,18 +292,6 @@ fn replay_command(args: &ReplayArgs) -> u8 {
             }
             Err(e) => fail(FAILED, e),
         };
-    }
-    if args.html.as_deref().is_some_and(|p| p.as_os_str() == "-") {
-        return emit(&html::page(&doc)).map_or_else(|e| output_failed(&e), |()| 0);
-    }
-    if let Some(path) = &args.html {
-        return write_new(path, html::page(&doc).as_bytes()).map_or_else(
-            |message| fail(BAD_INPUT, message),
-            |()| {
-                println!("{}: the game's page is in {}", shown, path.display());
-                0
-            },
-        );
     }
     if !args.quiet {
         let options = TextOptions {
@@ -324,6 +320,70 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         "{shown}: every line checks out against the rules engine{complete}{deals}\n"
     ));
     0
+}
+
+/// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
+/// out gets a page of what does, marked where it stops, and exit code 3.
+fn game_page(args: &ReplayArgs, text: &str, path: &std::path::Path) -> u8 {
+    let shown = args.log.display();
+    let (data, error) = match pages::game_page(text, args.seat) {
+        Ok(page) => page,
+        Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
+    };
+    let players = data.header["rules"]["players"].as_u64().unwrap_or(0) as usize;
+    if let Some(seat) = args.seat.filter(|&s| s >= players) {
+        return fail(
+            BAD_INPUT,
+            format!("--seat {seat}: the game has seats 0 to {}", players.saturating_sub(1)),
+        );
+    }
+    let page = html::page(&data);
+    let written = match path.as_os_str() == "-" {
+        true => emit(&page).map_err(|e| output_failed(&e)),
+        false => write_new(path, page.as_bytes()).map_err(|m| fail(BAD_INPUT, m)),
+    };
+    if let Err(code) = written {
+        return code;
+    }
+    match error {
+        Some(e) => fail(
+            BAD_LOG,
+            format!("{shown} does not check out: {e}; the page shows the game up to there"),
+        ),
+        None if path.as_os_str() == "-" => 0,
+        None => {
+            println!("{shown}: the game's page is in {}", path.display());
+            0
+        }
+    }
+}
+
+/// `replay DIR --html OUT`: every game's page and an index, in a new folder.
+fn folder_pages(args: &ReplayArgs) -> u8 {
+    let shown = args.log.display();
+    let Some(out) = args.html.as_deref().filter(|p| p.as_os_str() != "-") else {
+        return fail(
+            BAD_INPUT,
+            format!("{shown} is a folder: its games are shown as pages, with --html FOLDER (a new folder)"),
+        );
+    };
+    if args.quiet || args.json || args.ask.is_some() {
+        return fail(BAD_INPUT, "a folder of logs is shown only as pages (--html)");
+    }
+    match pages::folder(&args.log, out, args.seat) {
+        Err(message) => fail(BAD_INPUT, message),
+        Ok(folder) => {
+            println!(
+                "{shown}: {} and their index are in {}",
+                describe::count(folder.games as u64, "game's page"),
+                out.join("index.html").display()
+            );
+            for message in &folder.bad {
+                eprintln!("allfives: {message}");
+            }
+            if folder.bad.is_empty() { 0 } else { BAD_LOG }
+        }
+    }
 }
 
 /// Checks that `--hand H` and `--move M` name a hand and a move of the game.

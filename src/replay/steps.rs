@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use crate::gamelog::describe;
 use crate::gamelog::{Decision, GameEnd, LoggedFault, Replay, StderrRecord};
 use crate::replay::drawing::{Drawing, draw};
-use allfives_engine::game::{Event, Play};
+use allfives_engine::game::{Event, Game, Move, Play};
+use allfives_engine::view::Choice;
 use allfives_engine::layout::{Layout, OpenEnd};
 use allfives_engine::rules::Seat;
 use allfives_engine::tile::Tile;
@@ -52,6 +53,9 @@ pub struct Step {
     /// What the bot wrote on stderr while it decided this move (or faulted).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stderr: Vec<String>,
+    /// At a decision: every move the bot could have made, with what each would have scored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub legal: Vec<Choice>,
 }
 
 /// The verified game as one document (`replay --json`, and the data of `replay --html`).
@@ -102,18 +106,24 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
     // Lines a bot wrote while deciding: they go with that decision's step.
     let mut said: Option<&StderrRecord> = None;
     let mut steps = Vec::new();
+    // The engine alongside, for the moves a bot could have made at each decision.
+    let mut legal = Legal::new(replay);
     for (index, event) in replay.events.iter().enumerate() {
         while let Some(s) = stderr.next_if(|s| s.after <= index) {
             said = Some(&s.record);
         }
         while let Some(f) = faults.next_if(|f| f.after <= index) {
-            steps.push(with_lines(table.fault_step(f), &mut said));
+            let mut step = with_lines(table.fault_step(f), &mut said);
+            step.legal = legal.at(step.turn.is_some());
+            steps.push(step);
         }
         let decision = match event {
             Event::Play(_) => decisions.next(),
             _ => None,
         };
-        let step = table.apply(event, decision, &rules);
+        let mut step = table.apply(event, decision, &rules);
+        step.legal = legal.at(step.turn.is_some());
+        legal.follow(event);
         match step.turn {
             Some(_) => steps.push(with_lines(step, &mut said)),
             None => steps.push(step),
@@ -123,9 +133,59 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
         said = Some(&s.record);
     }
     for f in faults {
-        steps.push(with_lines(table.fault_step(f), &mut said));
+        let mut step = with_lines(table.fault_step(f), &mut said);
+        step.legal = legal.at(step.turn.is_some());
+        steps.push(step);
     }
     steps
+}
+
+/// The game replayed again beside the steps, to list the legal moves at each decision.
+struct Legal {
+    game: Option<Game>,
+    moves: Vec<Move>,
+    choices: Vec<Choice>,
+}
+
+impl Legal {
+    fn new(replay: &Replay) -> Legal {
+        Legal {
+            // The rules were checked with the log: a game can be made of them.
+            game: Game::new(replay.header.rules).ok(),
+            moves: Vec::new(),
+            choices: Vec::new(),
+        }
+    }
+
+    /// The legal moves of the seat on move, with what each would score, at a decision.
+    fn at(&mut self, decision: bool) -> Vec<Choice> {
+        match (&self.game, decision) {
+            (Some(game), true) => {
+                game.legal_choices(&mut self.moves, &mut self.choices);
+                self.choices.clone()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Feeds the engine the logged deals and plays (it makes the draws, passes and ends).
+    fn follow(&mut self, event: &Event) {
+        let Some(game) = &mut self.game else { return };
+        // The log was verified against the engine: these cannot fail.
+        match event {
+            Event::HandStart { deal, .. } => {
+                let _ = game.start_hand((**deal).clone());
+            }
+            Event::Play(play) => {
+                let mv = Move {
+                    tile: play.tile,
+                    end: play.end,
+                };
+                let _ = game.play(play.seat, mv);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Gives a decision's step the lines its bot wrote while deciding, if they are its seat's.
@@ -231,6 +291,7 @@ impl Table {
             boneyard_size: self.boneyard.len(),
             scores: self.scores.clone(),
             stderr: Vec::new(),
+            legal: Vec::new(),
         }
     }
 }
@@ -272,6 +333,7 @@ fn hide(step: &mut Step, seat: Seat) {
         // How another bot decided (its thinking time, its info, what it wrote on stderr) is
         // not the seat's to know either.
         (step.decision, step.turn, step.stderr) = (None, None, Vec::new());
+        step.legal.clear();
     }
     for (s, hand) in step.hands.iter_mut().enumerate() {
         if s != seat {
