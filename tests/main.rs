@@ -6,6 +6,7 @@ mod architecture_tests;
 mod browser_tests;
 mod check_tests;
 mod cli_tests;
+mod debugger_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod placement_tests;

@@ -18,13 +18,13 @@ use crate::bot::process::StderrSink;
 use crate::check;
 use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
 use crate::cli::output;
+use crate::cli::pages;
 use crate::cli::tournament;
 use crate::gamelog;
+use crate::gamelog::describe;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
-use crate::cli::pages;
-use crate::gamelog::describe;
 use crate::replay::{html, steps};
 use crate::sandbox::files;
 use crate::tournament::report_stream::ReportStream;
@@ -316,6 +316,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
             "; its deals were not checked against the seed (log format 1 does not say which came from it)"
         }
     };
+    // One line, never wrapped, for scripts; it names the log as given.
     let _ = emit(&format!(
         "{shown}: every line checks out against the rules engine{complete}{deals}\n"
     ));
@@ -334,7 +335,10 @@ fn game_page(args: &ReplayArgs, text: &str, path: &std::path::Path) -> u8 {
     if let Some(seat) = args.seat.filter(|&s| s >= players) {
         return fail(
             BAD_INPUT,
-            format!("--seat {seat}: the game has seats 0 to {}", players.saturating_sub(1)),
+            format!(
+                "--seat {seat}: the game has seats 0 to {}",
+                players.saturating_sub(1)
+            ),
         );
     }
     let page = html::page(&data);
@@ -364,11 +368,16 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
     let Some(out) = args.html.as_deref().filter(|p| p.as_os_str() != "-") else {
         return fail(
             BAD_INPUT,
-            format!("{shown} is a folder: its games are shown as pages, with --html FOLDER (a new folder)"),
+            format!(
+                "{shown} is a folder: its games are shown as pages, with --html FOLDER (a new folder)"
+            ),
         );
     };
     if args.quiet || args.json || args.ask.is_some() {
-        return fail(BAD_INPUT, "a folder of logs is shown only as pages (--html)");
+        return fail(
+            BAD_INPUT,
+            "a folder of logs is shown only as pages (--html)",
+        );
     }
     match pages::folder(&args.log, out, args.seat) {
         Err(message) => fail(BAD_INPUT, message),

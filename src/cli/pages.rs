@@ -110,7 +110,9 @@ fn game_logs(dir: &Path) -> Result<Vec<PathBuf>, String> {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
         .collect();
     let number = |p: &PathBuf| -> (u64, String) {
-        let stem = p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let stem = p
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
         let digits: String = stem.chars().filter(char::is_ascii_digit).collect();
         (digits.parse().unwrap_or(u64::MAX), stem)
     };

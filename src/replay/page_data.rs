@@ -68,11 +68,9 @@ pub struct PageHand {
     pub layout: Option<Drawing>,
 }
 
-/// A step: the event and what it changed.
+/// A step: the event and what it changed (its hand and its move's number the page counts).
 #[derive(Debug, Clone, Serialize)]
 pub struct PageStep {
-    /// The hand's number (0 before the first deal).
-    pub hand: u32,
     /// The event's type (`play`, `draw`, `pass`, `fault`, `hand_start`, `hand_end`, `game_end`).
     #[serde(rename = "type")]
     pub kind: String,
@@ -85,22 +83,24 @@ pub struct PageStep {
     /// The end a tile was played on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<EndId>,
-    /// A play's number within its hand, from 1.
-    #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
-    pub move_number: Option<u32>,
     /// For a decision a bot was asked for: its number, as `--turn` counts them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
-    /// What a play scored.
+    /// What a play scored, when it scored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<u32>,
-    /// After a play: the open ends, each as `[end, number, counts]`.
+    /// After a play: the sum of the open ends.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ends: Option<Vec<(EndId, u8, u32)>>,
+    pub sum: Option<u32>,
+    /// After a play: the open ends, each as `"left 6"`, or `"left 4 (counts 8)"` where an end
+    /// counts other than its number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ends: Option<Vec<String>>,
     /// Each side's score, when the step changed it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<Vec<i32>>,
-    /// How a play was decided (thinking time, forced, fallback, info).
+    /// How a play was decided (thinking time, forced, fallback, info; the request id is left
+    /// out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
     /// The step in words, for what the page does not word itself (faults, hand and game ends).
@@ -172,29 +172,40 @@ fn hand_of(doc: &Document, start: usize) -> PageHand {
 
 fn compact(step: &Step, kind: String, scores_changed: bool) -> PageStep {
     let tile = serde_json::from_value(step.event["tile"].clone()).ok();
-    let end = serde_json::from_value(step.event["end"].clone()).ok().flatten();
+    let end = serde_json::from_value(step.event["end"].clone())
+        .ok()
+        .flatten();
     let play = kind == "play";
     let worded = !matches!(kind.as_str(), "play" | "draw" | "pass");
     PageStep {
-        hand: step.hand,
         seat: step.seat,
         tile,
         end,
-        move_number: step.move_number,
         turn: step.turn,
-        points: step.event["points"].as_u64().map(|p| p as u32),
+        points: step.event["points"]
+            .as_u64()
+            .filter(|&p| p > 0)
+            .map(|p| p as u32),
+        sum: play.then_some(step.sum),
         ends: play.then(|| {
             step.ends
                 .iter()
-                .map(|e| (e.end, e.number, e.counts))
+                .map(|e| match u32::from(e.number) == e.counts {
+                    true => format!("{} {}", e.end, e.number),
+                    false => format!("{} {} (counts {})", e.end, e.number, e.counts),
+                })
                 .collect()
         }),
         scores: scores_changed.then(|| step.scores.clone()),
-        decision: step.decision.clone(),
+        decision: step.decision.clone().map(|d| Decision { id: None, ..d }),
         says: worded.then(|| step.says.clone()),
         fault: (kind == "fault").then(|| step.event.clone()),
         stderr: step.stderr.clone(),
-        legal: step.legal.iter().map(|c: &Choice| (c.tile, c.end, c.points)).collect(),
+        legal: step
+            .legal
+            .iter()
+            .map(|c: &Choice| (c.tile, c.end, c.points))
+            .collect(),
         summary: (kind == "hand_end").then(|| {
             serde_json::json!({
                 "pips": step.event["pips"],

@@ -8,10 +8,10 @@ use crate::gamelog::describe;
 use crate::gamelog::{Decision, GameEnd, LoggedFault, Replay, StderrRecord};
 use crate::replay::drawing::{Drawing, draw};
 use allfives_engine::game::{Event, Game, Move, Play};
-use allfives_engine::view::Choice;
 use allfives_engine::layout::{Layout, OpenEnd};
 use allfives_engine::rules::Seat;
 use allfives_engine::tile::Tile;
+use allfives_engine::view::Choice;
 
 /// The table after one event or fault.
 #[derive(Debug, Clone, Serialize)]
