@@ -135,7 +135,9 @@ pub enum FromBot {
 }
 
 /// A move's `info`: a text, or an object of the bot's own fields (an evaluation, a win
-/// estimate, the line it expects).
+/// estimate, the line it expects). At most 1,024 bytes ([`MAX_INFO`]) as compact JSON; a longer
+/// one is kept cut down to text, with a note of its length. Logged with the move, shown by the
+/// replay, never told to another bot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Info {
