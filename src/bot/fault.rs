@@ -104,6 +104,6 @@ impl fmt::Display for Fault {
 /// reaches a terminal; nothing without input.
 pub fn wrote(input: Option<&str>) -> String {
     input.map_or(String::new(), |i| {
-        format!(" (it wrote: \"{}\")", i.escape_debug())
+        format!(" (it wrote: \"{}\")", crate::text::terminal(i))
     })
 }

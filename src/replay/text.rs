@@ -399,13 +399,15 @@ pub fn table_text(
 /// What the bot said it was thinking (its move's `info`) and wrote on stderr meanwhile.
 pub fn thinking_text(text: &mut String, d: Option<&Decision>, stderr: &[String], paint: &Paint) {
     for line in stderr {
-        let shown = format!("stderr: {}", line.escape_debug());
+        let shown = format!("stderr: {}", crate::text::terminal(line));
         wrapped(text, "  ", &paint.dim(&shown));
     }
     if let Some(info) = d.and_then(|d| d.info.as_ref()) {
         let shown = match info {
-            Info::Text(t) => t.escape_debug().to_string(),
-            Info::Object(_) => serde_json::to_string(info).unwrap_or_default(),
+            Info::Text(t) => crate::text::terminal(t),
+            Info::Object(_) => {
+                crate::text::terminal(&serde_json::to_string(info).unwrap_or_default())
+            }
         };
         wrapped(text, "  ", &paint.dim(&format!("info: {shown}")));
     }
