@@ -370,7 +370,7 @@ fn the_page_shows_a_decision_its_fault_info_and_stderr_as_text() {
     let doc = allfives(&["replay", &log.display().to_string(), "--json"]).json();
     let steps = doc["steps"].as_array().expect("steps");
     let step_of = |wanted: &dyn Fn(&serde_json::Value) -> bool| {
-        steps.iter().position(|s| wanted(s)).expect("such a step") + 1
+        steps.iter().position(wanted).expect("such a step") + 1
     };
     let first = step_of(&|s| s["seat"] == 0 && s["turn"].is_u64());
     let dom = dom_at(&sb, &page, &format!("step={first}"));

@@ -333,7 +333,7 @@ fn game_page(args: &ReplayArgs, text: &str, path: &std::path::Path) -> u8 {
         Ok(page) => page,
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
-    let players = data.header["rules"]["players"].as_u64().unwrap_or(0) as usize;
+    let players = data.about.header["rules"]["players"].as_u64().unwrap_or(0) as usize;
     if let Some(seat) = args.seat.filter(|&s| s >= players) {
         return fail(
             BAD_INPUT,

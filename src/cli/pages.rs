@@ -66,7 +66,7 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
         let page_name = format!("{name}.html");
         let (mut data, error, players) = match game_page(&text, seat) {
             Ok((data, error)) => {
-                let players = seat_names(&data);
+                let players = data.about.names();
                 (Some(data), error, players)
             }
             Err(error) => (None, Some(error), Vec::new()),
@@ -120,21 +120,9 @@ fn game_logs(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(logs)
 }
 
-fn seat_names(data: &PageData) -> Vec<String> {
-    data.header["seats"]
-        .as_array()
-        .map(|seats| {
-            seats
-                .iter()
-                .map(|s| s["bot"].as_str().unwrap_or("?").to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// A game's result in words: the scores and how it ended, or where its log stops.
 fn result_of(data: &PageData) -> String {
-    match &data.end {
+    match &data.about.end {
         Some(end) => describe::result(&end.result),
         None => "the log stops before the game's end".into(),
     }

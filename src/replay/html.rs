@@ -36,7 +36,7 @@ fn script_hash(page: &str) -> String {
         .find("</script>")
         .map(|i| start + i)
         .expect("the page template's script is closed");
-    base64(&Sha256::digest(page[start..end].as_bytes()))
+    base64(&Sha256::digest(&page.as_bytes()[start..end]))
 }
 
 /// Standard base64 with padding (RFC 4648, section 4).

@@ -11,25 +11,16 @@ use allfives_engine::rules::Seat;
 use allfives_engine::tile::Tile;
 use allfives_engine::view::Choice;
 
-use crate::gamelog::{Decision, GameEnd};
+use crate::gamelog::Decision;
 use crate::replay::drawing::Drawing;
-use crate::replay::steps::{Document, Step};
+use crate::replay::steps::{About, Document, Step};
 
 /// Everything the page shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageData {
-    /// The log's header (without the seed in one seat's view).
-    pub header: Value,
-    /// The seat whose view this is, if it is one seat's.
-    pub seat: Option<Seat>,
-    /// Whether the log ends with the game's end.
-    pub complete: bool,
-    /// A last line cut off mid-way, if any.
-    pub torn: Option<usize>,
-    /// Whether deals drawn from the seed were checked against it.
-    pub deals_checked: bool,
-    /// The referee's last line, if the log is complete.
-    pub end: Option<GameEnd>,
+    /// What is said of the game.
+    #[serde(flatten)]
+    pub about: About,
     /// Where a log that does not check out stops checking out: what comes before is shown.
     pub failed: Option<Failure>,
     /// The index page of the folder this game's page is in, if it is one of many.
@@ -135,12 +126,7 @@ pub fn page_data(doc: &Document) -> PageData {
         steps.push(compact(step, kind, changed));
     }
     PageData {
-        header: doc.header.clone(),
-        seat: doc.seat,
-        complete: doc.complete,
-        torn: doc.torn,
-        deals_checked: doc.deals_checked,
-        end: doc.end.clone(),
+        about: doc.about.clone(),
         failed: None,
         index: None,
         hands,

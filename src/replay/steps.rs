@@ -58,9 +58,9 @@ pub struct Step {
     pub legal: Vec<Choice>,
 }
 
-/// The verified game as one document (`replay --json`, and the data of `replay --html`).
+/// What is said of a verified game besides its steps (`replay --json` and the page both hold it).
 #[derive(Debug, Clone, Serialize)]
-pub struct Document {
+pub struct About {
     /// The log's header (without the seed in one seat's view: it gives every deal away).
     pub header: Value,
     /// The seat whose view this is, if it is one seat's.
@@ -73,6 +73,29 @@ pub struct Document {
     pub deals_checked: bool,
     /// The referee's last line, if the log is complete.
     pub end: Option<GameEnd>,
+}
+
+impl About {
+    /// Each seat's bot name, seat 0 first.
+    pub fn names(&self) -> Vec<String> {
+        self.header["seats"]
+            .as_array()
+            .map(|seats| {
+                seats
+                    .iter()
+                    .map(|s| s["bot"].as_str().unwrap_or("?").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The verified game as one document (`replay --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Document {
+    /// What is said of the game.
+    #[serde(flatten)]
+    pub about: About,
     /// Every step of the game.
     pub steps: Vec<Step>,
 }
@@ -315,12 +338,14 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
         }
     }
     Document {
-        header,
-        seat,
-        complete: replay.end.is_some(),
-        torn: replay.torn,
-        deals_checked: replay.deals_checked(),
-        end: replay.end.clone(),
+        about: About {
+            header,
+            seat,
+            complete: replay.end.is_some(),
+            torn: replay.torn,
+            deals_checked: replay.deals_checked(),
+            end: replay.end.clone(),
+        },
         steps: all,
     }
 }

@@ -52,17 +52,9 @@ impl Paint {
 /// The game as text, from the chosen hand and move on.
 pub fn render(doc: &Document, options: TextOptions) -> String {
     let paint = Paint(options.colour);
-    let names: Vec<String> = doc.header["seats"]
-        .as_array()
-        .map(|seats| {
-            seats
-                .iter()
-                .map(|s| s["bot"].as_str().unwrap_or("?").to_string())
-                .collect()
-        })
-        .unwrap_or_default();
+    let names = doc.about.names();
     let who = |seat: Seat| format!("seat {seat} ({})", names.get(seat).map_or("?", |n| n));
-    let labels = side_labels(&names, doc.header["rules"]["teams"] == true);
+    let labels = side_labels(&names, doc.about.header["rules"]["teams"] == true);
     let mut text = title(doc, &names, &paint);
     let from = |step: &Step| match (options.hand, options.from_move) {
         (None, None) => true,
@@ -88,13 +80,13 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
         }
         started = started || from(step);
         if started {
-            step_text(&mut text, doc.seat, step, &who, &labels, &paint);
+            step_text(&mut text, doc.about.seat, step, &who, &labels, &paint);
         }
     }
     if !started {
         let _ = writeln!(text, "(the game has no such hand or move)");
     }
-    match (doc.complete, doc.torn) {
+    match (doc.about.complete, doc.about.torn) {
         (true, _) => {}
         (false, Some(line)) => {
             let _ = writeln!(
@@ -117,7 +109,7 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
 }
 
 fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
-    let h = &doc.header;
+    let h = &doc.about.header;
     let players: Vec<String> = names
         .iter()
         .enumerate()
@@ -143,12 +135,12 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         rules["max_hands"]
     );
     wrapped(&mut text, "", &line);
-    match doc.seat {
+    match doc.about.seat {
         Some(seat) => {
             let _ = writeln!(text, "as seat {seat} saw it");
         }
         None => {
-            let deals = match doc.deals_checked {
+            let deals = match doc.about.deals_checked {
                 true => "deals checked against the seed",
                 false => "deals not checked against the seed (a format 1 log)",
             };
