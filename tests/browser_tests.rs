@@ -372,15 +372,17 @@ fn the_page_shows_a_decision_its_fault_info_and_stderr_as_text() {
     let step_of = |wanted: &dyn Fn(&serde_json::Value) -> bool| {
         steps.iter().position(wanted).expect("such a step") + 1
     };
-    let first = step_of(&|s| s["seat"] == 0 && s["turn"].is_u64());
-    let dom = dom_at(&sb, &page, &format!("step={first}"));
+    let second = step_of(&|s| {
+        s["seat"] == 0 && s["turn"].is_u64() && s["stderr"][0] == "thinking about turn 2 <b>"
+    });
+    let dom = dom_at(&sb, &page, &format!("step={second}"));
     assert!(dom.contains("the moves it could make"), "{dom}");
     assert!(
         dom.contains("first legal &lt;script&gt;"),
         "the info, as text"
     );
     assert!(
-        dom.contains("thinking about turn 1 &lt;b&gt;"),
+        dom.contains("thinking about turn 2 &lt;b&gt;"),
         "stderr, as text"
     );
     assert!(

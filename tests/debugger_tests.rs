@@ -90,19 +90,27 @@ fn info_and_stderr_go_with_the_move_and_only_to_their_seat() {
         .find(|l| kind(l) == "play" && l["seat"] == 0 && l.get("id").is_some())
         .expect("a move of seat 0");
     assert_eq!(play["info"]["note"], "first legal <script>");
+    // Each stderr line goes with the request being answered when it was written (the first
+    // line a bot ever writes may go with the next one: see protocol.md).
+    let second = lines
+        .iter()
+        .filter(|l| kind(l) == "play" && l["seat"] == 0 && l.get("id").is_some())
+        .nth(1)
+        .expect("a second move of seat 0");
     let said = lines
         .iter()
-        .find(|l| kind(l) == "stderr")
-        .expect("a stderr line");
-    assert_eq!(said["id"], play["id"], "logged with the request it answers");
-    assert_eq!(said["lines"][0], "thinking about turn 1 <b>");
-
+        .find(|l| kind(l) == "stderr" && l["lines"][0] == "thinking about turn 2 <b>")
+        .expect("the stderr line of turn 2");
+    assert_eq!(
+        said["id"], second["id"],
+        "logged with the request it answers"
+    );
     let text = replay(&[&log]).stdout;
     assert!(
         text.contains("info: {\"note\":\"first legal <script>\""),
         "{text}"
     );
-    assert!(text.contains("stderr: thinking about turn 1 <b>"), "{text}");
+    assert!(text.contains("stderr: thinking about turn 2 <b>"), "{text}");
     let own = replay(&[&log, "--seat", "0", "--json"]).stdout;
     assert!(own.contains("first legal") && own.contains("thinking about"));
     // Seat 1 sees neither what seat 0 thought nor what it wrote.

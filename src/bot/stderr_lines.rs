@@ -158,7 +158,7 @@ mod tests {
         let taken = lines.take(None);
         assert_eq!(
             taken.len(),
-            MAX_LINES - 2 + 1,
+            MAX_LINES - 3 + 1,
             "the cap counts this game's lines"
         );
         assert!(taken.last().is_some_and(|l| l.contains("cut here")));

@@ -437,7 +437,8 @@ impl SandboxArgs {
 /// `allfives replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The game log (a .jsonl file written by `allfives match`).
+    /// The game log (a .jsonl file written by `allfives match`); with --html, also a folder of
+    /// them.
     pub log: PathBuf,
     /// Print only the check's verdict, not the game.
     #[arg(long, conflicts_with_all = ["json", "html", "turn"])]
@@ -451,8 +452,9 @@ pub struct ReplayArgs {
     /// Start the text at this move of the hand (from 1; of hand 1 without --hand).
     #[arg(long = "move", value_name = "M", conflicts_with_all = ["json", "html", "turn", "quiet"])]
     pub from_move: Option<u32>,
-    /// The game's K-th decision (a move a bot was asked for; with --seat, that seat's K-th):
-    /// the position and what was played; with --json the exact `turn` message the bot received.
+    /// The game's K-th decision (every time a bot was asked for a move, answered or faulted;
+    /// with --seat, that seat's K-th): the table, the legal moves, the fault, what was played,
+    /// the info and stderr; with --json the exact `turn` message the bot received.
     #[arg(long, value_name = "K")]
     pub turn: Option<u32>,
     /// Print the verified game as one JSON document (with --turn: the turn message).
