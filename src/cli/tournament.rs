@@ -274,7 +274,9 @@ impl Collector {
 
 fn print_report(report: &Report, json: bool) -> std::io::Result<()> {
     let text = match json {
-        true => serde_json::to_string_pretty(report).expect("a report always serializes"),
+        true => crate::text::json(
+            &serde_json::to_string_pretty(report).expect("a report always serializes"),
+        ),
         false => output::standings_text(report),
     };
     output::print_line(&text)

@@ -52,7 +52,13 @@ impl Paint {
 /// The game as text, from the chosen hand and move on.
 pub fn render(doc: &Document, options: TextOptions) -> String {
     let paint = Paint(options.colour);
-    let names = doc.about.names();
+    // A log is a file a user may edit: its names are made safe for a terminal.
+    let names: Vec<String> = doc
+        .about
+        .names()
+        .iter()
+        .map(|n| crate::text::terminal(n))
+        .collect();
     let who = |seat: Seat| format!("seat {seat} ({})", names.get(seat).map_or("?", |n| n));
     let labels = side_labels(&names, doc.about.header["rules"]["teams"] == true);
     let mut text = title(doc, &names, &paint);
@@ -120,7 +126,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
     wrapped(&mut text, "", &paint.bold(&head));
     let rules = &h["rules"];
     let line = format!(
-        "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {} hands",
+        "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {}",
         rules["players"],
         if rules["teams"] == true {
             " in teams"
@@ -132,7 +138,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         rules["hand_end"].as_str().unwrap_or("?"),
         rules["target"],
         rules["finish"].as_str().unwrap_or("?"),
-        rules["max_hands"]
+        count(rules["max_hands"].as_u64().unwrap_or(0), "hand")
     );
     wrapped(&mut text, "", &line);
     match doc.about.seat {
@@ -140,11 +146,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
             let _ = writeln!(text, "as seat {seat} saw it");
         }
         None => {
-            let deals = match doc.about.deals_checked {
-                true => "deals checked against the seed",
-                false => "deals not checked against the seed (a format 1 log)",
-            };
-            let _ = writeln!(text, "seed {}; {deals}", h["seed"]);
+            let _ = writeln!(text, "seed {}; {}", h["seed"], doc.about.deals);
         }
     }
     text
