@@ -99,7 +99,12 @@ fn info_and_stderr_go_with_the_move_and_only_to_their_seat() {
         .expect("a second move of seat 0");
     let said = lines
         .iter()
-        .find(|l| kind(l) == "stderr" && l["lines"][0] == "thinking about turn 2 <b>")
+        .find(|l| {
+            kind(l) == "stderr"
+                && l["lines"]
+                    .as_array()
+                    .is_some_and(|ls| ls.iter().any(|x| x == "thinking about turn 2 <b>"))
+        })
         .expect("the stderr line of turn 2");
     assert_eq!(
         said["id"], second["id"],

@@ -13,6 +13,7 @@ use std::fmt::Write;
 use sha2::{Digest, Sha256};
 
 use crate::replay::page_data::PageData;
+use crate::text::html as escape;
 
 const PAGE: &str = include_str!("page.html");
 
@@ -114,22 +115,6 @@ pub fn index(title: &str, entries: &[IndexEntry]) -> String {
         title = escape(title),
         count = crate::gamelog::describe::count(entries.len() as u64, "game"),
     )
-}
-
-/// Text made safe inside HTML elements and quoted attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
