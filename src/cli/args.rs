@@ -430,6 +430,8 @@ impl SandboxArgs {
             write: absolute(&self.bot_write),
             tmp_bytes: self.bot_tmp << 20,
             clean_env,
+            // This program: its main knows to run as a bot's init.
+            init_program: std::env::current_exe().ok(),
         })
     }
 }
