@@ -160,11 +160,17 @@ impl Info {
             Info::Text(text) => text.as_str(),
             Info::Object(_) => json.as_str(),
         };
-        // Room for the note, so that what is kept stays near the cap.
-        let mut cut = (MAX_INFO - 128).min(whole.len());
-        while !whole.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        // Room for the note; the kept text is measured as JSON writes it (a control character
+        // takes six bytes there), so that what is kept is within the cap and stays as it is.
+        let room = MAX_INFO - 128;
+        let mut used = 0;
+        let cut = whole
+            .char_indices()
+            .find(|&(_, c)| {
+                used += serde_json::to_string(&c).map_or(6, |q| q.len() - 2);
+                used > room
+            })
+            .map_or(whole.len(), |(at, _)| at);
         Info::Text(format!(
             "{} [cut: the info took {} bytes, over the cap of {MAX_INFO}]",
             &whole[..cut],
@@ -226,4 +232,50 @@ pub fn schema() -> serde_json::Value {
         "anyOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
         "$defs": defs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size(info: &Info) -> usize {
+        serde_json::to_string(info).expect("plain data").len()
+    }
+
+    #[test]
+    fn an_info_within_the_cap_is_kept_and_a_longer_one_is_cut_to_text() {
+        let small: Info =
+            serde_json::from_str(r#"{"eval":1.5,"pv":["[1|2] left"]}"#).expect("info");
+        assert_eq!(small.clone().capped(), small);
+        // Multi-byte characters across the cut: it falls on a character's boundary.
+        let long = Info::Text("é✓".repeat(MAX_INFO));
+        let cut = long.capped();
+        let Info::Text(text) = &cut else {
+            panic!("cut to text: {cut:?}")
+        };
+        assert!(
+            text.ends_with(&format!("over the cap of {MAX_INFO}]")),
+            "{text}"
+        );
+        assert!(size(&cut) <= MAX_INFO, "{} bytes", size(&cut));
+        let mut fields = serde_json::Map::new();
+        fields.insert("moves".into(), serde_json::Value::from(vec![7.25; 400]));
+        let cut = Info::Object(fields).capped();
+        assert!(matches!(&cut, Info::Text(t) if t.starts_with("{\"moves\":[7.25,")));
+        assert_eq!(cut.clone().capped(), cut, "a cut info is within the cap");
+        // Characters JSON escapes count as written.
+        let control = Info::Text("\u{1}".repeat(2000)).capped();
+        assert!(size(&control) <= MAX_INFO, "{} bytes", size(&control));
+        assert_eq!(control.clone().capped(), control);
+    }
+
+    #[test]
+    fn a_move_reads_with_or_without_its_info() {
+        let plain = r#"{"type":"move","id":3,"tile":[1,2],"end":"left"}"#;
+        let with = r#"{"type":"move","id":3,"tile":[1,2],"end":"left","info":"sure"}"#;
+        let read = |line: &str| serde_json::from_str::<FromBot>(line).expect("a move");
+        assert_eq!(read(plain).info(), None);
+        assert_eq!(read(with).info(), Some(Info::Text("sure".into())));
+        assert!(serde_json::from_str::<FromBot>(&with.replace("\"sure\"", "3")).is_err());
+    }
 }
