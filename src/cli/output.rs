@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use crate::bot::fault::FaultKind;
 use crate::referee::matchplay::MatchConfig;
+use crate::tournament::ratings::Sprt;
+use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
@@ -154,11 +156,7 @@ pub fn standings_text(report: &Report) -> String {
         text.push('\n');
     }
     if let Some(t) = &s.sprt {
-        let _ = writeln!(
-            text,
-            "sprt elo0={} elo1={} alpha={} beta={}: llr {:.3} in [{:.3}, {:.3}], {}",
-            t.elo0, t.elo1, t.alpha, t.beta, t.llr, t.lower, t.upper, t.decision
-        );
+        text.push_str(&sprt_text(t));
     }
     if s.unfinished_sets > 0 {
         let _ = writeln!(
@@ -179,12 +177,46 @@ pub fn standings_text(report: &Report) -> String {
             );
         }
     }
-    if !report.complete {
-        text.push_str(
+    let decided = s.sprt.as_ref().is_some_and(|t| t.decided.is_some());
+    match (report.complete, decided) {
+        (true, _) => {}
+        (false, true) => text.push_str(
+            "\nstopped by the sequential test: the games left were not played (those running when it decided are counted above)",
+        ),
+        (false, false) => text.push_str(
             "\nincomplete: not every scheduled game is played; these are the standings so far",
-        );
+        ),
     }
     text
+}
+
+/// The sequential test's lines: its decision (final once taken) and the LLR over every pair.
+fn sprt_text(t: &Sprt) -> String {
+    let test = format!(
+        "sprt elo0={} elo1={} alpha={} beta={}",
+        t.elo0, t.elo1, t.alpha, t.beta
+    );
+    match t.decided {
+        Some(d) => {
+            let (side, bound) = match d.accepted {
+                Hypothesis::H0 => ("<=", t.lower),
+                Hypothesis::H1 => (">=", t.upper),
+            };
+            format!(
+                "{test}: {} accepted at pair {} (llr {:.3} {side} {:.3}); over all {} pairs llr {:.3}\n",
+                d.accepted.name(),
+                d.pair,
+                d.llr,
+                bound,
+                t.pairs,
+                t.llr
+            )
+        }
+        None => format!(
+            "{test}: undecided after {} pairs, llr {:.3} between {:.3} and {:.3}\n",
+            t.pairs, t.llr, t.lower, t.upper
+        ),
+    }
 }
 
 /// An Elo figure with its sign and one decimal; never "-0.0".

@@ -18,6 +18,7 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::protections;
 use crate::sandbox::files;
 use crate::tournament::definition::Definition;
+use crate::tournament::ratings::SprtSpec;
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
@@ -45,7 +46,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         names,
         schedule.set_size(),
         definition.table.players,
-        args.sprt,
+        definition.sprt,
     );
     let mut done = HashSet::new();
     let results_path = dir.join(RESULTS);
@@ -67,12 +68,17 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         }
     };
     let shard = definition.shard;
-    let missing = schedule
-        .games(shard)
-        .filter(|g| !done.contains(&g.id))
-        .count() as u64;
+    // A test that decided before a stop stays decided: --resume plays nothing more.
+    let decided = tally.sprt_decision();
+    let missing = match decided {
+        Some(_) => 0,
+        None => schedule
+            .games(shard)
+            .filter(|g| !done.contains(&g.id))
+            .count() as u64,
+    };
     if !args.json {
-        let banner = format!(
+        let mut banner = format!(
             "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
             bots.len(),
             missing,
@@ -80,6 +86,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             definition.seed,
             dir.display()
         );
+        if let Some(d) = decided {
+            banner.push_str(&format!(
+                "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
+                d.accepted.name(),
+                d.pair
+            ));
+        }
         if let Err(e) = output::print_line(&banner) {
             return output_failed(&e);
         }
@@ -115,14 +128,14 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let collected = runtime.block_on(async {
         let games = Arc::new(schedule)
             .into_games(shard)
-            .filter(move |g| !done.contains(&g.id));
+            .filter(move |g| decided.is_none() && !done.contains(&g.id));
         let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games)));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut collector = Collector {
             played: 0,
             interrupts: 0,
             error: None,
-            sprt_decided: false,
+            sprt_decided: decided.is_some(),
         };
         let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
         let workers = match workers {
@@ -239,26 +252,16 @@ impl Collector {
     ) {
         self.played += 1;
         tally.add(line);
-        let needs_standings = args.sprt.is_some()
-            || args
-                .standings_every
-                .is_some_and(|k| self.played.is_multiple_of(k.max(1)));
-        if needs_standings {
-            let standings = tally.standings();
-            if let Some(k) = args.standings_every
-                && self.played.is_multiple_of(k.max(1))
-            {
-                let report = Report::new("tournament", false, Vec::new(), standings.clone());
-                progress.note(&output::standings_text(&report));
-            }
-            if standings
-                .sprt
-                .as_ref()
-                .is_some_and(|s| s.decision != "continue")
-            {
-                self.sprt_decided = true;
-                stop.store(true, Ordering::SeqCst);
-            }
+        if let Some(k) = args.standings_every
+            && self.played.is_multiple_of(k.max(1))
+        {
+            let report = Report::new("tournament", false, Vec::new(), tally.standings());
+            progress.note(&output::standings_text(&report));
+        }
+        // Games already running when the test decides are still recorded; the decision stands.
+        if !self.sprt_decided && tally.sprt_decision().is_some() {
+            self.sprt_decided = true;
+            stop.store(true, Ordering::SeqCst);
         }
         let leader = tally.leader().map_or(String::new(), |(name, pct)| {
             format!("leader {name} {pct:.1}%")
@@ -384,6 +387,18 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
                     changed.join(", ")
                 ));
             }
+            if args.sprt.is_some() && args.sprt != stored.sprt {
+                return Err(format!(
+                    "{} holds a tournament with {}; --resume keeps its test: drop --sprt, or start a new tournament with another --out",
+                    shown(args.out.as_deref()),
+                    stored
+                        .sprt
+                        .map_or("no sequential test".to_string(), |s| format!(
+                            "the sequential test elo0={},elo1={},alpha={},beta={}",
+                            s.elo0, s.elo1, s.alpha, s.beta
+                        ))
+                ));
+            }
             let mut definition = stored.clone();
             if !given.is_empty() {
                 definition.entrants =
@@ -401,15 +416,20 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
         }
         (None, false) => {
             let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
-            Definition::new(
+            let mut definition = Definition::new(
                 &given,
                 &settings,
                 (args.format, table, deals),
                 seed,
                 args.shard,
-            )
+            );
+            definition.sprt = args.sprt;
+            definition
         }
     };
+    if definition.sprt.is_some() {
+        SprtSpec::applies_to(definition.entrants.len(), definition.table.players)?;
+    }
     let bots = definition.bots()?;
     entrants::distinct_names(&bots)?;
     let resumed = args.resume;
@@ -500,7 +520,12 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
             }
         }
     }
-    let mut tally = Tally::new(names.clone(), set_size, first.table.players, args.sprt);
+    // The test asked for here, else the one the tournament ran.
+    let sprt = args.sprt.or(first.sprt);
+    if sprt.is_some() {
+        SprtSpec::applies_to(names.len(), first.table.players)?;
+    }
+    let mut tally = Tally::new(names.clone(), set_size, first.table.players, sprt);
     let mut complete = true;
     for (dir, d) in args.dirs.iter().zip(&definitions) {
         let index: Vec<usize> = d

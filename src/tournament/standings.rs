@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
-use crate::tournament::ratings::{self, Elo, RatedGame, Rating, Sprt, SprtSpec};
+use crate::tournament::ratings::sprt::Decision;
+use crate::tournament::ratings::{self, Elo, RatedGame, Rating, Sprt, SprtSpec, SprtTest};
 use crate::tournament::results::GameLine;
 
 /// An entrant's row.
@@ -113,7 +114,7 @@ pub struct Standings {
     pub elo: Vec<Elo>,
     /// More players, teams or entrants: Weng-Lin ratings over complete sets.
     pub ratings: Vec<Rating>,
-    /// The SPRT, when asked for (two entrants).
+    /// The sequential test, when asked for (two entrants, two players).
     pub sprt: Option<Sprt>,
     /// The winner.
     pub winner: Winner,
@@ -162,7 +163,7 @@ pub struct Tally {
     complete_sets: u64,
     pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
     games: u64,
-    sprt: Option<SprtSpec>,
+    sprt: Option<SprtTest>,
 }
 
 impl Tally {
@@ -197,8 +198,13 @@ impl Tally {
             complete_sets: 0,
             pentanomial: BTreeMap::new(),
             games: 0,
-            sprt,
+            sprt: sprt.map(SprtTest::new),
         }
+    }
+
+    /// The sequential test's decision, once taken (cheap: for the dispatcher after each game).
+    pub fn sprt_decision(&self) -> Option<Decision> {
+        self.sprt.as_ref().and_then(SprtTest::decision)
     }
 
     /// Games counted so far.
@@ -317,8 +323,11 @@ impl Tally {
                     outcome(&ranks, side).2
                 })
                 .sum();
-            self.pentanomial.entry((first, second)).or_insert([0; 5])
-                [(pair * 2.0).round() as usize] += 1;
+            let counts = self.pentanomial.entry((first, second)).or_insert([0; 5]);
+            counts[(pair * 2.0).round() as usize] += 1;
+            if let Some(test) = &mut self.sprt {
+                test.observe(*counts);
+            }
         }
         if self.rate_sets {
             self.complete.push((key.1, key.0, games));
@@ -377,12 +386,10 @@ impl Tally {
             .iter()
             .map(|(&(a, b), &counts)| ratings::elo(&self.names[a], &self.names[b], counts))
             .collect();
-        let sprt = match (&self.sprt, self.pentanomial.values().next()) {
-            (Some(spec), Some(&counts)) if self.pentanomial.len() == 1 => {
-                Some(ratings::sprt(spec, counts))
-            }
-            _ => None,
-        };
+        let sprt = self.sprt.as_ref().map(|test| {
+            let counts = self.pentanomial.values().next().copied();
+            test.report(counts.unwrap_or_default())
+        });
         let unfinished_games = self.pending.values().map(|s| s.games.len() as u64).sum();
         Standings {
             games: self.games,

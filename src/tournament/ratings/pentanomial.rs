@@ -1,4 +1,4 @@
-//! Ratings. Two players: the Elo difference with a 95% interval, the likelihood of superiority
+//! Two entrants' Elo difference. Two players: the Elo difference with a 95% interval, the likelihood of superiority
 //! (LOS) and the SPRT, from the pentanomial counts of duplicate pairs (a pair scores 0, 0.5, 1,
 //! 1.5 or 2), as chess engine testers compute them, so that the luck of the deal is not counted
 //! as noise twice. More players or teams: Weng-Lin ratings (skillratings) over complete
@@ -29,80 +29,6 @@ pub struct Elo {
     pub los: Option<f64>,
 }
 
-/// A sequential probability ratio test's state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Sprt {
-    /// The hypotheses (Elo differences) and error rates.
-    pub elo0: f64,
-    /// The alternative.
-    pub elo1: f64,
-    /// The false positive rate.
-    pub alpha: f64,
-    /// The false negative rate.
-    pub beta: f64,
-    /// The log-likelihood ratio so far.
-    pub llr: f64,
-    /// Below this, H0 is accepted.
-    pub lower: f64,
-    /// Above this, H1 is accepted.
-    pub upper: f64,
-    /// `h0`, `h1`, or `continue`.
-    pub decision: String,
-}
-
-/// What `--sprt` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SprtSpec {
-    /// H0's Elo difference.
-    pub elo0: f64,
-    /// H1's Elo difference.
-    pub elo1: f64,
-    /// The false positive rate.
-    pub alpha: f64,
-    /// The false negative rate.
-    pub beta: f64,
-}
-
-impl SprtSpec {
-    /// Reads `elo0=0,elo1=5,alpha=0.05,beta=0.05`.
-    pub fn parse(text: &str) -> Result<SprtSpec, String> {
-        let mut spec = SprtSpec {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-        };
-        for part in text.split(',') {
-            let (key, value) = part
-                .split_once('=')
-                .ok_or_else(|| format!("--sprt: '{part}' is not KEY=VALUE"))?;
-            let value: f64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("--sprt: '{value}' is not a number"))?;
-            match key.trim() {
-                "elo0" => spec.elo0 = value,
-                "elo1" => spec.elo1 = value,
-                "alpha" => spec.alpha = value,
-                "beta" => spec.beta = value,
-                other => {
-                    return Err(format!(
-                        "--sprt: unknown key '{other}' (elo0, elo1, alpha, beta)"
-                    ));
-                }
-            }
-        }
-        let rate = 0.0..0.5;
-        if !(spec.elo0 < spec.elo1 && rate.contains(&spec.alpha) && rate.contains(&spec.beta))
-            || spec.alpha <= 0.0
-            || spec.beta <= 0.0
-        {
-            return Err("--sprt needs elo0 < elo1 and alpha, beta between 0 and 0.5".into());
-        }
-        Ok(spec)
-    }
-}
-
 /// The mean and variance of a pair's score per game (0, 1/4, 1/2, 3/4, 1), and the pair count.
 fn moments(counts: &[u64; 5]) -> (f64, f64, f64) {
     let n: u64 = counts.iter().sum();
@@ -122,7 +48,7 @@ fn elo_of(score: f64) -> Option<f64> {
 }
 
 /// The expected score of an Elo difference.
-fn score_of(elo: f64) -> f64 {
+pub(crate) fn score_of(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
@@ -144,40 +70,6 @@ pub fn elo(first: &str, second: &str, counts: [u64; 5]) -> Elo {
             (low, high)
         }),
         los: spread.then(|| normal_cdf((score - 0.5) / se)),
-    }
-}
-
-/// The smallest variance of a pair's score the SPRT assumes (a pair off by 1/4 in 625).
-const VARIANCE_FLOOR: f64 = 1e-4;
-
-/// The SPRT of H0 (`elo0`) against H1 (`elo1`) on the pairs so far (normal approximation of the
-/// pentanomial log-likelihood ratio, as fishtest's).
-pub fn sprt(spec: &SprtSpec, counts: [u64; 5]) -> Sprt {
-    let (score, var, n) = moments(&counts);
-    let (s0, s1) = (score_of(spec.elo0), score_of(spec.elo1));
-    // Pairs that all scored alike have no spread: a small floor lets them decide the test
-    // rather than leave it undecided forever.
-    let var = var.max(VARIANCE_FLOOR);
-    let llr = match n > 0.0 {
-        true => n * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * var),
-        false => 0.0,
-    };
-    let lower = (spec.beta / (1.0 - spec.alpha)).ln();
-    let upper = ((1.0 - spec.beta) / spec.alpha).ln();
-    let decision = match llr {
-        l if l >= upper => "h1",
-        l if l <= lower => "h0",
-        _ => "continue",
-    };
-    Sprt {
-        elo0: spec.elo0,
-        elo1: spec.elo1,
-        alpha: spec.alpha,
-        beta: spec.beta,
-        llr,
-        lower,
-        upper,
-        decision: decision.to_string(),
     }
 }
 
@@ -266,22 +158,6 @@ mod tests {
         assert!((high - 148.0).abs() < 0.1, "{high}");
         // LOS = Phi(0.025 / 0.089791) = Phi(0.27842) = 0.6097.
         assert!((e.los.expect("a LOS") - 0.6097).abs() < 1e-3);
-    }
-
-    #[test]
-    fn sprt_by_hand() {
-        let spec = SprtSpec::parse("elo0=0,elo1=10,alpha=0.05,beta=0.05").expect("valid");
-        let s = sprt(&spec, [1, 2, 3, 3, 1]);
-        // s0 = .5, s1 = 1/(1+10^(-10/400)) = 0.514387; LLR = 10 * .014387 * (1.05 - 1.014387)
-        // / (2 * .080625) = 0.03178.
-        assert!((s.llr - 0.03178).abs() < 1e-4, "{s:?}");
-        assert!((s.upper - 2.944).abs() < 1e-3 && (s.lower + 2.944).abs() < 1e-3);
-        assert_eq!(s.decision, "continue");
-        assert!(SprtSpec::parse("elo0=5,elo1=0").is_err());
-        // Ten pairs won outright: LLR = 10 * .014387 * (2 - 1.014387) / (2 * 1e-4) = 709.0.
-        let s = sprt(&spec, [0, 0, 0, 0, 10]);
-        assert!((s.llr - 709.0).abs() < 0.5, "{s:?}");
-        assert_eq!(s.decision, "h1");
     }
 
     #[test]
