@@ -478,20 +478,91 @@ fn standings_of_a_hand_made_results_file() {
 }
 
 #[test]
-fn sprt_stops_the_tournament_once_it_decides() {
+fn sprt_stops_the_tournament_once_it_decides_and_stays_decided() {
     let sb = Sandbox::new();
+    let out = sb.path("t");
     let sprt = "elo0=0,elo1=20,alpha=0.05,beta=0.05";
+    // Two workers: games still running when the test decides are recorded after it.
     let (_, report) = tournament(
-        &sb.path("t"),
+        &out,
         &[
-            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "1", "--sprt", sprt,
+            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "2", "--sprt", sprt,
         ],
     );
-    let s = &report["standings"];
-    assert_eq!(s["sprt"]["decision"], "h1", "{s:#}");
-    assert!(s["sprt"]["llr"].as_f64() >= s["sprt"]["upper"].as_f64());
+    let t = &report["standings"]["sprt"];
+    assert_eq!(t["decision"], "h1", "{t:#}");
+    let decided = &t["decided"];
+    assert_eq!(decided["accepted"], "h1");
+    assert!(decided["llr"].as_f64() >= t["upper"].as_f64(), "{t:#}");
+    assert!(decided["pair"].as_u64() <= t["pairs"].as_u64());
     assert_eq!(report["complete"], false);
-    assert!(s["games"].as_u64().expect("games") < 10_000);
+    let games = results(&out).len();
+    assert!(games < 10_000);
+    // The test is stored: standings replays it to the same decision, and --resume plays nothing.
+    let ran = allfives(&["standings", "--json", &out.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(ran.json()["standings"]["sprt"]["decided"], *decided);
+    let (_, again) = tournament(&out, &["--resume"]);
+    assert_eq!(again["standings"]["sprt"]["decided"], *decided);
+    assert_eq!(
+        results(&out).len(),
+        games,
+        "a decided test plays nothing more"
+    );
+    // Another test on resume is refused.
+    let other = allfives(&[
+        "tournament",
+        "--quiet",
+        "--resume",
+        "--out",
+        &out.display().to_string(),
+        "--sprt",
+        "elo0=0,elo1=5",
+    ]);
+    assert_eq!(other.code, Some(2), "{}", other.stderr);
+    assert!(
+        other.stderr.contains("--resume keeps its test"),
+        "{}",
+        other.stderr
+    );
+}
+
+#[test]
+fn sprt_is_refused_where_it_does_not_apply() {
+    let sb = Sandbox::new();
+    let sprt = "elo0=0,elo1=10";
+    let cases: [&[&str]; 2] = [
+        &[GREEDY, RANDOM, RANDOM2, "--sprt", sprt],
+        &[GREEDY, RANDOM, "--players", "3", "--sprt", sprt],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let out = sb.path(&format!("t{i}"));
+        let mut args = vec!["tournament", "--quiet", "--deals", "1", "--out"];
+        let shown = out.display().to_string();
+        args.push(&shown);
+        args.extend(*case);
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(2), "{case:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("--sprt tests two entrants"),
+            "{}",
+            ran.stderr
+        );
+        assert!(!out.join("tournament.json").exists(), "nothing played");
+    }
+    let out = sb.path("three");
+    tournament(
+        &out,
+        &[GREEDY, RANDOM, RANDOM2, "--deals", "1", "--seed", "1"],
+    );
+    let ran = allfives(&["standings", &out.display().to_string(), "--sprt", sprt]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("--sprt tests two entrants"),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]
