@@ -231,8 +231,8 @@ struct Checker {
     rng: ChaCha8Rng,
     /// A fault that did not cost the game: the seat's fallback move comes next.
     pending: Option<Seat>,
-    /// The seat whose fault cost the game, if one did.
-    forfeited: Option<Seat>,
+    /// The seats whose faults cost the game (several when bots fail to start).
+    forfeited: Vec<Seat>,
     fault_counts: Vec<u32>,
     /// Each seat's last request id (each bot numbers its own requests).
     last_ids: Vec<u64>,
@@ -260,7 +260,7 @@ impl Checker {
             },
             checked: 0,
             pending: None,
-            forfeited: None,
+            forfeited: Vec::new(),
             legal: Vec::new(),
         })
     }
@@ -279,7 +279,7 @@ impl Checker {
             },
             "hand_start" | "play" | "draw" | "pass" | "hand_end" => {
                 let logged = strict_event(value, kind)?;
-                if let Some(seat) = self.forfeited {
+                if let Some(seat) = self.forfeited.first() {
                     return Err(format!(
                         "the game goes on after seat {seat}'s fault cost it the game"
                     ));
@@ -454,7 +454,7 @@ impl Checker {
         }
         let game = &self.replay.game;
         let started = game.hand_number() > 0;
-        if let Some(lost) = self.forfeited.filter(|_| started) {
+        if let Some(lost) = self.forfeited.first().filter(|_| started) {
             return Err(format!(
                 "a fault after seat {lost}'s fault cost it the game"
             ));
@@ -495,7 +495,7 @@ impl Checker {
             ));
         }
         match fault.forfeit {
-            true => self.forfeited = self.forfeited.or(Some(seat)),
+            true => self.forfeited.push(seat),
             false => self.pending = Some(seat),
         }
         self.replay.faults.push(LoggedFault {
@@ -530,10 +530,9 @@ impl Checker {
             });
         }
         let game = &mut self.replay.game;
-        if let Some(seat) = self.forfeited
-            && game.result().is_none()
-        {
-            game.forfeit(seat).map_err(|e| e.to_string())?;
+        if game.result().is_none() {
+            game.forfeit_seats(&self.forfeited)
+                .map_err(|e| e.to_string())?;
         }
         if let Some(missing) = game
             .events_since(self.checked)

@@ -206,11 +206,14 @@ impl Table<'_> {
                 clock: self.setup.clocks.info(),
             }));
         }
-        // Every bot that runs hears of the game before it hears of its end.
+        // Every bot that runs hears of the game before it hears of its end; all that failed
+        // to start forfeit together, each ranked below every bot that started.
+        let mut forfeits = Vec::new();
         for (seat, fault) in failed {
-            self.fault(game, seat, fault, true).await?;
+            self.fault(seat, fault, true).await?;
+            forfeits.push(seat);
         }
-        Ok(())
+        game.forfeit_seats(&forfeits).map_err(io::Error::other)
     }
 
     async fn run(&mut self, game: &mut Game) -> io::Result<()> {
@@ -274,8 +277,9 @@ impl Table<'_> {
             },
             Err(fault) => fault,
         };
-        self.fault(game, seat, fault, false).await?;
-        if game.result().is_none() {
+        if self.fault(seat, fault, false).await? {
+            game.forfeit(seat).map_err(io::Error::other)?;
+        } else {
             self.decision = Decision {
                 fallback: true,
                 id,
@@ -286,14 +290,9 @@ impl Table<'_> {
         Ok(())
     }
 
-    /// Records a fault and applies the policy: a forfeit ends the game and kills the process.
-    async fn fault(
-        &mut self,
-        game: &mut Game,
-        seat: Seat,
-        fault: Fault,
-        fatal: bool,
-    ) -> io::Result<()> {
+    /// Records a fault and applies the policy: a forfeit kills the process. Returns whether it
+    /// costs the game (the caller ends it).
+    async fn fault(&mut self, seat: Seat, fault: Fault, fatal: bool) -> io::Result<bool> {
         let player = &mut self.players[self.setup.seating[seat]];
         player.stats.faulted(fault.kind);
         self.fault_counts[seat] += 1;
@@ -314,12 +313,8 @@ impl Table<'_> {
         self.faults.push(record);
         if forfeit {
             player.stop(Stop::Kill).await;
-            // Only the first forfeit ends the game (several bots may fail to start).
-            if game.result().is_none() {
-                game.forfeit(seat).map_err(io::Error::other)?;
-            }
         }
-        Ok(())
+        Ok(forfeit)
     }
 
     /// Logs the engine's new events and tells each player what its seat may see of them.
