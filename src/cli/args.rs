@@ -245,6 +245,9 @@ pub struct TournamentArgs {
     /// Print the standings so far to stderr every K games.
     #[arg(long, value_name = "K")]
     pub standings_every: Option<u64>,
+    /// How the ratings are shown.
+    #[command(flatten)]
+    pub rating: RatingArgs,
     /// A fresh process for every game (default: a worker keeps its bots' processes for its
     /// next game with the same entrants).
     #[arg(long)]
@@ -266,12 +269,36 @@ pub struct StandingsArgs {
     /// Tournament folders (each with tournament.json and results.jsonl).
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// The sequential test to report (two entrants, two players).
+    /// The sequential test to report (two entrants, two players) [default: the one the
+    /// tournament ran, if any].
     #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
     pub sprt: Option<SprtSpec>,
+    /// How the ratings are shown.
+    #[command(flatten)]
+    pub rating: RatingArgs,
     /// Print JSON (docs/results.md) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// How the ratings are placed and shown (`tournament` and `standings`).
+#[derive(Debug, Clone, Args)]
+pub struct RatingArgs {
+    /// The entrant whose rating is fixed at --anchor-elo [default: the mean of all is].
+    #[arg(long, value_name = "NAME")]
+    pub anchor: Option<String>,
+    /// The rating of the anchor, or of the mean without --anchor.
+    #[arg(
+        long,
+        value_name = "ELO",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub anchor_elo: f64,
+    /// Print the Elo line of every pair of entrants that met (always printed for two
+    /// entrants; always in --json).
+    #[arg(long)]
+    pub pairs: bool,
 }
 
 /// Reads a shard `I/N` (1 <= I <= N).

@@ -137,7 +137,7 @@ fn match_command(args: &MatchArgs) -> u8 {
         false => schedule::arrangements(&args.table(&rules)).len(),
     };
     let names = entrants.iter().map(|e| e.name.clone()).collect();
-    let mut tally = Tally::new(names, set_size, rules.players, None);
+    let mut tally = Tally::new(names, set_size, None);
     let report = |complete: bool, tally: &Tally| {
         let mut report = Report::new("match", complete, entrants.clone(), tally.standings());
         report.seed = Some(seed);
@@ -200,7 +200,7 @@ fn match_command(args: &MatchArgs) -> u8 {
     let report = report(played.complete(), &tally);
     let printed = match stream {
         Some(stream) => stream.finish(&report),
-        None => output::print_line(&output::standings_text(&report)),
+        None => output::print_line(&output::standings_text(&report, true)),
     };
     if let Err(e) = printed {
         return output_failed(&e);

@@ -80,8 +80,9 @@ pub fn game_line(line: &GameLine) -> String {
     text
 }
 
-/// The standings of a report: the table per entrant, teams, crosstable, ratings, the winner.
-pub fn standings_text(report: &Report) -> String {
+/// The standings of a report: the table per entrant, teams, crosstable, ratings, the winner;
+/// the Elo line of every pair of entrants with `pairs` (always with two entrants).
+pub fn standings_text(report: &Report, pairs: bool) -> String {
     let s = &report.standings;
     let mut text = String::new();
     let width = name_width(s, 4);
@@ -131,7 +132,13 @@ pub fn standings_text(report: &Report) -> String {
     if s.entrants.len() > 2 {
         text.push_str(&crosstable(s));
     }
-    for e in &s.elo {
+    // Every pair of 30 entrants would be 435 lines: only two entrants' or on request.
+    let pair_lines = if s.entrants.len() <= 2 || pairs {
+        &s.elo[..]
+    } else {
+        &[]
+    };
+    for e in pair_lines {
         let elo = match (e.elo, e.interval) {
             (Some(x), Some((lo, hi))) => {
                 format!("{} [{}, {}] (95%)", signed(x), signed(lo), signed(hi))
@@ -148,13 +155,7 @@ pub fn standings_text(report: &Report) -> String {
             e.first, e.second, e.pentanomial
         );
     }
-    if !s.ratings.is_empty() {
-        text.push_str("weng-lin ratings (mu +- sigma):");
-        for r in &s.ratings {
-            let _ = write!(text, " {} {:.2} +- {:.2};", r.name, r.rating, r.uncertainty);
-        }
-        text.push('\n');
-    }
+    text.push_str(&ratings_text(s));
     if let Some(t) = &s.sprt {
         text.push_str(&sprt_text(t));
     }
@@ -186,6 +187,39 @@ pub fn standings_text(report: &Report) -> String {
         (false, false) => text.push_str(
             "\nincomplete: not every scheduled game is played; these are the standings so far",
         ),
+    }
+    text
+}
+
+/// The batch ratings as a table, best first, with which neighbours are separated at 95%.
+fn ratings_text(s: &Standings) -> String {
+    if s.ratings.entrants.is_empty() {
+        return String::new();
+    }
+    let width = name_width(s, 4);
+    let mut text = format!(
+        "ratings (Elo fitted to all complete sets; 95% interval; '>' = stronger than the next at 95%, '~' = not separated):\n{:>4}  {:<width$}  {:>8}  {:>20}  {:>8}\n",
+        "rank", "name", "elo", "95% interval", "los next"
+    );
+    for (place, r) in s.ratings.entrants.iter().enumerate() {
+        let interval = r.interval.map_or("-".to_string(), |(lo, hi)| {
+            format!("[{}, {}]", signed(lo), signed(hi))
+        });
+        let next = match (r.los_next, r.separated_from_next) {
+            (Some(los), Some(true)) => format!("{:>7.1}% >", los * 100.0),
+            (Some(los), _) => format!("{:>7.1}% ~", los * 100.0),
+            (None, _) => String::new(),
+        };
+        let _ = writeln!(
+            text,
+            "{:>4}  {:<width$}  {:>8}  {interval:>20}  {next}",
+            place + 1,
+            r.name,
+            signed(r.elo)
+        );
+    }
+    if s.ratings.prior {
+        text.push_str("  (some entrant won or lost every game against the rest: one virtual draw between every two sides that met keeps the ratings finite)\n");
     }
     text
 }

@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use crate::cli::args::{KeptSetting, OnFault, StandingsArgs, TournamentArgs, new_log_dir};
+use crate::cli::args::{
+    KeptSetting, OnFault, RatingArgs, StandingsArgs, TournamentArgs, new_log_dir,
+};
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
 use crate::cli::output;
@@ -18,7 +20,7 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::protections;
 use crate::sandbox::files;
 use crate::tournament::definition::Definition;
-use crate::tournament::ratings::SprtSpec;
+use crate::tournament::ratings::{Anchor, SprtSpec};
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
@@ -41,13 +43,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     let entrants = results::entrants_of(&bots);
     let schedule = definition.schedule();
-    let names = entrants.iter().map(|e| e.name.clone()).collect();
-    let mut tally = Tally::new(
-        names,
-        schedule.set_size(),
-        definition.table.players,
-        definition.sprt,
-    );
+    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+    let anchor = match anchor(&args.rating, &names) {
+        Ok(anchor) => anchor,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
     let mut done = HashSet::new();
     let results_path = dir.join(RESULTS);
     if results_path.exists()
@@ -184,7 +185,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let mut report = Report::new("tournament", complete, entrants, tally.standings());
     report.seed = Some(definition.seed);
     report.rules = Some(definition.rules);
-    if let Err(e) = print_report(&report, args.json) {
+    if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
     match (&collected.error, collected.interrupts) {
@@ -256,7 +257,11 @@ impl Collector {
             && self.played.is_multiple_of(k.max(1))
         {
             let report = Report::new("tournament", false, Vec::new(), tally.standings());
-            progress.note(&output::standings_text(&report));
+            progress.note(&format!(
+                "standings after {} games:\n{}",
+                self.played,
+                output::standings_text(&report, args.rating.pairs)
+            ));
         }
         // Games already running when the test decides are still recorded; the decision stands.
         if !self.sprt_decided && tally.sprt_decision().is_some() {
@@ -270,12 +275,32 @@ impl Collector {
     }
 }
 
-fn print_report(report: &Report, json: bool) -> std::io::Result<()> {
+fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
     let text = match json {
         true => serde_json::to_string_pretty(report).expect("a report always serializes"),
-        false => output::standings_text(report),
+        false => output::standings_text(report, pairs),
     };
     output::print_line(&text)
+}
+
+/// The anchor asked for, the named entrant found among `names`.
+fn anchor(args: &RatingArgs, names: &[String]) -> Result<Anchor, String> {
+    if !args.anchor_elo.is_finite() {
+        return Err("--anchor-elo must be a finite number".into());
+    }
+    match &args.anchor {
+        None => Ok(Anchor::Mean(args.anchor_elo)),
+        Some(name) => names
+            .iter()
+            .position(|n| n == name)
+            .map(|e| Anchor::Entrant(e, args.anchor_elo))
+            .ok_or_else(|| {
+                format!(
+                    "--anchor {name}: no entrant has that name (the entrants: {})",
+                    names.join(", ")
+                )
+            }),
+    }
 }
 
 /// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
@@ -481,7 +506,7 @@ fn shown(dir: Option<&Path>) -> String {
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
     match merge(args) {
-        Ok(report) => match print_report(&report, args.json) {
+        Ok(report) => match print_report(&report, args.json, args.rating.pairs) {
             Ok(()) => 0,
             Err(e) => output_failed(&e),
         },
@@ -525,7 +550,8 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
     if sprt.is_some() {
         SprtSpec::applies_to(names.len(), first.table.players)?;
     }
-    let mut tally = Tally::new(names.clone(), set_size, first.table.players, sprt);
+    let mut tally =
+        Tally::new(names.clone(), set_size, sprt).anchored(anchor(&args.rating, &names)?);
     let mut complete = true;
     for (dir, d) in args.dirs.iter().zip(&definitions) {
         let index: Vec<usize> = d

@@ -10,8 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
+use crate::tournament::ratings::batch::{BatchFit, Side};
 use crate::tournament::ratings::sprt::Decision;
-use crate::tournament::ratings::{self, Elo, RatedGame, Rating, Sprt, SprtSpec, SprtTest};
+use crate::tournament::ratings::{self, Anchor, Elo, Sets, Sprt, SprtSpec, SprtTest};
+
+/// One game for the ratings: each side's entrants and rank.
+type RatedGame = Vec<(Side, u32)>;
 use crate::tournament::results::GameLine;
 
 /// An entrant's row.
@@ -112,8 +116,8 @@ pub struct Standings {
     pub teams: Vec<TeamRow>,
     /// Two players: the Elo difference of each pair of entrants that met, from duplicate pairs.
     pub elo: Vec<Elo>,
-    /// More players, teams or entrants: Weng-Lin ratings over complete sets.
-    pub ratings: Vec<Rating>,
+    /// Every entrant's Elo fitted to all complete sets at once, best first.
+    pub ratings: BatchFit,
     /// The sequential test, when asked for (two entrants, two players).
     pub sprt: Option<Sprt>,
     /// The winner.
@@ -154,12 +158,12 @@ struct PendingSet {
 pub struct Tally {
     names: Vec<String>,
     set_size: usize,
-    rate_sets: bool,
+    anchor: Anchor,
     totals: Vec<Totals>,
     cross: Vec<Vec<Cell>>,
     teams: BTreeMap<Vec<usize>, TeamTotals>,
     pending: HashMap<(Vec<usize>, u64, u64), PendingSet>,
-    complete: Vec<(u64, Vec<usize>, Vec<RatedGame>)>,
+    sets: Sets,
     complete_sets: u64,
     pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
     games: u64,
@@ -168,17 +172,10 @@ pub struct Tally {
 
 impl Tally {
     /// Empty standings for `names` (entrants by index) and sets of `set_size` games.
-    pub fn new(
-        names: Vec<String>,
-        set_size: usize,
-        players: usize,
-        sprt: Option<SprtSpec>,
-    ) -> Tally {
+    pub fn new(names: Vec<String>, set_size: usize, sprt: Option<SprtSpec>) -> Tally {
         let n = names.len();
         Tally {
-            // Two players between two entrants are rated from pentanomial counts alone, so a
-            // long run keeps nothing per set.
-            rate_sets: players > 2 || n > 2,
+            anchor: Anchor::Mean(0.0),
             names,
             set_size,
             totals: vec![Totals::default(); n],
@@ -194,12 +191,18 @@ impl Tally {
             ],
             teams: BTreeMap::new(),
             pending: HashMap::new(),
-            complete: Vec::new(),
+            sets: Sets::default(),
             complete_sets: 0,
             pentanomial: BTreeMap::new(),
             games: 0,
             sprt: sprt.map(SprtTest::new),
         }
+    }
+
+    /// Places the ratings by `anchor` (default: their mean is 0).
+    pub fn anchored(mut self, anchor: Anchor) -> Tally {
+        self.anchor = anchor;
+        self
     }
 
     /// The sequential test's decision, once taken (cheap: for the dispatcher after each game).
@@ -329,9 +332,7 @@ impl Tally {
                 test.observe(*counts);
             }
         }
-        if self.rate_sets {
-            self.complete.push((key.1, key.0, games));
-        }
+        self.sets.add(&games);
     }
 
     /// The standings so far.
@@ -402,10 +403,7 @@ impl Tally {
                 .iter()
                 .map(|row| row.iter().map(|c| (c.games > 0).then_some(*c)).collect())
                 .collect(),
-            ratings: match self.rate_sets {
-                true => ratings::weng_lin(&self.names, self.complete.clone()),
-                false => Vec::new(),
-            },
+            ratings: ratings::batch::fit(&self.names, &self.sets, self.anchor),
             entrants,
             teams,
             elo,

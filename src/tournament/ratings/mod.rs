@@ -2,14 +2,18 @@
 //!
 //! - [`pentanomial`]: two entrants' Elo difference, interval and LOS from their duplicate pairs;
 //! - [`sprt`]: the sequential test on those pairs, its decision latched once taken;
-//! - Weng-Lin ratings over complete sets for more players, teams or entrants.
+//! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
+//! - [`normal`]: the normal distribution and clean figures for printing.
 //!
 //! Every formula and its source is in docs/results.md.
 
+pub mod batch;
+pub mod normal;
 pub mod pentanomial;
 pub mod sprt;
 #[cfg(test)]
 mod sprt_simulation;
 
-pub use pentanomial::{Elo, RatedGame, Rating, elo, weng_lin};
+pub use batch::{Anchor, BatchFit, BatchRating, Sets};
+pub use pentanomial::{Elo, elo};
 pub use sprt::{Sprt, SprtSpec, SprtTest};

@@ -1,14 +1,12 @@
-//! Two entrants' Elo difference. Two players: the Elo difference with a 95% interval, the likelihood of superiority
-//! (LOS) and the SPRT, from the pentanomial counts of duplicate pairs (a pair scores 0, 0.5, 1,
-//! 1.5 or 2), as chess engine testers compute them, so that the luck of the deal is not counted
-//! as noise twice. More players or teams: Weng-Lin ratings (skillratings) over complete
-//! duplicate sets, taken in a fixed order (deal, then group) so that the same results give the
-//! same ratings whatever order the games finished in.
+//! Two entrants' Elo difference with a 95% interval and the likelihood of superiority (LOS),
+//! from the pentanomial counts of their duplicate pairs (a pair scores 0, 0.5, 1, 1.5 or 2), as
+//! fastchess computes them (`src/matchmaking/elo/elo_pentanomial.cpp`), so that the luck of the
+//! deal is not counted as noise twice.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use skillratings::MultiTeamOutcome;
-use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+
+use super::normal::{clean, normal_cdf};
 
 /// The Elo difference between two entrants from their duplicate pairs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -57,85 +55,21 @@ pub fn elo(first: &str, second: &str, counts: [u64; 5]) -> Elo {
     let (score, var, n) = moments(&counts);
     let se = (var / n).sqrt();
     let spread = n >= 2.0 && se > 0.0;
-    let clamp = |s: f64| s.clamp(1e-9, 1.0 - 1e-9);
+    // An end past a score of 0 or 1 is shown as -3600 or +3600 exactly (docs/results.md).
+    let end = |s: f64| match elo_of(s) {
+        Some(e) => clean(e.clamp(-3600.0, 3600.0)),
+        None if s < 0.5 => -3600.0,
+        None => 3600.0,
+    };
     Elo {
         first: first.to_string(),
         second: second.to_string(),
         pentanomial: counts,
-        score,
-        elo: elo_of(score),
-        interval: spread.then(|| {
-            let low = elo_of(clamp(score - 1.96 * se)).unwrap_or(f64::NEG_INFINITY);
-            let high = elo_of(clamp(score + 1.96 * se)).unwrap_or(f64::INFINITY);
-            (low, high)
-        }),
-        los: spread.then(|| normal_cdf((score - 0.5) / se)),
+        score: clean(score),
+        elo: elo_of(score).map(clean),
+        interval: spread.then(|| (end(score - 1.96 * se), end(score + 1.96 * se))),
+        los: spread.then(|| clean(normal_cdf((score - 0.5) / se))),
     }
-}
-
-/// The standard normal distribution function.
-fn normal_cdf(z: f64) -> f64 {
-    0.5 * (1.0 + erf(z / std::f64::consts::SQRT_2))
-}
-
-/// The error function (Abramowitz and Stegun 7.1.26, error below 1.5e-7).
-fn erf(x: f64) -> f64 {
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let y = 1.0 - poly * (-x * x).exp();
-    if x >= 0.0 { y } else { -y }
-}
-
-/// A Weng-Lin rating.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Rating {
-    /// The entrant's name.
-    pub name: String,
-    /// The rating (mu), 25 at the start.
-    pub rating: f64,
-    /// Its uncertainty (sigma), 25/3 at the start.
-    pub uncertainty: f64,
-}
-
-/// One game of a complete set for the ratings: each side's entrants and rank.
-pub type RatedGame = Vec<(Vec<usize>, u32)>;
-
-/// Weng-Lin ratings of `entrants` entrants from complete sets, each `(deal, group, games)`.
-pub fn weng_lin(names: &[String], mut sets: Vec<(u64, Vec<usize>, Vec<RatedGame>)>) -> Vec<Rating> {
-    sets.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let config = WengLinConfig::new();
-    let mut ratings = vec![WengLinRating::new(); names.len()];
-    for (_, _, games) in &sets {
-        for game in games {
-            let teams: Vec<Vec<WengLinRating>> = game
-                .iter()
-                .map(|(members, _)| members.iter().map(|&e| ratings[e]).collect())
-                .collect();
-            let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
-                .iter()
-                .zip(game)
-                .map(|(team, (_, rank))| (&team[..], MultiTeamOutcome::new(*rank as usize)))
-                .collect();
-            let updated = weng_lin_multi_team(&ranked, &config);
-            for ((members, _), new) in game.iter().zip(updated) {
-                for (&e, r) in members.iter().zip(new) {
-                    ratings[e] = r;
-                }
-            }
-        }
-    }
-    names
-        .iter()
-        .zip(ratings)
-        .map(|(name, r)| Rating {
-            name: name.clone(),
-            rating: r.rating,
-            uncertainty: r.uncertainty,
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -158,14 +92,5 @@ mod tests {
         assert!((high - 148.0).abs() < 0.1, "{high}");
         // LOS = Phi(0.025 / 0.089791) = Phi(0.27842) = 0.6097.
         assert!((e.los.expect("a LOS") - 0.6097).abs() < 1e-3);
-    }
-
-    #[test]
-    fn the_winner_of_every_game_rates_highest() {
-        let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        let game: RatedGame = vec![(vec![0], 1), (vec![1], 2), (vec![2], 3)];
-        let sets = vec![(0, vec![0, 1, 2], vec![game.clone(), game])];
-        let r = weng_lin(&names, sets);
-        assert!(r[0].rating > r[1].rating && r[1].rating > r[2].rating);
     }
 }
