@@ -9,6 +9,7 @@ mod cli_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod placement_tests;
+mod ratings_tests;
 mod referee_tests;
 mod replay_tests;
 mod results_tests;
