@@ -740,3 +740,98 @@ fn a_ladder_plays_only_the_new_entrants_pairings() {
     ]);
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
 }
+
+#[test]
+fn a_gauntlet_challenger_is_chosen_by_name_from_a_bots_file() {
+    let sb = Sandbox::new();
+    let bots = sb.path("bots.toml");
+    let file = "[[bots]]\nname = \"r\"\ncommand = \"builtin:random\"\n\n[[bots]]\nname = \"g\"\ncommand = \"builtin:greedy\"\n\n[[bots]]\nname = \"r2\"\ncommand = \"builtin:random\"\n";
+    fs::write(&bots, file).expect("a bots file");
+    let out = sb.path("t");
+    let (out_s, bots_s) = (out.display().to_string(), bots.display().to_string());
+    let args = [
+        "tournament",
+        "--bots",
+        &bots_s,
+        "--format",
+        "gauntlet",
+        "--challenger",
+        "g",
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        &out_s,
+        "--standings-every",
+        "4",
+    ];
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    // The challenger against each opponent, not a winner line.
+    assert!(
+        ran.stdout
+            .contains("challenger g against each opponent:\n  vs r: "),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("\n  vs r2: "), "{}", ran.stdout);
+    assert!(!ran.stdout.contains("winner:"), "{}", ran.stdout);
+    // Progress without a terminal says how long is left; standings blocks say when they were taken.
+    assert!(ran.stderr.contains(" left; "), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("standings after 4 games:\n"),
+        "{}",
+        ran.stderr
+    );
+    // The challenger is stored first (entrant 0) and plays every game.
+    for line in results(&out) {
+        assert_eq!(line["group"][0], 0, "{line}");
+        let names: Vec<&Value> = line["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|s| &s["name"])
+            .collect();
+        assert!(names.contains(&&Value::from("g")), "{line}");
+    }
+    let stored = fs::read_to_string(out.join("tournament.json")).expect("the definition");
+    let stored: Value = serde_json::from_str(&stored).expect("JSON");
+    assert_eq!(stored["entrants"][0]["name"], "g");
+    // Refused: without a gauntlet, with an unknown name, or another challenger on resume.
+    let refused: [&[&str]; 3] = [
+        &[
+            "tournament",
+            "--bots",
+            &bots_s,
+            "--challenger",
+            "g",
+            "--out",
+            &sb.path("x").display().to_string(),
+        ],
+        &[
+            "tournament",
+            "--bots",
+            &bots_s,
+            "--format",
+            "gauntlet",
+            "--challenger",
+            "zz",
+            "--out",
+            &sb.path("y").display().to_string(),
+        ],
+        &[
+            "tournament",
+            "--resume",
+            "--challenger",
+            "r",
+            "--out",
+            &out_s,
+        ],
+    ];
+    for args in refused {
+        let ran = allfives(args);
+        assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+    }
+}

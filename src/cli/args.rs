@@ -199,6 +199,10 @@ pub struct TournamentArgs {
     /// entrant against every group of the others).
     #[arg(long, value_enum, default_value_t = Format::RoundRobin)]
     pub format: Format,
+    /// With --format gauntlet: the entrant (by name) that meets every group of the others,
+    /// from the command line or the bots file [default: the first entrant].
+    #[arg(long, value_name = "NAME")]
+    pub challenger: Option<String>,
     /// Deals each group plays (default 10); each deal is played in every seat arrangement that
     /// matters. With --resume, more deals than stored plays only the new ones.
     #[arg(long)]

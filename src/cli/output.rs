@@ -11,6 +11,7 @@ use crate::referee::matchplay::MatchConfig;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::results::{GameLine, Report};
+use crate::tournament::schedule::Format;
 use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
 
@@ -166,7 +167,9 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             s.unfinished_sets, s.unfinished_games
         );
     }
+    let gauntlet = report.tournament_format == Some(Format::Gauntlet);
     match (&s.winner.names[..], s.winner.level) {
+        _ if gauntlet => text.push_str(&challenger_text(s)),
         ([], true) => text.push_str("winner: none (level)"),
         ([], false) => text.push_str("winner: none (no games)"),
         (names, _) => {
@@ -187,6 +190,39 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
         (false, false) => text.push_str(
             "\nincomplete: not every scheduled game is played; these are the standings so far",
         ),
+    }
+    text
+}
+
+/// A gauntlet's summary: its challenger (the first entrant) against each opponent.
+fn challenger_text(s: &Standings) -> String {
+    let Some(challenger) = s.entrants.first() else {
+        return "challenger: none".to_string();
+    };
+    let mut text = format!("challenger {} against each opponent:", challenger.name);
+    for (other, cell) in s.crosstable[0].iter().enumerate() {
+        let Some(cell) = cell else {
+            continue;
+        };
+        let name = &s.entrants[other].name;
+        let elo = s
+            .elo
+            .iter()
+            .find(|e| (e.first == challenger.name) && e.second == *name)
+            .and_then(|e| e.elo)
+            .or_else(|| {
+                s.elo
+                    .iter()
+                    .find(|e| e.first == *name && e.second == challenger.name)
+                    .and_then(|e| e.elo.map(|x| -x))
+            })
+            .map_or(String::new(), |x| format!(", elo {}", signed(x)));
+        let _ = write!(
+            text,
+            "\n  vs {name}: {:.1}% over {} games{elo}",
+            100.0 * cell.score / cell.games as f64,
+            cell.games
+        );
     }
     text
 }

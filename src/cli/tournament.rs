@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
+use crate::bot::player::BotSpec;
 use crate::cli::args::{
     KeptSetting, OnFault, RatingArgs, StandingsArgs, TournamentArgs, new_log_dir,
 };
@@ -185,6 +186,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let mut report = Report::new("tournament", complete, entrants, tally.standings());
     report.seed = Some(definition.seed);
     report.rules = Some(definition.rules);
+    report.tournament_format = Some(definition.format);
     if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
@@ -368,7 +370,12 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
     {
         return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
     }
-    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    let mut given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    if let Some(name) = &args.challenger
+        && !args.resume
+    {
+        challenger_first(&mut given, name, args.format)?;
+    }
     let stored = match &args.out {
         Some(dir) => Definition::read(dir)?,
         None => None,
@@ -422,6 +429,22 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
                             "the sequential test elo0={},elo1={},alpha={},beta={}",
                             s.elo0, s.elo1, s.alpha, s.beta
                         ))
+                ));
+            }
+            if let Some(name) = &args.challenger
+                && (stored.format != Format::Gauntlet || stored.entrants[0].name != *name)
+            {
+                return Err(format!(
+                    "{} holds a {} whose challenger is {}; --resume keeps it: drop --challenger",
+                    shown(args.out.as_deref()),
+                    match stored.format {
+                        Format::RoundRobin => "round-robin",
+                        Format::Gauntlet => "gauntlet",
+                    },
+                    match stored.format {
+                        Format::RoundRobin => "none".to_string(),
+                        Format::Gauntlet => stored.entrants[0].name.clone(),
+                    }
                 ));
             }
             let mut definition = stored.clone();
@@ -497,6 +520,23 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
         .write(&dir)
         .map_err(|e| format!("cannot write the definition in {}: {e}", dir.display()))?;
     Ok((definition, dir))
+}
+
+/// Moves the entrant called `name` first: a gauntlet's challenger is its first entrant.
+fn challenger_first(given: &mut Vec<BotSpec>, name: &str, format: Format) -> Result<(), String> {
+    if format != Format::Gauntlet {
+        return Err("--challenger needs --format gauntlet".into());
+    }
+    let at = given.iter().position(|b| b.name == name).ok_or_else(|| {
+        let names: Vec<&str> = given.iter().map(|b| b.name.as_str()).collect();
+        format!(
+            "--challenger {name}: no entrant has that name (the entrants: {})",
+            names.join(", ")
+        )
+    })?;
+    let challenger = given.remove(at);
+    given.insert(0, challenger);
+    Ok(())
 }
 
 fn shown(dir: Option<&Path>) -> String {
@@ -596,6 +636,9 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
     {
         report.seed = Some(first.seed);
         report.rules = Some(first.rules);
+    }
+    if definitions.iter().all(|d| d.format == first.format) {
+        report.tournament_format = Some(first.format);
     }
     Ok(report)
 }
