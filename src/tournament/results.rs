@@ -24,7 +24,7 @@ use allfives_engine::rules::Rules;
 
 /// The version of the results format (docs/results.md): raised when a field changes meaning or
 /// goes away; new fields may appear within a version.
-pub const RESULTS_VERSION: u32 = 1;
+pub const RESULTS_VERSION: u32 = 2;
 
 /// An entrant, as results name it: by index (in the order given) and by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

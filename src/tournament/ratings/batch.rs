@@ -146,12 +146,15 @@ pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
     }
 }
 
+/// A comparison in the fit's columns: its difference vector and the first side's points.
+type Compared = (Vec<f64>, f64);
+
 /// The comparisons in the fit's own columns: each pair of sides with its games and points, and
 /// each distinct set with its count.
 struct Model {
     size: usize,
     pairs: Vec<(Vec<f64>, f64, f64)>,
-    clusters: Vec<(Vec<(Vec<f64>, f64)>, f64)>,
+    clusters: Vec<(Vec<Compared>, f64)>,
 }
 
 impl Model {
@@ -393,7 +396,8 @@ fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
         .collect();
     for col in 0..n {
         let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
-        if !(a[pivot][col].abs() > 0.0) {
+        let usable = a[pivot][col].abs() > 0.0;
+        if !usable {
             return None;
         }
         a.swap(col, pivot);

@@ -93,4 +93,17 @@ mod tests {
         // LOS = Phi(0.025 / 0.089791) = Phi(0.27842) = 0.6097.
         assert!((e.los.expect("a LOS") - 0.6097).abs() < 1e-3);
     }
+
+    #[test]
+    fn even_scores_print_cleanly() {
+        // Issue 18: an even score gave elo -0.0 and LOS 0.5000000005; an end past a score of 0
+        // gave -3599.99999982 where the docs say -3600.
+        let even = elo("a", "b", [1, 0, 0, 0, 1]);
+        assert_eq!(serde_json::to_string(&even.elo).expect("JSON"), "0.0");
+        assert_eq!(even.los, Some(0.5));
+        let low = elo("a", "b", [2, 0, 0, 0, 1]);
+        assert_eq!(low.interval.map(|(l, _)| l), Some(-3600.0), "{low:?}");
+        let high = elo("a", "b", [1, 0, 0, 0, 2]);
+        assert_eq!(high.interval.map(|(_, h)| h), Some(3600.0), "{high:?}");
+    }
 }
