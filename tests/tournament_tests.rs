@@ -519,12 +519,14 @@ fn sprt_stops_the_tournament_once_it_decides_and_stays_decided() {
         "--sprt",
         "elo0=0,elo1=5",
     ]);
-    assert_eq!(other.code, Some(2), "{}", other.stderr);
-    assert!(
-        other.stderr.contains("--resume keeps its test"),
-        "{}",
-        other.stderr
-    );
+    assert_refused(&other, "--resume keeps its test");
+}
+
+/// `ran` was refused (exit 2) with one line on stderr that says `says`.
+fn assert_refused(ran: &Ran, says: &str) {
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+    assert!(ran.stderr.contains(says), "{}", ran.stderr);
 }
 
 #[test]
@@ -541,14 +543,7 @@ fn sprt_is_refused_where_it_does_not_apply() {
         let shown = out.display().to_string();
         args.push(&shown);
         args.extend(*case);
-        let ran = allfives(&args);
-        assert_eq!(ran.code, Some(2), "{case:?}: {}", ran.stderr);
-        assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
-        assert!(
-            ran.stderr.contains("--sprt tests two entrants"),
-            "{}",
-            ran.stderr
-        );
+        assert_refused(&allfives(&args), "--sprt tests two entrants");
         assert!(!out.join("tournament.json").exists(), "nothing played");
     }
     let out = sb.path("three");
@@ -557,12 +552,7 @@ fn sprt_is_refused_where_it_does_not_apply() {
         &[GREEDY, RANDOM, RANDOM2, "--deals", "1", "--seed", "1"],
     );
     let ran = allfives(&["standings", &out.display().to_string(), "--sprt", sprt]);
-    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
-    assert!(
-        ran.stderr.contains("--sprt tests two entrants"),
-        "{}",
-        ran.stderr
-    );
+    assert_refused(&ran, "--sprt tests two entrants");
 }
 
 #[test]
@@ -829,9 +819,11 @@ fn a_gauntlet_challenger_is_chosen_by_name_from_a_bots_file() {
             &out_s,
         ],
     ];
-    for args in refused {
-        let ran = allfives(args);
-        assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
-        assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+    for (args, says) in refused.iter().zip([
+        "--challenger needs --format gauntlet",
+        "--challenger zz: no entrant",
+        "whose challenger is g",
+    ]) {
+        assert_refused(&allfives(args), says);
     }
 }
