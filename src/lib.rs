@@ -24,4 +24,5 @@ pub mod placement;
 pub mod referee;
 pub mod replay;
 pub mod sandbox;
+pub mod text;
 pub mod tournament;

@@ -5,6 +5,11 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A contained bot's init, exec'd afresh so that the bot sees none of the referee's
+    // command line (docs/fair-play.md).
+    if allfives::sandbox::is_init() {
+        allfives::sandbox::init_main();
+    }
     let cli = match allfives::cli::args::parse() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),

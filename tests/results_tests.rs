@@ -312,7 +312,9 @@ fn every_match_gets_a_log_folder_of_its_own() {
         .collect();
     assert_ne!(logs[0], logs[1]);
     for log in &logs {
-        assert!(log.starts_with("allfives-logs/match-9-"), "{log}");
+        // The folder's name carries no seed: a bot that lists it learns nothing.
+        assert!(log.starts_with("allfives-logs/match-"), "{log}");
+        assert!(!log.contains("match-9"), "{log}");
         assert_replays(&dir.join(log));
     }
 }

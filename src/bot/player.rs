@@ -35,6 +35,12 @@ pub struct BotSpec {
     /// Variables added to its environment.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Folders it may also read, contained (a bots file's `read`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<PathBuf>,
+    /// Folders it may also write, contained (a bots file's `write`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub write: Vec<PathBuf>,
     #[serde(skip)]
     kind: BotKind,
     /// Whether the command line gave the name (then a bot's `hello` name does not replace it).
@@ -79,6 +85,8 @@ impl BotSpec {
                 command: command.to_string(),
                 dir: None,
                 env: BTreeMap::new(),
+                read: Vec::new(),
+                write: Vec::new(),
                 kind: BotKind::Builtin(name.to_string()),
                 name_given: false,
             });
@@ -100,9 +108,43 @@ impl BotSpec {
             command: command.to_string(),
             dir,
             env,
+            read: Vec::new(),
+            write: Vec::new(),
             kind: BotKind::Command(argv),
             name_given: false,
         })
+    }
+
+    /// Grants the bot folders to read and to write besides what every contained bot may.
+    pub fn with_access(mut self, read: Vec<PathBuf>, write: Vec<PathBuf>) -> BotSpec {
+        self.read = read;
+        self.write = write;
+        self
+    }
+
+    /// How its process starts (`None` for a builtin).
+    pub fn launch(&self) -> Option<Launch<'_>> {
+        let BotKind::Command(argv) = &self.kind else {
+            return None;
+        };
+        Some(Launch {
+            argv,
+            dir: self.dir.as_deref(),
+            env: &self.env,
+            read: &self.read,
+            write: &self.write,
+        })
+    }
+
+    /// The folders that hold the bot's own files (none for a builtin): hidden from other bots.
+    pub fn homes(&self) -> Vec<PathBuf> {
+        match &self.kind {
+            BotKind::Command(argv) => {
+                let named = crate::bot::process::named_from(argv, self.dir.as_deref());
+                crate::sandbox::homes(&named, self.dir.as_deref())
+            }
+            BotKind::Builtin(_) => Vec::new(),
+        }
     }
 
     /// The bot's command line, split into words (`None` for a builtin).
@@ -221,9 +263,14 @@ fn find_script(args: &[String], base: &Path) -> Result<(), String> {
     const SCRIPTS: [&str; 10] = [
         "py", "js", "mjs", "cjs", "rb", "pl", "lua", "sh", "php", "jar",
     ];
-    let Some(first) = args.iter().find(|a| !a.starts_with('-')) else {
+    let Some(at) = args.iter().position(|a| !a.starts_with('-')) else {
         return Ok(());
     };
+    let first = &args[at];
+    // `bash -c 'exec python3 bot.py'`, `node -e ...`: a script's text, not a file's name.
+    if args[..at].iter().any(|a| a == "-c" || a == "-e") || first.contains(char::is_whitespace) {
+        return Ok(());
+    }
     let path = base.join(first);
     let is_script = path
         .extension()
@@ -379,6 +426,8 @@ impl Player {
             command: format!("builtin:{name}"),
             dir: None,
             env: BTreeMap::new(),
+            read: Vec::new(),
+            write: Vec::new(),
             kind: BotKind::Builtin(name.to_string()),
             name_given: false,
         };
@@ -420,20 +469,13 @@ impl Player {
 
     /// Starts the bot's process and shakes hands, unless it is already running.
     pub async fn start(&mut self, clocks: &Clocks) -> Result<(), Fault> {
-        let BotKind::Command(argv) = &self.spec.kind else {
-            return Ok(());
-        };
-        if matches!(self.runner, Runner::Process(Some(_))) {
+        if !self.spec.is_process() || matches!(self.runner, Runner::Process(Some(_))) {
             return Ok(());
         }
         if let Some(fault) = self.failed_start.take() {
             return Err(fault);
         }
-        let launch = Launch {
-            argv,
-            dir: self.spec.dir.as_deref(),
-            env: &self.spec.env,
-        };
+        let launch = self.spec.launch().expect("a command bot has a launch");
         let mut process =
             BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy)
                 .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
@@ -544,6 +586,11 @@ impl Player {
                     Ok(answer) => answer.as_move().ok_or_else(|| {
                         Fault::new(FaultKind::Malformed, "answered a turn with a hello")
                     }),
+                    Err(fault)
+                        if fault.kind == FaultKind::Timeout && clock.kind() == ClockKind::Cpu =>
+                    {
+                        Err(backstop(fault, wall_limit))
+                    }
                     Err(fault) => Err(fault),
                 }
             }
@@ -635,6 +682,67 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
     }
 }
 
+/// Why a bot ended before answering: how it ended, the last lines of its stderr, and, where
+/// they look like the containment refused something, which option grants it.
+fn crash_detail(how: &str, stderr: Option<&str>) -> String {
+    let Some(said) = stderr else {
+        return format!("{how} before answering (it wrote nothing on stderr)");
+    };
+    let mut detail = format!("{how} before answering; its stderr ends: {said}");
+    if let Some(hint) = containment_hint(said) {
+        detail.push_str(". ");
+        detail.push_str(&hint);
+    }
+    detail
+}
+
+/// A hint when a bot's last words look like the containment refused it something.
+fn containment_hint(said: &str) -> Option<String> {
+    const REFUSALS: [&str; 5] = [
+        "Permission denied",
+        "Operation not permitted",
+        "EACCES",
+        "EPERM",
+        "cannot change working directory",
+    ];
+    let absolute = said
+        .split(|c: char| c.is_whitespace() || "'\"`:,()[]".contains(c))
+        .find(|w| w.starts_with('/') && w.len() > 1);
+    // Else the last quoted name (Python: `... file system: 'out.txt'`).
+    let quoted = said
+        .rsplit('\'')
+        .nth(1)
+        .filter(|w| !w.is_empty() && !w.contains(' '));
+    let shown = absolute
+        .or(quoted)
+        .map_or("a file it needs".to_string(), |p| p.to_string());
+    if said.contains("Read-only file system") || said.contains("EROFS") {
+        return Some(format!(
+            "Contained bots write only in their /tmp ($TMPDIR), saved next to their stderr file; \
+             --bot-write DIR lets them write in DIR (here, where {shown} is)"
+        ));
+    }
+    REFUSALS.iter().any(|r| said.contains(r)).then(|| {
+        format!(
+            "If the containment refused {shown}: --bot-read PATH (or --bot-write PATH) grants \
+             it, --no-sandbox turns the containment off (docs/fair-play.md)"
+        )
+    })
+}
+
+/// A timeout on the CPU clock comes from its wall-time backstop: say so, and its size (the bot
+/// waited without computing, or the machine was too loaded to run it).
+fn backstop(mut fault: Fault, wall_limit: Duration) -> Fault {
+    fault.detail = format!(
+        "used little CPU but took over the wall-time backstop of {:.0} ms (--clock cpu: 3 times \
+         the allowance plus 1 s): it waited without computing, or the machine was too loaded to \
+         run it ({})",
+        ms(wall_limit),
+        fault.detail
+    );
+    fault
+}
+
 /// A message as one line of JSON.
 pub fn encode(msg: &ToBot) -> Vec<u8> {
     let mut line = serde_json::to_vec(msg).expect("protocol messages always serialize");
@@ -672,9 +780,10 @@ async fn exchange(
                 ));
             }
             Received::Exited(how) => {
+                let said = process.stderr_tail().await;
                 return Err(Fault::new(
                     FaultKind::Crash,
-                    format!("{how} before answering"),
+                    crash_detail(&how, said.as_deref()),
                 ));
             }
             Received::Timeout => return Err(timeout(process, allowance, before)),

@@ -83,12 +83,28 @@ pub struct Launch<'a> {
     pub dir: Option<&'a Path>,
     /// Added to the referee's environment.
     pub env: &'a BTreeMap<String, String>,
+    /// Folders it may also read, besides what the policy grants every bot.
+    pub read: &'a [PathBuf],
+    /// Folders it may also write.
+    pub write: &'a [PathBuf],
+}
+
+impl Launch<'_> {
+    /// What the bot may touch when contained by `policy` ([`sandbox::Grants`]).
+    pub fn grants(&self, policy: &Policy) -> io::Result<sandbox::Grants> {
+        let named = named_from(self.argv, self.dir);
+        let here = match self.dir {
+            Some(dir) => dir.to_path_buf(),
+            None => std::env::current_dir()?,
+        };
+        Ok(policy.grants(&named, &here, self.read, self.write))
+    }
 }
 
 /// The command's words with the files it names inside its working directory made full paths:
 /// the sandbox grants a bot what its command names, and a bot started in a folder of its own
 /// names its files from there.
-fn named_from(argv: &[String], dir: Option<&Path>) -> Vec<String> {
+pub fn named_from(argv: &[String], dir: Option<&Path>) -> Vec<String> {
     let Some(dir) = dir else {
         return argv.to_vec();
     };
@@ -117,6 +133,8 @@ pub struct BotProcess {
     stderr: StderrDrain,
     /// The report of the processes between the referee and a contained bot.
     containment: Option<Containment>,
+    /// Where what the bot leaves in its private /tmp is saved once it has ended, and how much.
+    keep_tmp: Option<(PathBuf, u64)>,
 }
 
 impl BotProcess {
@@ -136,6 +154,14 @@ impl BotProcess {
         if let Some(dir) = launch.dir {
             command.current_dir(dir);
         }
+        if let Some(keep) = &policy.clean_env {
+            command.env_clear();
+            command.envs(keep.iter().filter_map(|k| Some((k, std::env::var_os(k)?))));
+        }
+        if policy.enabled {
+            // The bot's own writable folder (docs/fair-play.md).
+            command.env("TMPDIR", "/tmp");
+        }
         command
             .args(args)
             .envs(launch.env)
@@ -143,8 +169,8 @@ impl BotProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let named = named_from(argv, launch.dir);
-        let mut containment = sandbox::contain(command.as_std_mut(), &named, policy)?;
+        let grants = launch.grants(policy)?;
+        let mut containment = sandbox::contain(command.as_std_mut(), &grants, policy)?;
         let mut child = command.spawn()?;
         if let Some(c) = containment.as_mut() {
             let report = c.spawned();
@@ -156,6 +182,10 @@ impl BotProcess {
         let input_watch = watch_input(&stdin);
         let stdout = child.stdout.take().expect("stdout was piped");
         let err = child.stderr.take().expect("stderr was piped");
+        let keep_tmp = stderr
+            .file
+            .as_ref()
+            .map(|f| (f.with_extension("tmp"), stderr.cap));
         let stderr = match StderrDrain::start(err, stderr) {
             Ok(drain) => drain,
             Err(e) => {
@@ -175,6 +205,7 @@ impl BotProcess {
             exit: None,
             stderr,
             containment,
+            keep_tmp,
         })
     }
 
@@ -401,8 +432,28 @@ impl BotProcess {
         if let Ok(status) = self.child.wait().await {
             self.settle(status);
         }
-        let _ = timeout(EXIT_GRACE, &mut self.stderr.done).await;
+        self.stderr.drained(EXIT_GRACE).await;
         crate::bot::shutdown::unregister(self.pgid);
+        self.save_tmp();
+    }
+
+    /// Saves what the bot left in its private /tmp next to its stderr file: every process of
+    /// the bot is gone by now.
+    fn save_tmp(&mut self) {
+        let tmp = self.containment.as_mut().and_then(Containment::take_tmp);
+        if let (Some(tmp), Some((dest, cap))) = (tmp, &self.keep_tmp) {
+            match sandbox::scratch::save(tmp, dest, *cap) {
+                Ok(saved) => tracing::debug!(?saved, "the bot's /tmp saved"),
+                Err(e) => tracing::warn!("cannot save the bot's /tmp in {}: {e}", dest.display()),
+            }
+        }
+    }
+
+    /// The last lines the bot wrote on stderr (cleaned for display, cut short), waiting a
+    /// moment for the drain to read what an ending bot wrote last.
+    pub async fn stderr_tail(&mut self) -> Option<String> {
+        self.stderr.drained(EXIT_GRACE).await;
+        self.stderr.tail.lock().ok()?.text()
     }
 }
 
@@ -545,8 +596,58 @@ pub fn excerpt(bytes: &[u8]) -> String {
 /// full stderr pipe meanwhile.
 struct StderrDrain {
     thread: std::thread::JoinHandle<()>,
-    /// Resolves when the thread has read the end of the stream.
-    done: tokio::sync::oneshot::Receiver<()>,
+    /// Resolves when the thread has read the end of the stream (`None` once it has).
+    done: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// The last bytes read, for a crash's message.
+    tail: Arc<std::sync::Mutex<Tail>>,
+}
+
+/// The last bytes of a stream, at most [`Tail::KEEP`].
+#[derive(Default)]
+struct Tail {
+    bytes: std::collections::VecDeque<u8>,
+}
+
+impl Tail {
+    const KEEP: usize = 2048;
+    /// The most lines and characters a crash's message quotes.
+    const LINES: usize = 3;
+    const CHARS: usize = 300;
+
+    fn push(&mut self, chunk: &[u8]) {
+        let chunk = &chunk[chunk.len().saturating_sub(Self::KEEP)..];
+        let over = (self.bytes.len() + chunk.len()).saturating_sub(Self::KEEP);
+        self.bytes.drain(..over);
+        self.bytes.extend(chunk);
+    }
+
+    /// The last non-empty lines, joined with " | ", cleaned and cut short.
+    fn text(&self) -> Option<String> {
+        let bytes: Vec<u8> = self.bytes.iter().copied().collect();
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let last = &lines[lines.len().saturating_sub(Self::LINES)..];
+        if last.is_empty() {
+            return None;
+        }
+        let joined = crate::text::terminal(&last.join(" | "));
+        let mut cut: String = joined
+            .chars()
+            .rev()
+            .take(Self::CHARS)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if cut.len() < joined.len() {
+            cut.insert(0, '…');
+        }
+        Some(cut)
+    }
 }
 
 impl StderrDrain {
@@ -562,17 +663,32 @@ impl StderrDrain {
             nix::fcntl::FcntlArg::F_SETFL(flags - nix::fcntl::OFlag::O_NONBLOCK),
         )?;
         let (tx, done) = tokio::sync::oneshot::channel();
+        let tail = Arc::new(std::sync::Mutex::new(Tail::default()));
+        let kept = Arc::clone(&tail);
         let thread = std::thread::Builder::new()
             .name("bot stderr".into())
             .spawn(move || {
-                drain_stderr(std::fs::File::from(fd), sink);
+                drain_stderr(std::fs::File::from(fd), sink, &kept);
                 let _ = tx.send(());
             })?;
-        Ok(StderrDrain { thread, done })
+        Ok(StderrDrain {
+            thread,
+            done: Some(done),
+            tail,
+        })
+    }
+
+    /// Waits at most `limit` for the thread to read the end of the stream.
+    async fn drained(&mut self, limit: Duration) {
+        if let Some(done) = self.done.as_mut()
+            && timeout(limit, done).await.is_ok()
+        {
+            self.done = None;
+        }
     }
 }
 
-fn drain_stderr(mut err: impl io::Read, sink: StderrSink) {
+fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mutex<Tail>) {
     // Appends: a bot restarted after a fault keeps writing to the same file.
     let mut file = sink
         .file
@@ -590,6 +706,9 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink) {
             Ok(n) => n,
         };
         let chunk = &buf[..n];
+        if let Ok(mut tail) = tail.lock() {
+            tail.push(chunk);
+        }
         if let Some(f) = file.as_mut() {
             let room = sink.cap.saturating_sub(written) as usize;
             let keep = &chunk[..chunk.len().min(room)];

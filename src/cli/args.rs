@@ -228,7 +228,7 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
     /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
-    /// folder allfives-tournaments/tournament-SEED-N).
+    /// folder allfives-tournaments/tournament-N).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
@@ -350,18 +350,104 @@ pub struct SandboxArgs {
     /// The most data memory, in MiB, each bot process may use [default: no limit].
     #[arg(long, value_name = "MIB")]
     pub bot_memory: Option<u64>,
-    /// The most processes and threads each bot may run at once (not enforced for root)
-    /// [default: no limit].
+    /// The most processes and threads each bot may run at once [default: no limit].
     #[arg(long, value_name = "N")]
     pub bot_processes: Option<u64>,
+    /// A folder every contained bot may also read (repeatable; a bot reads its working
+    /// directory, its program and interpreter, and what its command names, without it)
+    /// [default: none].
+    #[arg(long, value_name = "PATH")]
+    pub bot_read: Vec<PathBuf>,
+    /// A folder every contained bot may also write (repeatable; each bot writes its own /tmp,
+    /// also $TMPDIR, without it) [default: none].
+    #[arg(long, value_name = "PATH")]
+    pub bot_write: Vec<PathBuf>,
+    /// The size of each contained bot's private /tmp, and of its /dev/shm, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = crate::sandbox::DEFAULT_TMP_MIB)]
+    pub bot_tmp: u64,
+    /// The bots' environment: `pass` (the referee's, as a program started from this shell
+    /// gets) or `clean` (only the variables of --bot-env-keep and a short list: PATH, HOME,
+    /// USER, LOGNAME, LANG, LC_*, TZ, TERM and the interpreters' own variables).
+    #[arg(long, value_name = "HOW", value_enum, default_value_t = BotEnv::Pass)]
+    pub bot_env: BotEnv,
+    /// A variable kept with --bot-env clean (repeatable) [default: none].
+    #[arg(long, value_name = "VAR")]
+    pub bot_env_keep: Vec<String>,
 }
+
+/// What the bots' environment is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BotEnv {
+    /// The referee's whole environment.
+    Pass,
+    /// An allow-list of it.
+    Clean,
+}
+
+/// The variables `--bot-env clean` keeps: what programs need to start and find their
+/// interpreters, nothing that is usually a secret.
+const KEPT_ENV: [&str; 20] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "PWD",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "NVM_DIR",
+    "NVM_BIN",
+    "JAVA_HOME",
+    "PYTHONPATH",
+    "NODE_PATH",
+    "CLASSPATH",
+];
 
 impl SandboxArgs {
     /// The policy, with `hidden` (the logs) out of every bot's reach.
     pub fn policy(&self, hidden: Vec<PathBuf>) -> Result<Policy, String> {
-        if self.bot_memory == Some(0) || self.bot_processes == Some(0) {
-            return Err("--bot-memory and --bot-processes must be above 0".into());
+        if self.bot_memory == Some(0) || self.bot_processes == Some(0) || self.bot_tmp == 0 {
+            return Err("--bot-memory, --bot-processes and --bot-tmp must be above 0".into());
         }
+        for (option, path) in self
+            .bot_read
+            .iter()
+            .map(|p| ("--bot-read", p))
+            .chain(self.bot_write.iter().map(|p| ("--bot-write", p)))
+        {
+            if !path.exists() {
+                return Err(format!(
+                    "{option} {}: no such file or folder",
+                    path.display()
+                ));
+            }
+        }
+        if self.bot_write.iter().any(|p| !p.is_dir()) {
+            return Err("--bot-write takes a folder".into());
+        }
+        let clean_env = (self.bot_env == BotEnv::Clean).then(|| {
+            let inherited = std::env::vars_os()
+                .filter_map(|(k, _)| k.into_string().ok())
+                .filter(|k| k.starts_with("LC_"));
+            KEPT_ENV
+                .iter()
+                .map(|k| k.to_string())
+                .chain(inherited)
+                .chain(self.bot_env_keep.iter().cloned())
+                .collect()
+        });
+        let absolute = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .map(|p| crate::sandbox::grants::absolute(p))
+                .collect()
+        };
         Ok(Policy {
             enabled: !self.no_sandbox,
             network: self.bot_network,
@@ -370,6 +456,11 @@ impl SandboxArgs {
                 processes: self.bot_processes,
             },
             hidden,
+            homes: Vec::new(),
+            read: absolute(&self.bot_read),
+            write: absolute(&self.bot_write),
+            tmp_bytes: self.bot_tmp << 20,
+            clean_env,
         })
     }
 }
@@ -527,7 +618,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
     /// Write each game's log to DIR/game-N.jsonl [default: a new folder
-    /// allfives-logs/match-SEED-N, never one used before].
+    /// allfives-logs/match-N, never one used before].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text, each game as it ends
@@ -694,15 +785,17 @@ impl MatchArgs {
             (Some(file), _) => LogTarget::File(file.clone()),
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
             (None, None) => LogTarget::Dir(
-                new_log_dir(Path::new(DEFAULT_LOGS), &format!("match-{seed}"))
+                new_log_dir(Path::new(DEFAULT_LOGS), "match")
                     .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
             ),
         };
         // Created last, once every option is checked: a refused command leaves no folder.
-        settings.sandbox.hidden = vec![match &logs {
+        let folder = match &logs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
             LogTarget::Dir(dir) => dir.clone(),
-        }];
+        };
+        settings.sandbox.hidden = hidden_with(folder);
+        settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         Ok(MatchConfig {
             bots,
             seed,
@@ -806,6 +899,17 @@ fn bot_count(n: usize) -> Result<(), String> {
 
 /// Where `match` keeps its logs unless told.
 pub const DEFAULT_LOGS: &str = "allfives-logs";
+/// Where tournament folders go by default.
+pub const DEFAULT_TOURNAMENTS: &str = "allfives-tournaments";
+
+/// What bots may not read: `folder` (a run's logs or results), and the default folders of past
+/// matches and tournaments here, whatever this run's folder.
+pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
+    let defaults = [DEFAULT_LOGS, DEFAULT_TOURNAMENTS].map(PathBuf::from);
+    std::iter::once(folder)
+        .chain(defaults.into_iter().filter(|d| d.exists()))
+        .collect()
+}
 
 /// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the
 /// claim, so two runs at once never share one, and no folder is ever used twice.

@@ -16,7 +16,9 @@ use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
-use crate::cli::args::{CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs};
+use crate::cli::args::{
+    CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
+};
 use crate::cli::output;
 use crate::cli::tournament;
 use crate::gamelog::{self, describe};
@@ -393,18 +395,14 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     }
 }
 
-/// The folder a bot posed a logged position may not read: the log's, unless the bot runs in it
-/// (a bot needs its working directory; a debugging session's stakes are low).
+/// The folder a bot posed a logged position may not read: the log's (hidden even inside the
+/// bot's working directory).
 fn hidden_from_asked(log: &std::path::Path) -> Vec<std::path::PathBuf> {
     let folder = log
         .canonicalize()
         .ok()
         .and_then(|l| l.parent().map(std::path::Path::to_path_buf));
-    let here = std::env::current_dir().ok();
-    match (folder, here) {
-        (Some(folder), Some(here)) if !here.starts_with(&folder) => vec![folder],
-        _ => Vec::new(),
-    }
+    folder.map(hidden_with).unwrap_or_default()
 }
 
 /// Whether to colour text: only on a terminal, and never with NO_COLOR set.
@@ -451,7 +449,8 @@ fn check_command(args: &CheckArgs) -> u8 {
         cap: 1024 * 1024,
         echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
     };
-    let policy = match args.sandbox.policy(vec![dir.path().to_path_buf()]) {
+    // Contained exactly as in a match from here: a PASS means the match will play.
+    let policy = match args.sandbox.policy(hidden_with(dir.path().to_path_buf())) {
         Ok(policy) => Arc::new(policy),
         Err(message) => return fail(BAD_INPUT, message),
     };

@@ -1,6 +1,6 @@
 //! Entrants: bot arguments (`NAME=COMMAND`, `builtin:NAME`, a command line) and bots files
-//! (TOML or JSON, by extension) giving each bot a name, a command, a working directory and
-//! environment variables.
+//! (TOML or JSON, by extension) giving each bot a name, a command, a working directory,
+//! environment variables, and folders it may also read and write when contained.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,12 @@ struct BotEntry {
     dir: Option<PathBuf>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Folders it may also read, contained; relative to the bots file's folder.
+    #[serde(default)]
+    read: Vec<PathBuf>,
+    /// Folders it may also write, contained; relative to the bots file's folder.
+    #[serde(default)]
+    write: Vec<PathBuf>,
 }
 
 /// The bots of `file` (if any), then those of the arguments, in that order.
@@ -85,8 +91,13 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
                 ));
             }
             let dir = entry.dir.map(|d| folder.join(d));
+            let here = |paths: Vec<PathBuf>| paths.into_iter().map(|p| folder.join(p)).collect();
+            let (read, write) = (here(entry.read), here(entry.write));
             BotSpec::with_setup(&entry.command, dir, entry.env)
-                .map(|spec| spec.with_given_name(entry.name.clone()))
+                .map(|spec| {
+                    spec.with_given_name(entry.name.clone())
+                        .with_access(read, write)
+                })
                 .map_err(|e| format!("bots file {shown}, bot '{}': {e}", entry.name))
         })
         .collect()

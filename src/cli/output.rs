@@ -114,6 +114,16 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             faults(&r.faults)
         );
     }
+    for r in s.entrants.iter() {
+        if let Some(fault) = &r.last_fault {
+            let _ = writeln!(
+                text,
+                "{}'s last fault: {}",
+                r.name,
+                crate::text::terminal(fault)
+            );
+        }
+    }
     if !s.teams.is_empty() {
         text.push_str("teams:\n");
         for t in &s.teams {

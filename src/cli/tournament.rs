@@ -11,7 +11,8 @@ use tokio::sync::mpsc;
 
 use crate::bot::player::BotSpec;
 use crate::cli::args::{
-    KeptSetting, OnFault, RatingArgs, StandingsArgs, TournamentArgs, new_log_dir,
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, StandingsArgs,
+    TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
@@ -29,7 +30,6 @@ use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
 
 /// Where tournaments go unless told.
-const DEFAULT_DIR: &str = "allfives-tournaments";
 const RESULTS: &str = "results.jsonl";
 
 /// Runs `allfives tournament`.
@@ -111,11 +111,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
     };
-    // The policy hides the tournament's folder (logs, results, stderr) from every bot.
-    let policy = match args.game_options.sandbox.policy(vec![dir.clone()]) {
+    // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
+    // tournaments' folders beside it, and each bot's folder from the others.
+    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
     let run = Arc::new(Run {
@@ -506,11 +508,8 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             dir.clone()
         }
-        None => new_log_dir(
-            Path::new(DEFAULT_DIR),
-            &format!("tournament-{}", definition.seed),
-        )
-        .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?,
+        None => new_log_dir(Path::new(DEFAULT_DIR), "tournament")
+            .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?,
     };
     for sub in ["logs", "stderr"] {
         files::create_private_dir(&dir.join(sub))

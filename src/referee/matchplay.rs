@@ -252,7 +252,7 @@ pub async fn play_planned(
 }
 
 /// The protections `bots` will be under with `policy`: what a throwaway contained process gets
-/// on this machine, and which bots are held back from their own folders (they hold the logs).
+/// on this machine, and what each bot may touch beyond the default, or is refused.
 /// `None` when no bot runs as a process (builtins need none).
 pub fn protections(bots: &[BotSpec], policy: &Policy) -> Option<Protections> {
     if !bots.iter().any(BotSpec::is_process) {
@@ -262,18 +262,12 @@ pub fn protections(bots: &[BotSpec], policy: &Policy) -> Option<Protections> {
         true => sandbox::probe(policy).unwrap_or_default(),
         false => Report::default(),
     };
-    let notes = bots
+    let grants: Vec<(String, sandbox::Grants)> = bots
         .iter()
         .filter(|_| policy.enabled)
-        .filter_map(|spec| Some((spec, spec.argv()?)))
-        .flat_map(|(spec, argv)| {
-            sandbox::grants(argv, &policy.hidden)
-                .notes
-                .into_iter()
-                .map(move |note| format!("{}: {note}", spec.name))
-        })
+        .filter_map(|spec| Some((spec.name.clone(), spec.launch()?.grants(policy).ok()?)))
         .collect();
-    Some(Protections::from_report(policy, &report, notes))
+    Some(Protections::from_report(policy, &report, &grants))
 }
 
 fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {

@@ -1,22 +1,33 @@
-//! Landlock: the kernel's allow-list of what a bot may touch. The ruleset is built in the
-//! referee (opening paths allocates), and the bot, between fork and exec, adds its private /tmp
-//! and /proc (they exist only once mounted there) and restricts itself.
+//! Landlock: the kernel's allow-list of what a bot may touch, a second wall behind the mounts
+//! ([`super::mounts`]). The ruleset is built in the referee (opening paths allocates), and the
+//! bot, between fork and exec, adds its private /tmp, /dev/shm and /proc (they exist only once
+//! mounted there) and restricts itself.
 //!
-//! Everything not granted is out of reach, the logs above all; network ports are closed (unless
-//! allowed); and, on ABI 6 and later, the bot can signal nothing and reach no abstract socket
-//! outside its own domain. A Landlock domain also cannot ptrace a process outside it, which
-//! closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even for root.
+//! Reading: everything but the hidden folders. Landlock cannot take a folder out of a granted
+//! one, so the tree is carved: on the way from `/` to each hidden folder, every neighbour is
+//! granted on its own, and the hidden folder is not (listing names stays allowed everywhere).
+//! Writing: only the private folders, `/dev/null` and what `--bot-write` grants. Network ports
+//! are closed (unless allowed); on ABI 6 and later the bot can signal nothing and reach no
+//! abstract socket outside its own domain. A Landlock domain also cannot ptrace a process
+//! outside it, which closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even for root.
 
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
-use super::grants::{Grants, READ_DEVICES, WRITE_DEVICES};
+use super::grants::Grants;
+
+/// Devices a program may read.
+const READ_DEVICES: [&str; 4] = ["/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"];
+/// Devices a program may write.
+const WRITE_DEVICES: [&str; 1] = ["/dev/null"];
+/// Top-level folders granted otherwise: private ones mounted for the bot, and devices.
+const NOT_CARVED: [&str; 3] = ["/proc", "/tmp", "/dev"];
 
 /// The newest ABI asked for; older kernels get what they have (best effort), and the report
 /// says which.
@@ -45,20 +56,25 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
             .map_err(io::Error::other)?;
     }
     let mut created = ruleset.create().map_err(io::Error::other)?;
-    // Listing, not reading, the working directory: programs open "." to come back to it after
-    // a chdir (the JVM does, at its start), and fail without it.
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let rules = grants
-        .read
+    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let mut readable = Vec::new();
+    carve(Path::new("/"), &hidden, &mut readable);
+    // What the bot needs is granted on its own too: bound into a masked folder (its private
+    // /tmp, an empty /root), it is not reached through the folder granted above.
+    for need in &grants.read {
+        match hidden.iter().any(|h| h.starts_with(need)) {
+            true => carve(need, &hidden, &mut readable),
+            false => readable.push(need.clone()),
+        }
+    }
+    let write = read() | AccessFs::from_write(ABI_WANTED);
+    let rules = readable
         .iter()
         .map(|p| (p.as_path(), read()))
-        .chain(std::iter::once((cwd.as_path(), AccessFs::ReadDir.into())))
+        .chain(std::iter::once((Path::new("/"), AccessFs::ReadDir.into())))
         .chain(READ_DEVICES.iter().map(|d| (Path::new(*d), read())))
-        .chain(
-            WRITE_DEVICES
-                .iter()
-                .map(|d| (Path::new(*d), read() | AccessFs::from_write(ABI_WANTED))),
-        );
+        .chain(WRITE_DEVICES.iter().map(|d| (Path::new(*d), write)))
+        .chain(grants.write.iter().map(|p| (p.as_path(), write)));
     for (path, access) in rules {
         // A path that vanished since it was listed is simply not granted.
         let Ok(fd) = PathFd::new(path) else { continue };
@@ -75,16 +91,57 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
     })
 }
 
+/// Collects into `out` what can be granted whole under `dir`: every entry that neither is nor
+/// holds a hidden folder (nor links into one); the entries that hold one are carved in turn.
+fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if dir == Path::new("/") && NOT_CARVED.iter().any(|n| path == Path::new(n)) {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            // A link is granted as what it points to, which is carved where it really lies.
+            let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if !hidden
+                .iter()
+                .any(|h| real.starts_with(h) || h.starts_with(&real))
+            {
+                out.push(path);
+            }
+            continue;
+        }
+        if hidden.iter().any(|h| path.starts_with(h)) {
+            continue;
+        }
+        match hidden.iter().any(|h| h.starts_with(&path)) {
+            true if kind.is_dir() => carve(&path, hidden, out),
+            _ => out.push(path),
+        }
+    }
+}
+
 impl Prepared {
-    /// In the bot, between fork and exec: grants the private folders (`/tmp` read-write,
-    /// `/proc` read-only) if they were mounted, and restricts the process for good. Returns the
-    /// outcome for the report: 0 not enforced, 1 partly, 2 fully, plus 16 times the ABI.
-    pub(super) fn restrict(&mut self, tmp: bool, proc: bool) -> u32 {
+    /// In the bot, between fork and exec: grants the private folders (`/tmp` and `/dev/shm`
+    /// read-write, `/proc` read-only) if they were mounted, and restricts the process for good.
+    /// Returns the outcome for the report: 0 not enforced, 1 partly, 2 fully, plus 16 times
+    /// the ABI.
+    pub(super) fn restrict(&mut self, tmp: bool, shm: bool, proc: bool) -> u32 {
         let Some(mut ruleset) = self.ruleset.take() else {
             return 0;
         };
         let all = AccessFs::from_all(ABI_WANTED);
-        for (granted, path, access) in [(tmp, c"/tmp", all), (proc, c"/proc", read())] {
+        let private = [
+            (tmp, c"/tmp", all),
+            (shm, c"/dev/shm", all),
+            (proc, c"/proc", read()),
+        ];
+        for (granted, path, access) in private {
             if !granted {
                 continue;
             }

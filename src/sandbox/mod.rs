@@ -9,27 +9,35 @@
 
 pub mod files;
 pub mod grants;
+mod identity;
 mod landlock;
 pub mod limits;
+mod mounts;
 mod namespaces;
 pub mod protections;
 mod reaper;
 pub mod report;
+pub mod scratch;
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-pub use grants::{Grants, grants};
+pub use grants::{Grants, Wants, grants, homes};
+pub use identity::Identity;
 pub use limits::ResourceLimits;
 pub use protections::Protections;
+pub use reaper::{init_main, is_init};
 pub use report::Report;
 
-use report::{LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces};
+use report::{IDENTITY, INIT, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces};
+
+/// The default size of a bot's private `/tmp` (and of its `/dev/shm`), in MiB.
+pub const DEFAULT_TMP_MIB: u64 = 64;
 
 /// How bots are contained.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// Contain them at all (`--no-sandbox` turns it off).
     pub enabled: bool,
@@ -37,8 +45,35 @@ pub struct Policy {
     pub network: bool,
     /// Memory and process limits.
     pub limits: ResourceLimits,
-    /// Folders no bot may read or write (the logs).
+    /// Folders no bot may read or write (the logs and results).
     pub hidden: Vec<PathBuf>,
+    /// The folders of every bot's own files ([`homes`]): each is hidden from the other bots.
+    pub homes: Vec<PathBuf>,
+    /// Folders every bot may also read (`--bot-read`).
+    pub read: Vec<PathBuf>,
+    /// Folders every bot may also write (`--bot-write`).
+    pub write: Vec<PathBuf>,
+    /// The size of each bot's private `/tmp` and `/dev/shm`, in bytes.
+    pub tmp_bytes: u64,
+    /// `Some`: bots get only these variables of the referee's environment (`--bot-env clean`),
+    /// contained or not; `None`: all of it.
+    pub clean_env: Option<Vec<String>>,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            enabled: false,
+            network: false,
+            limits: ResourceLimits::default(),
+            hidden: Vec::new(),
+            homes: Vec::new(),
+            read: Vec::new(),
+            write: Vec::new(),
+            tmp_bytes: DEFAULT_TMP_MIB << 20,
+            clean_env: None,
+        }
+    }
 }
 
 impl Policy {
@@ -46,11 +81,36 @@ impl Policy {
     pub fn contained(hidden: Vec<PathBuf>) -> Policy {
         Policy {
             enabled: true,
-            network: false,
-            limits: ResourceLimits::default(),
             hidden,
+            ..Policy::default()
         }
     }
+
+    /// What a bot with `argv`, started in `dir`, granted `read` and `write` besides the
+    /// policy's, may touch.
+    pub fn grants(
+        &self,
+        argv: &[String],
+        dir: &Path,
+        read: &[PathBuf],
+        write: &[PathBuf],
+    ) -> Grants {
+        let read: Vec<PathBuf> = self.read.iter().chain(read).cloned().collect();
+        let write: Vec<PathBuf> = self.write.iter().chain(write).cloned().collect();
+        let wants = Wants {
+            argv,
+            dir,
+            read: &read,
+            write: &write,
+        };
+        grants(&wants, &self.hidden, &self.homes)
+    }
+}
+
+/// Who a bot with `grants` runs as, and why, when it keeps root's user.
+pub fn identity_of(grants: &Grants) -> (Identity, Option<String>) {
+    let (identity, _, note) = identity::choose(grants);
+    (identity, note)
 }
 
 /// A bot's containment, from before its spawn until its end: reads the report pipe.
@@ -59,34 +119,67 @@ pub struct Containment {
     /// The write end, held until the spawn is done.
     writer: Option<OwnedFd>,
     report: Report,
+    /// The bot's private /tmp, reached through its init while it lives, kept open to save what
+    /// the bot wrote there once it has ended.
+    tmp: Option<OwnedFd>,
 }
 
-/// Prepares `command` (the bot's `argv`) to start contained by `policy`; `None` when the policy
-/// is off. After the spawn, call [`Containment::spawned`].
+/// Prepares `command` to start contained by `policy` with `grants` (see [`Policy::grants`]);
+/// `None` when the policy is off. After the spawn, call [`Containment::spawned`].
 pub fn contain(
     command: &mut std::process::Command,
-    argv: &[String],
+    grants: &Grants,
     policy: &Policy,
 ) -> io::Result<Option<Containment>> {
     if !policy.enabled {
         return Ok(None);
     }
-    let grants = grants(argv, &policy.hidden);
-    let mut ruleset = landlock::prepare(&grants, policy.network)?;
+    let (identity, masks, _) = identity::choose(grants);
+    let mut ruleset = landlock::prepare(grants, policy.network)?;
+    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
+    let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
+    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let mut masks = masks;
+    let mut covered = match identity {
+        Identity::RootWithoutCapabilities => secrets_of_root(),
+        _ => Vec::new(),
+    };
+    if !policy.network {
+        // The host's sockets: most live under /run; the rest are covered one by one.
+        masks.push(PathBuf::from("/run"));
+        covered.extend(host_sockets(&masks, &hidden));
+    }
+    let mut plan = mounts::Plan::new(&mounts::Wanted {
+        tmp_bytes: policy.tmp_bytes,
+        masks: &masks,
+        read: &read,
+        write: &write,
+        hidden: &hidden,
+        covered: &covered,
+    });
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
-    let maps = namespaces::IdMaps::current();
+    let maps = identity::IdMaps::current();
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let cwd = std::ffi::CString::new(grants.cwd.as_os_str().as_encoded_bytes()).unwrap_or_default();
     let referee = std::process::id() as libc::pid_t;
     let network = policy.network;
     let limits = policy.limits;
-    let private_tmp = !grants.lives_in_tmp;
+    let init_exec = reaper::InitExec::open();
+    let (exec, exe_fd) = match init_exec {
+        Some((exec, fd)) => (Some(exec), Some(fd)),
+        None => (None, None),
+    };
     let bot_setup = move || -> io::Result<()> {
         // Everything below runs between fork and exec: raw calls on data prepared above.
+        let _keep_open = &exe_fd;
         if !reaper::die_with_parent(referee) {
             // SAFETY: ends this just-forked child at once.
             unsafe { libc::_exit(1) };
         }
-        let ns = namespaces::enter(network, &maps);
+        identity::before_namespaces(identity);
+        let ns = namespaces::enter(network, root, &maps);
         report::put(w, NAMESPACES, ns);
         let mut mounts = 0;
         if ns & Namespaces::PID != 0 {
@@ -94,33 +187,103 @@ pub fn contain(
             match unsafe { libc::fork() } {
                 -1 => return Err(io::Error::last_os_error()),
                 0 => {}
-                init => reaper::keep(init),
+                init => {
+                    report::put(w, INIT, init as u32);
+                    reaper::keep(init)
+                }
             }
             reaper::die_with_parent(0);
             if ns & Namespaces::MOUNT != 0 {
-                mounts = namespaces::mount_private(private_tmp);
+                mounts = plan.apply();
             }
             report::put(w, MOUNTS, mounts);
             // SAFETY: as above; this process is PID 1 of the new namespace.
             match unsafe { libc::fork() } {
                 -1 => return Err(io::Error::last_os_error()),
                 0 => {}
-                bot => reaper::init(bot, w),
+                bot => reaper::init(bot, w, exec.as_ref()),
             }
         }
+        if mounts != 0 {
+            // The working directory as the new mounts show it (the one inherited is the
+            // folder beneath them: a private /tmp would not hide the real one from it).
+            // SAFETY: chdir with a NUL-terminated path prepared before the fork.
+            unsafe { libc::chdir(cwd.as_ptr()) };
+        }
+        let became = identity::become_bot(identity);
+        report::put(w, IDENTITY, u32::from(became));
+        if !became {
+            // SAFETY: a bot that could not shed root's powers must not run.
+            unsafe { libc::_exit(126) };
+        }
         report::put(w, LIMITS, limits.apply());
-        let landlock = ruleset.restrict(mounts & Mounts::TMP != 0, mounts & Mounts::PROC != 0);
+        let landlock = ruleset.restrict(
+            mounts & Mounts::TMP != 0,
+            mounts & Mounts::SHM != 0,
+            mounts & Mounts::PROC != 0,
+        );
         report::put(w, LANDLOCK, landlock);
+        // Descriptors the referee inherited (a shell's `3<secret`) must not reach the bot.
+        // SAFETY: marks this process's own descriptors above stderr close-on-exec.
+        unsafe {
+            libc::close_range(
+                3,
+                libc::c_uint::MAX,
+                libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
+            )
+        };
         Ok(())
     };
     // SAFETY: the closure makes only async-signal-safe calls (see above) and never returns in
-    // the keeper or the init, which end with _exit.
+    // the keeper or the init, which end with _exit or exec.
     unsafe { command.pre_exec(bot_setup) };
     Ok(Some(Containment {
         reader,
         writer: Some(writer),
         report: Report::default(),
+        tmp: None,
     }))
+}
+
+/// The files of `/etc` that only root may read (`shadow`, `sudoers`, ...): a bot that keeps
+/// root's user (without capabilities) still owns them, so they are covered.
+fn secrets_of_root() -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(entries) = std::fs::read_dir("/etc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o004 == 0)
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The host's path-named sockets a bot could connect to (from `/proc/net/unix`), but those
+/// under a folder already masked or hidden (under /tmp, only those in folders bound back into
+/// the private one are still there to cover).
+fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
+        return Vec::new();
+    };
+    let mut sockets: Vec<PathBuf> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().nth(7))
+        .filter(|p| p.starts_with('/'))
+        .map(PathBuf::from)
+        .filter(|p| {
+            !masks.iter().chain(hidden).any(|m| p.starts_with(m))
+                && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
+        })
+        .collect();
+    sockets.sort();
+    sockets.dedup();
+    sockets
 }
 
 impl Containment {
@@ -129,7 +292,15 @@ impl Containment {
     pub fn spawned(&mut self) -> Report {
         self.writer = None;
         self.reader.drain(&mut self.report);
+        if self.report.mounts.unwrap_or(0) & Mounts::TMP != 0 {
+            self.tmp = self.report.init.and_then(scratch::open);
+        }
         self.report
+    }
+
+    /// Takes the bot's private /tmp (once), to save what the bot wrote there after its end.
+    pub fn take_tmp(&mut self) -> Option<OwnedFd> {
+        self.tmp.take()
     }
 
     /// Everything reported so far (after the keeper has exited, that includes the bot's end).
@@ -144,13 +315,15 @@ impl Containment {
 pub fn probe(policy: &Policy) -> io::Result<Report> {
     let exe = std::env::current_exe()?;
     let argv = vec![exe.display().to_string(), "--version".to_string()];
+    let here = std::env::current_dir()?;
+    let grants = policy.grants(&argv, &here, &[], &[]);
     let mut command = std::process::Command::new(&exe);
     command
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    let Some(mut containment) = contain(&mut command, &argv, policy)? else {
+    let Some(mut containment) = contain(&mut command, &grants, policy)? else {
         return Ok(Report::default());
     };
     let mut child = command.spawn()?;

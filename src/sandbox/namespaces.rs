@@ -1,47 +1,33 @@
 //! Namespaces, entered between fork and exec without privileges: a user namespace (which
 //! makes the others possible for an ordinary user), a PID namespace (the bot's processes see
-//! only each other, and all die with its first process), a mount namespace (a private /tmp and
-//! /proc), and a network namespace (no network). Every call here is a raw system call on
-//! buffers prepared before the fork.
+//! only each other, and all die with its first process), a mount namespace (the bot's view of
+//! the files: [`super::mounts`]), an IPC namespace (no System V shared memory, semaphores or
+//! message queues shared with other bots or the host), and a network namespace (no network).
+//! Every call here is a raw system call on buffers prepared before the fork.
 
-use std::ffi::CString;
+use super::identity::IdMaps;
+use super::report::Namespaces;
 
-use super::report::{Mounts, Namespaces};
-
-/// What the child writes into its maps, prepared before the fork.
-pub(super) struct IdMaps {
-    uid_map: CString,
-    gid_map: CString,
-}
-
-impl IdMaps {
-    /// Maps the referee's own user and group to themselves inside the namespace.
-    pub(super) fn current() -> IdMaps {
-        // SAFETY: getuid and getgid cannot fail.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-        IdMaps {
-            uid_map: CString::new(format!("{uid} {uid} 1\n")).expect("digits have no NUL"),
-            gid_map: CString::new(format!("{gid} {gid} 1\n")).expect("digits have no NUL"),
-        }
-    }
-}
-
-/// Enters the most namespaces the kernel allows of user, PID, mount and (unless `network`)
-/// network; returns the [`Namespaces`] mask of those entered.
-pub(super) fn enter(network: bool, maps: &IdMaps) -> u32 {
+/// Enters the most namespaces the kernel allows of user (not for `root`, who needs none),
+/// PID, mount, IPC and (unless `network`) network; returns the [`Namespaces`] mask of those
+/// entered.
+pub(super) fn enter(network: bool, root: bool, maps: &IdMaps) -> u32 {
     let net = if network { 0 } else { libc::CLONE_NEWNET };
     let (user, pid, mount) = (libc::CLONE_NEWUSER, libc::CLONE_NEWPID, libc::CLONE_NEWNS);
+    let ipc = libc::CLONE_NEWIPC;
     // Without a network namespace the rest still protects; without a mount namespace too. Root
     // needs no user namespace for the others, where user namespaces are refused (a container).
     let tries = [
-        user | pid | mount | net,
+        user | pid | mount | ipc | net,
+        user | pid | mount | ipc,
         user | pid | mount,
         user | pid,
-        pid | mount | net,
+        pid | mount | ipc | net,
+        pid | mount | ipc,
         pid | mount,
         pid,
     ];
-    for flags in tries {
+    for flags in tries.into_iter().filter(|f| !root || f & user == 0) {
         // SAFETY: unshare only changes this (single-threaded, just forked) process.
         if unsafe { libc::unshare(flags) } == 0 {
             if flags & user != 0 {
@@ -51,6 +37,7 @@ pub(super) fn enter(network: bool, maps: &IdMaps) -> u32 {
                 (user, Namespaces::USER),
                 (pid, Namespaces::PID),
                 (mount, Namespaces::MOUNT),
+                (ipc, Namespaces::IPC),
                 (libc::CLONE_NEWNET, Namespaces::NET),
             ]
             .iter()
@@ -62,7 +49,7 @@ pub(super) fn enter(network: bool, maps: &IdMaps) -> u32 {
     0
 }
 
-/// Maps the user and group (without it, files the bot creates would have no owner).
+/// Maps the users and groups (without it, files the bot creates would have no owner).
 fn write_maps(maps: &IdMaps) {
     write_file(c"/proc/self/setgroups", c"deny\n");
     write_file(c"/proc/self/uid_map", &maps.uid_map);
@@ -78,48 +65,4 @@ fn write_file(path: &std::ffi::CStr, text: &std::ffi::CStr) {
             libc::close(fd);
         }
     }
-}
-
-/// In the namespace's first process: keeps mounts from leaking out, then mounts a private,
-/// empty /tmp (if `tmp`) and a /proc that shows only this namespace. Returns the [`Mounts`]
-/// mask of those made.
-pub(super) fn mount_private(tmp: bool) -> u32 {
-    let mut mask = 0;
-    // SAFETY: mount calls with static NUL-terminated strings.
-    unsafe {
-        let none = std::ptr::null();
-        if libc::mount(
-            none,
-            c"/".as_ptr(),
-            none,
-            libc::MS_REC | libc::MS_PRIVATE,
-            none.cast(),
-        ) != 0
-        {
-            return 0;
-        }
-        let quiet = libc::MS_NOSUID | libc::MS_NODEV;
-        if tmp
-            && libc::mount(
-                c"tmpfs".as_ptr(),
-                c"/tmp".as_ptr(),
-                c"tmpfs".as_ptr(),
-                quiet,
-                c"mode=1777,size=256m".as_ptr().cast(),
-            ) == 0
-        {
-            mask |= Mounts::TMP;
-        }
-        if libc::mount(
-            c"proc".as_ptr(),
-            c"/proc".as_ptr(),
-            c"proc".as_ptr(),
-            quiet | libc::MS_NOEXEC,
-            none.cast(),
-        ) == 0
-        {
-            mask |= Mounts::PROC;
-        }
-    }
-    mask
 }

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::Policy;
+use super::grants::Grants;
+use super::identity::Identity;
 use super::report::{Limits, Mounts, Namespaces, Report};
 
 /// What protects the game from its bots, and what could not be had here (and why).
@@ -14,23 +16,29 @@ pub struct Protections {
     pub in_force: Vec<String>,
     /// What could not be had, and why, one sentence each.
     pub missing: Vec<String>,
+    /// What each bot is kept from (shown with `-v`; not in the logs, whose bytes must not
+    /// depend on where they are written).
+    #[serde(skip)]
+    pub hidden: Vec<String>,
 }
 
 impl Protections {
-    /// Reads a contained process's report (see [`super::probe`]); `notes` are the grants held
-    /// back from particular bots.
-    pub fn from_report(policy: &Policy, report: &Report, notes: Vec<String>) -> Protections {
+    /// Reads a contained process's report (see [`super::probe`]); `bots` are the bots' names and
+    /// grants, for what each may touch beyond the default and what it runs as.
+    pub fn from_report(policy: &Policy, report: &Report, bots: &[(String, Grants)]) -> Protections {
         if !policy.enabled {
             return Protections {
                 sandbox: false,
                 in_force: vec!["none: --no-sandbox".into()],
                 missing: Vec::new(),
+                hidden: Vec::new(),
             };
         }
         let mut p = Protections {
             sandbox: true,
             in_force: Vec::new(),
-            missing: notes,
+            missing: Vec::new(),
+            hidden: Vec::new(),
         };
         let ns = report.namespaces.unwrap_or(0);
         let mounts = report.mounts.unwrap_or(0);
@@ -42,47 +50,112 @@ impl Protections {
              other processes",
         );
         p.either(
+            mounts & Mounts::HIDDEN != 0 && ns & Namespaces::MOUNT != 0,
+            "own mount namespace: the logs, results and other bots' folders hidden, nothing \
+             writable but the bot's own /tmp",
+            "no mount namespace (the kernel refused it): the logs are hidden by Landlock alone, \
+             and bots have no /tmp",
+        );
+        if ns & Namespaces::MOUNT != 0 && mounts & Mounts::BINDS == 0 {
+            p.missing.push(
+                "a folder a bot needs could not be bound into its view (see -v for the bot; \
+                 --no-sandbox if it cannot start)"
+                    .into(),
+            );
+        }
+        p.either(
+            mounts & Mounts::READ_ONLY != 0,
+            "the files read-only",
+            "the files could not be made read-only: a bot writes what Landlock lets it",
+        );
+        p.either(
+            mounts & Mounts::TMP != 0 && mounts & Mounts::SHM != 0,
+            &format!(
+                "private /tmp and /dev/shm ({} MiB each, saved next to the bot's stderr file)",
+                policy.tmp_bytes >> 20
+            ),
+            "no private /tmp or /dev/shm: bots are not granted them",
+        );
+        p.either(
             mounts & Mounts::PROC != 0,
             "private /proc",
             "no private /proc (no mount namespace, or the kernel refused to mount one): bots \
              are not granted /proc",
         );
         p.either(
-            mounts & Mounts::TMP != 0,
-            "private /tmp",
-            "no private /tmp (no mount namespace, or a bot's files live under /tmp): bots are \
-             not granted /tmp",
+            ns & Namespaces::IPC != 0,
+            "own IPC namespace (no shared System V memory, semaphores or queues)",
+            "no IPC namespace: bots can share System V memory and queues",
         );
         if !policy.network {
             p.either(
                 ns & Namespaces::NET != 0,
-                "no network (own network namespace)",
+                "no network (own network namespace; the host's Unix sockets covered)",
                 "no network namespace: only TCP is closed (by Landlock, if available)",
             );
         }
         p.landlock(report.landlock.unwrap_or(0));
-        p.in_force.push("no core dumps".into());
-        let limits = report.limits.unwrap_or(0);
+        p.in_force
+            .push("no core dumps; no descriptor of the referee's inherited".into());
+        p.limits(policy, report.limits.unwrap_or(0), bots);
+        for (name, grants) in bots {
+            p.bot(name, grants);
+        }
+        p
+    }
+
+    fn limits(&mut self, policy: &Policy, limits: u32, bots: &[(String, Grants)]) {
         if let Some(bytes) = policy.limits.memory {
-            p.either(
+            self.either(
                 limits & Limits::MEMORY != 0,
                 &format!("memory limit {} MiB per bot process", bytes >> 20),
                 "the memory limit could not be set",
             );
         }
         if let Some(n) = policy.limits.processes {
-            p.either(
+            self.either(
                 limits & Limits::PROCESSES != 0,
                 &format!("process limit {n} per bot"),
                 "the process limit could not be set",
             );
-            // SAFETY: geteuid cannot fail.
-            if unsafe { libc::geteuid() } == 0 {
-                p.missing
-                    .push("the process limit does not bind bots run by root".into());
+            for (name, grants) in bots {
+                if super::identity_of(grants).0 == Identity::RootWithoutCapabilities {
+                    self.missing.push(format!(
+                        "{name}: the process limit does not bind a bot run as root"
+                    ));
+                }
             }
         }
-        p
+    }
+
+    /// What one bot may touch beyond the default, and who it runs as.
+    fn bot(&mut self, name: &str, grants: &Grants) {
+        let list = |paths: &std::collections::BTreeSet<std::path::PathBuf>| {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !grants.write.is_empty() {
+            self.in_force
+                .push(format!("{name} may write {}", list(&grants.write)));
+        }
+        if !grants.granted.is_empty() {
+            self.in_force
+                .push(format!("{name} may read {}", list(&grants.granted)));
+        }
+        if !grants.hidden.is_empty() {
+            self.hidden
+                .push(format!("hidden from {name}: {}", list(&grants.hidden)));
+        }
+        match super::identity_of(grants) {
+            (Identity::Unprivileged(_), _) => self.in_force.push(format!(
+                "{name} runs as an unprivileged user of its own (the referee runs as root)"
+            )),
+            (_, Some(note)) => self.missing.push(format!("{name} {note}")),
+            _ => {}
+        }
     }
 
     fn either(&mut self, had: bool, in_force: &str, missing: &str) {
@@ -96,14 +169,14 @@ impl Protections {
         let (level, abi) = (outcome % 16, outcome / 16);
         match level {
             0 => self.missing.push(
-                "no Landlock (not in this kernel, or not enabled): a bot can read and write \
-                 whatever the user can, the logs included"
+                "no Landlock (not in this kernel, or not enabled): the mounts alone keep the \
+                 logs from the bots"
                     .into(),
             ),
             _ => {
                 self.in_force.push(format!(
-                    "Landlock ABI {abi}: files (the system, the bot's program and files only), \
-                     ptrace and /proc/PID of others"
+                    "Landlock ABI {abi}: the hidden folders, writing, ptrace and /proc/PID of \
+                     others"
                 ));
                 if abi >= 6 {
                     self.in_force
@@ -123,6 +196,9 @@ impl Protections {
         let mut text = format!("protections: {}", self.in_force.join("; "));
         if !self.missing.is_empty() {
             text.push_str(&format!("\nnot in force: {}", self.missing.join("; ")));
+        }
+        for line in &self.hidden {
+            text.push_str(&format!("\n{line}"));
         }
         text
     }

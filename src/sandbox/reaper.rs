@@ -7,7 +7,10 @@
 //! - The *init* is the first process of the bot's PID namespace. It dies with the keeper, reaps
 //!   orphans, and when the bot's own process ends it reports how, and whether anything was
 //!   left running; then it exits, and the kernel kills every process left in the namespace,
-//!   `setsid` or double fork notwithstanding.
+//!   `setsid` or double fork notwithstanding. Once the bot is forked, the init replaces itself
+//!   with a fresh copy of the referee's program started as `allfives-init`, with no argument
+//!   and no environment: a bot that reads `/proc/1/cmdline` or `/proc/1/environ` learns
+//!   nothing of the referee's command line (its seed, its logs, the other bots).
 
 use std::os::fd::RawFd;
 
@@ -42,9 +45,96 @@ pub(super) fn keep(init: libc::pid_t) -> ! {
     exit_as(status)
 }
 
-/// The init's life once it has forked the bot: reaps until the bot ends, reports, and exits.
-pub(super) fn init(bot: libc::pid_t, report_fd: RawFd) -> ! {
+/// The name the init runs under, and its report descriptor once it has exec'd.
+pub const INIT_NAME: &str = "allfives-init";
+const INIT_REPORT_FD: RawFd = 3;
+/// The bot's process id in its namespace: the init's first child.
+const BOT_PID: libc::pid_t = 2;
+
+/// What the init execs, prepared before the fork: the referee's own program (an `O_PATH`
+/// descriptor) and its empty argument and environment lists.
+pub(super) struct InitExec {
+    exe: RawFd,
+}
+
+impl InitExec {
+    /// Opens the referee's program; `None` if it cannot (the init then stays a fork).
+    pub(super) fn open() -> Option<(InitExec, std::os::fd::OwnedFd)> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        // SAFETY: a NUL-terminated path; the descriptor returned is owned by the caller.
+        let fd = unsafe { libc::open(c"/proc/self/exe".as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        // SAFETY: a descriptor just opened and owned by nothing else.
+        let owned = (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })?;
+        Some((
+            InitExec {
+                exe: owned.as_raw_fd(),
+            },
+            owned,
+        ))
+    }
+}
+
+/// The init's life once it has forked the bot: execs a fresh `allfives-init` (see
+/// [`init_main`]) if it can, else reaps until the bot ends, reports, and exits.
+pub(super) fn init(bot: libc::pid_t, report_fd: RawFd, exec: Option<&InitExec>) -> ! {
+    if let Some(exec) = exec.filter(|_| bot == BOT_PID) {
+        exec_init(report_fd, exec);
+    }
     close_all_but(report_fd);
+    reap_and_report(bot, report_fd)
+}
+
+/// Execs the init afresh, its report pipe as descriptor 3 and nothing else open; returns only
+/// if the exec failed.
+fn exec_init(report_fd: RawFd, exec: &InitExec) {
+    let argv: [*const libc::c_char; 2] = [c"allfives-init".as_ptr(), std::ptr::null()];
+    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+    // SAFETY: descriptor moves on this process's own table; execveat with NUL-terminated,
+    // null-ended lists that live in this frame.
+    unsafe {
+        let exe = libc::fcntl(exec.exe, libc::F_DUPFD_CLOEXEC, 10);
+        if exe < 0 {
+            return;
+        }
+        if report_fd == INIT_REPORT_FD {
+            libc::fcntl(report_fd, libc::F_SETFD, 0);
+        } else if libc::dup2(report_fd, INIT_REPORT_FD) < 0 {
+            return;
+        }
+        libc::close_range(0, 2, 0);
+        libc::close_range(
+            4,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
+        );
+        libc::syscall(
+            libc::SYS_execveat,
+            exe,
+            c"".as_ptr(),
+            argv.as_ptr(),
+            envp.as_ptr(),
+            libc::AT_EMPTY_PATH,
+        );
+    }
+}
+
+/// Whether this process is a contained bot's init, exec'd afresh (see [`init`]).
+pub fn is_init() -> bool {
+    let mut args = std::env::args_os();
+    // SAFETY: getpid cannot fail.
+    args.next().is_some_and(|a| a == INIT_NAME)
+        && args.next().is_none()
+        && unsafe { libc::getpid() } == 1
+}
+
+/// The exec'd init's whole life: reaps until the bot (its first child) ends, reports on
+/// descriptor 3, and exits as the bot did.
+pub fn init_main() -> ! {
+    die_with_parent(0);
+    reap_and_report(BOT_PID, INIT_REPORT_FD)
+}
+
+fn reap_and_report(bot: libc::pid_t, report_fd: RawFd) -> ! {
     let status = wait_for(bot);
     report::put(report_fd, LEFTOVERS, u32::from(others_alive()));
     report::put(report_fd, STATUS, status as u32);

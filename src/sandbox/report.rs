@@ -21,6 +21,10 @@ pub(super) const LIMITS: u8 = b'R';
 pub(super) const LEFTOVERS: u8 = b'X';
 /// The bot's raw wait status.
 pub(super) const STATUS: u8 = b'W';
+/// The init's process id, as the referee sees it.
+pub(super) const INIT: u8 = b'I';
+/// Whether the bot took its identity (1) or could not (0): then it did not run.
+pub(super) const IDENTITY: u8 = b'U';
 
 /// Namespace bits.
 pub(super) struct Namespaces;
@@ -29,6 +33,7 @@ impl Namespaces {
     pub(super) const PID: u32 = 2;
     pub(super) const MOUNT: u32 = 4;
     pub(super) const NET: u32 = 8;
+    pub(super) const IPC: u32 = 16;
 }
 
 /// Mount bits.
@@ -36,6 +41,10 @@ pub(super) struct Mounts;
 impl Mounts {
     pub(super) const TMP: u32 = 1;
     pub(super) const PROC: u32 = 2;
+    pub(super) const SHM: u32 = 4;
+    pub(super) const READ_ONLY: u32 = 8;
+    pub(super) const BINDS: u32 = 16;
+    pub(super) const HIDDEN: u32 = 32;
 }
 
 /// Limit bits.
@@ -68,6 +77,10 @@ pub struct Report {
     pub leftovers: Option<bool>,
     /// The bot's wait status, once it has exited.
     pub status: Option<i32>,
+    /// The init's process id (to reach the bot's private /tmp while it lives).
+    pub init: Option<u32>,
+    /// Whether the bot took the identity it was given.
+    pub identity: Option<bool>,
 }
 
 /// The referee's end of a report pipe.
@@ -107,6 +120,8 @@ impl Reader {
                 LIMITS => report.limits = Some(value),
                 LEFTOVERS => report.leftovers = Some(value != 0),
                 STATUS => report.status = Some(value as i32),
+                INIT => report.init = Some(value),
+                IDENTITY => report.identity = Some(value != 0),
                 _ => {}
             }
         }

@@ -43,6 +43,9 @@ pub struct Row {
     pub points_against: f64,
     /// Faults by kind.
     pub faults: BTreeMap<FaultKind, u64>,
+    /// Its last fault, in words (a crash's ends with the last lines of its stderr).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_fault: Option<String>,
     /// Moves it chose.
     pub moves: u64,
     /// Their mean time in milliseconds.
@@ -134,6 +137,7 @@ struct Totals {
     points_for: f64,
     points_against: f64,
     faults: BTreeMap<FaultKind, u64>,
+    last_fault: Option<String>,
     times: MoveTimes,
 }
 
@@ -290,10 +294,9 @@ impl Tally {
             times.add_total(seat.time_us);
         }
         for fault in &line.faults {
-            *self.totals[fault.entrant]
-                .faults
-                .entry(fault.kind)
-                .or_default() += 1;
+            let totals = &mut self.totals[fault.entrant];
+            *totals.faults.entry(fault.kind).or_default() += 1;
+            totals.last_fault = Some(format!("{}: {}", fault.kind, fault.detail));
         }
         let game: RatedGame = side_entrants.into_iter().zip(ranks).collect();
         self.gather(line.set_key(), line.arrangement, game);
@@ -361,6 +364,7 @@ impl Tally {
                     points_for: per(t.points_for),
                     points_against: per(t.points_against),
                     faults: t.faults.clone(),
+                    last_fault: t.last_fault.clone(),
                     moves: t.times.moves(),
                     mean_ms: t.times.mean_ms(),
                     median_ms: t.times.median_ms(),
