@@ -13,10 +13,10 @@ use crate::bot::timing::MoveTimes;
 use crate::tournament::ratings::batch::{BatchFit, Side};
 use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::ratings::{self, Anchor, Elo, Sets, Sprt, SprtSpec, SprtTest};
+use crate::tournament::results::GameLine;
 
 /// One game for the ratings: each side's entrants and rank.
 type RatedGame = Vec<(Side, u32)>;
-use crate::tournament::results::GameLine;
 
 /// An entrant's row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
