@@ -147,13 +147,17 @@ pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
 }
 
 /// A comparison in the fit's columns: its difference vector and the first side's points.
-type Compared = (Vec<f64>, f64);
+type Compared = (Direction, f64);
+
+/// A sparse difference vector: (column, weight) pairs, a column possibly more than once (every
+/// use is linear or bilinear in it, so repeats add up).
+type Direction = Vec<(usize, f64)>;
 
 /// The comparisons in the fit's own columns: each pair of sides with its games and points, and
 /// each distinct set with its count.
 struct Model {
     size: usize,
-    pairs: Vec<(Vec<f64>, f64, f64)>,
+    pairs: Vec<(Direction, f64, f64)>,
     clusters: Vec<(Vec<Compared>, f64)>,
 }
 
@@ -161,11 +165,10 @@ impl Model {
     /// The model of `sets`, with one virtual draw between every two sides that met if `prior`.
     fn new(sets: &Sets, column: &BTreeMap<usize, usize>, size: usize, prior: bool) -> Model {
         // The difference vector of a comparison: +1/|a| for a's entrants, -1/|b| for b's.
-        let direction = |a: &Side, b: &Side| {
-            let mut d = vec![0.0; size];
-            a.iter().for_each(|e| d[column[e]] += 1.0 / a.len() as f64);
-            b.iter().for_each(|e| d[column[e]] -= 1.0 / b.len() as f64);
-            d
+        let direction = |a: &Side, b: &Side| -> Direction {
+            let plus = a.iter().map(|e| (column[e], 1.0 / a.len() as f64));
+            plus.chain(b.iter().map(|e| (column[e], -1.0 / b.len() as f64)))
+                .collect()
         };
         let mut totals: BTreeMap<(&Side, &Side), (f64, f64)> = BTreeMap::new();
         let mut clusters = Vec::new();
@@ -204,16 +207,16 @@ impl Model {
         let mut gradient = vec![0.0; self.size];
         let mut information = vec![vec![0.0; self.size]; self.size];
         for (d, games, points) in &self.pairs {
-            let x = dot(d, r);
+            let x = sparse_dot(d, r);
             let e = logistic(x);
             // ln E and ln(1 - E) written to stay finite far out.
             value += points * -softplus(-x) + (games - points) * -softplus(x);
             let residual = points - games * e;
             let weight = games * e * (1.0 - e);
-            for i in 0..self.size {
-                gradient[i] += residual * d[i];
-                for j in 0..self.size {
-                    information[i][j] += weight * d[i] * d[j];
+            for &(i, wi) in d {
+                gradient[i] += residual * wi;
+                for &(j, wj) in d {
+                    information[i][j] += weight * wi * wj;
                 }
             }
         }
@@ -259,17 +262,17 @@ impl Model {
         let inverse = invert(&information)?;
         let mut meat = vec![vec![0.0; self.size]; self.size];
         for (cluster, n) in &self.clusters {
-            let mut score = vec![0.0; self.size];
+            // A set's score touches only its own entrants' columns.
+            let mut score: BTreeMap<usize, f64> = BTreeMap::new();
             for (d, points) in cluster {
-                let residual = points - logistic(dot(d, r));
-                score
-                    .iter_mut()
-                    .zip(d)
-                    .for_each(|(s, x)| *s += residual * x);
+                let residual = points - logistic(sparse_dot(d, r));
+                for &(i, w) in d {
+                    *score.entry(i).or_default() += residual * w;
+                }
             }
-            for i in 0..self.size {
-                for j in 0..self.size {
-                    meat[i][j] += n * score[i] * score[j];
+            for (&i, si) in &score {
+                for (&j, sj) in &score {
+                    meat[i][j] += n * si * sj;
                 }
             }
         }
@@ -354,6 +357,11 @@ fn logistic(x: f64) -> f64 {
 /// ln(1 + e^x), finite for large x.
 fn softplus(x: f64) -> f64 {
     if x > 30.0 { x } else { x.exp().ln_1p() }
+}
+
+/// `d . r` for a sparse `d`.
+fn sparse_dot(d: &Direction, r: &[f64]) -> f64 {
+    d.iter().map(|&(i, w)| w * r[i]).sum()
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
