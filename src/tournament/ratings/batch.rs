@@ -564,4 +564,33 @@ mod tests {
         assert!((rated(&p, 0) - rated(&p, 1)).abs() < 1e-3, "{p:?}");
         assert!((rated(&p, 2) - rated(&p, 3)).abs() < 1e-3, "{p:?}");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any results, folded in any order, give the same ratings, and the mean anchor holds.
+        #[test]
+        fn any_order_gives_the_same_fit(
+            sets in proptest::collection::vec((0usize..5, 0usize..5, 1u32..3, 1u32..3), 1..40),
+            seed in 0u64..1000,
+        ) {
+            let games: Vec<_> = sets
+                .iter()
+                .filter(|(a, b, _, _)| a != b)
+                .map(|&(a, b, x, y)| pair(a, b, x, y))
+                .collect();
+            let mut order: Vec<usize> = (0..games.len()).collect();
+            // A permutation from the seed (a multiplicative shuffle, no generator needed).
+            order.sort_by_key(|&i| (i as u64 * 2_654_435_761 + seed) % 1_000_003);
+            let (mut one, mut other) = (Sets::default(), Sets::default());
+            games.iter().for_each(|g| one.add(g));
+            order.iter().for_each(|&i| other.add(&games[i]));
+            let fit_one = fit(&names(5), &one, Anchor::Mean(0.0));
+            proptest::prop_assert_eq!(&fit_one, &fit(&names(5), &other, Anchor::Mean(0.0)));
+            let rated = fit_one.entrants.len() as f64;
+            let mean: f64 = fit_one.entrants.iter().map(|r| r.elo).sum::<f64>() / rated.max(1.0);
+            proptest::prop_assert!(mean.abs() < 1e-6, "{:?}", fit_one);
+            proptest::prop_assert!(fit_one.entrants.windows(2).all(|w| w[0].elo >= w[1].elo));
+        }
+    }
 }

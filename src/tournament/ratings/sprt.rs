@@ -340,4 +340,23 @@ mod tests {
             assert!(SprtSpec::parse(bad).is_err(), "{bad}");
         }
     }
+
+    proptest::proptest! {
+        /// Whatever pairs come after it, a decision once taken stays as it was.
+        #[test]
+        fn a_decision_never_changes(cells in proptest::collection::vec(0usize..5, 1..400)) {
+            let s = spec("elo0=0,elo1=20,alpha=0.1,beta=0.1");
+            let mut test = SprtTest::new(s);
+            let mut counts = [0u64; 5];
+            let mut first = None;
+            for cell in cells {
+                counts[cell] += 1;
+                let now = test.observe(counts);
+                if first.is_none() {
+                    first = now;
+                }
+                proptest::prop_assert_eq!(now, first);
+            }
+        }
+    }
 }
