@@ -13,6 +13,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::normal::clean;
 use super::pentanomial::score_of;
 
 /// What `--sprt` asks for.
@@ -224,7 +225,7 @@ impl SprtTest {
             lower: s.lower(),
             upper: s.upper(),
             pairs: counts.iter().sum(),
-            llr: llr(s, counts),
+            llr: clean(llr(s, counts)),
             decision: self
                 .decision
                 .map_or("continue".to_string(), |d| match d.accepted {
