@@ -3,7 +3,7 @@
 //! PATH); `--bot-network` shows what the network namespace costs. Nothing is measured per
 //! move: the sandbox adds nothing there.
 //!
-//! `cargo build --release -p allfives-strong && cargo bench --bench sandbox`
+//! `cargo build --release -p allfives-strong && cargo build --release && cargo bench --bench sandbox`
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,6 +52,9 @@ async fn mean_start(command: &str, contained: bool, network: bool) -> Duration {
     let mut policy = Policy::contained(vec![std::env::temp_dir().join("allfives-bench-none")]);
     policy.enabled = contained;
     policy.network = network;
+    // The init execs the referee's program afresh, as `allfives match` does (build it first).
+    let referee = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/allfives");
+    policy.init_program = referee.exists().then_some(referee);
     let sink = StderrSink {
         file: None,
         cap: 0,

@@ -10,6 +10,7 @@
 //! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`tournament`]: many entrants' games: schedule, seeds, workers, results, standings, ratings;
+//! - [`text`]: text a bot or a user's file controls, made safe for a terminal, a file name, HTML;
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.

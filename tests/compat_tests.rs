@@ -362,8 +362,11 @@ fn cell(world: &World, kind: &Kind, start: Start) -> (PathBuf, String) {
 /// Runs `args` from `cwd` with `kind`'s PATH.
 fn run_in(world: &World, kind: &Kind, cwd: &Path, args: &[String]) -> Ran {
     let path = world.path_var(kind);
+    // A failed check keeps its logs: in the world, which the test removes.
     allfives_with(args, |c| {
-        c.current_dir(cwd).env("PATH", path);
+        c.current_dir(cwd)
+            .env("PATH", path)
+            .env("TMPDIR", world.path(""));
     })
 }
 

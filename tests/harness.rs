@@ -38,6 +38,15 @@ pub fn quote(word: &str) -> String {
     }
 }
 
+/// A path hex-encoded, as the cheating fixtures take one (any byte survives the command line).
+pub fn hex(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// A test's private directory; its name marks every bot process the test starts.
 pub struct Sandbox {
     dir: TempDir,
@@ -252,6 +261,16 @@ pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value
 
 /// `allfives replay --quiet LOG` must accept the log; returns its stdout.
 pub fn assert_replays(log: &Path) -> String {
+    replays_with(log, 0)
+}
+
+/// `allfives replay --quiet LOG` must accept the log as far as it goes, and exit 6 (it is cut
+/// short); returns its stdout.
+pub fn assert_replays_cut(log: &Path) -> String {
+    replays_with(log, 6)
+}
+
+fn replays_with(log: &Path, code: i32) -> String {
     let ran = allfives(&[
         "replay".to_string(),
         "--quiet".into(),
@@ -259,7 +278,7 @@ pub fn assert_replays(log: &Path) -> String {
     ]);
     assert_eq!(
         ran.code,
-        Some(0),
+        Some(code),
         "replay of {} failed: {}{}",
         log.display(),
         ran.stdout,

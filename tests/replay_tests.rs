@@ -59,15 +59,16 @@ fn edit(lines: &mut [String], at: usize, change: impl FnOnce(&mut Value)) {
 }
 
 /// Replays `lines` written to a file: the replay must be refused with exit code 3 at line
-/// `line`, saying every one of `says`, in plain words.
-fn refused_at(sb: &Sandbox, case: &str, lines: &[String], line: usize, says: &[&str]) {
+/// `line` (0: wherever the events first contradict the change), saying every one of `says`, in
+/// plain words.
+pub fn refused_at(sb: &Sandbox, case: &str, lines: &[String], line: usize, says: &[&str]) {
     let bad = sb.path(&format!("{case}.jsonl"));
     fs::write(&bad, lines.join("\n") + "\n").expect("write");
     let ran = allfives(&["replay", "--quiet", &bad.display().to_string()]);
     assert_eq!(ran.code, Some(3), "{case}: {ran:?}");
     let said = ran.stderr.trim();
     assert!(
-        said.contains(&format!(": line {line}: ")),
+        line == 0 || said.contains(&format!(": line {line}: ")),
         "{case}: expected line {line}: {said}"
     );
     for words in says {
@@ -333,7 +334,7 @@ fn a_log_with_fallback_faults_verifies_and_its_forgeries_do_not() {
 }
 
 #[test]
-fn a_torn_last_line_is_replayed_as_far_as_it_goes() {
+fn a_torn_last_line_is_replayed_as_far_as_it_goes_with_an_exit_code_of_its_own() {
     let sb = Sandbox::new();
     let log = base_log(&sb);
     let text = fs::read_to_string(&log).expect("log");
@@ -342,8 +343,27 @@ fn a_torn_last_line_is_replayed_as_far_as_it_goes() {
     // Cut in the middle of the next-to-last line: the referee was killed while writing it.
     let cut = text[..text.len() - 2].rfind('\n').expect("lines") - 10;
     fs::write(&torn, &text[..cut]).expect("write");
-    let ran = allfives(&["replay", &torn.display().to_string()]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let torn_shown = torn.display().to_string();
+    let ran = allfives(&["replay", &torn_shown]);
+    assert_eq!(ran.code, Some(6), "{ran:?}");
+    // Every form of the replay tells a script the same.
+    for form in [
+        &["--json"][..],
+        &["--quiet"],
+        &["--turn", "1"],
+        &["--turn", "1", "--json"],
+    ] {
+        let ran = allfives(&[&["replay", &torn_shown][..], form].concat());
+        assert_eq!(ran.code, Some(6), "{form:?}: {ran:?}");
+    }
+    // Cut right after its header: still cut.
+    let header_only = sb.path("header.jsonl");
+    fs::write(
+        &header_only,
+        text.lines().next().expect("a header").to_string() + "\n",
+    )
+    .expect("write");
+    assert!(assert_replays_cut(&header_only).contains("as far as it goes"));
     assert!(
         ran.stdout
             .contains(&format!("line {} is cut off mid-way", lines - 1)),
@@ -356,7 +376,7 @@ fn a_torn_last_line_is_replayed_as_far_as_it_goes() {
         text.lines().take(6).collect::<Vec<_>>().join("\n") + "\n",
     )
     .expect("write");
-    assert!(assert_replays(&cut_log).contains("stops before the game's end"));
+    assert!(assert_replays_cut(&cut_log).contains("stops before the game's end"));
 }
 
 #[test]

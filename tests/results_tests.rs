@@ -217,13 +217,16 @@ fn a_json_match_prints_each_game_as_it_ends() {
 #[test]
 fn a_json_match_that_stops_midway_closes_its_document() {
     let sb = Sandbox::new();
-    // Logs are never overwritten: game 3 cannot start.
-    std::fs::create_dir(sb.logs()).expect("a log folder");
-    std::fs::write(sb.log(3), "").expect("a file in the way");
+    // Logs are never overwritten, and a log in the way is refused before the first game; an
+    // uncontained bot that plants links named like games 2 and 3's logs during game 1 makes
+    // game 2 impossible to start.
+    let target = sb.path("target");
+    let planter = sb.fixture("cheat_plants_links", &[&hex(&sb.logs()), &hex(&target)]);
     let ran = allfives(&[
         "match",
-        "builtin:greedy",
+        &planter,
         "builtin:random",
+        "--no-sandbox",
         "--games",
         "6",
         "--json",
@@ -232,7 +235,8 @@ fn a_json_match_that_stops_midway_closes_its_document() {
     ]);
     assert_eq!(ran.code, Some(1), "{}", ran.stderr);
     assert!(ran.stderr.contains("the match stopped"), "{}", ran.stderr);
-    assert_match_report(&ran.stdout, 2, false);
+    assert_match_report(&ran.stdout, 1, false);
+    sb.assert_no_bot_left();
 }
 
 #[test]

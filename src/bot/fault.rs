@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::text;
+
 /// The kind of a bot's fault.
 #[derive(
     Debug,
@@ -55,6 +57,15 @@ impl fmt::Display for FaultKind {
     }
 }
 
+/// How much of an offending line is kept for the record, in characters.
+pub const EXCERPT: usize = 200;
+
+/// The start of `bytes`, lossily decoded, cut to [`EXCERPT`] characters.
+pub fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT * 4)]);
+    text.chars().take(EXCERPT).collect()
+}
+
 /// A fault: its kind, a sentence about it, and the offending input cut short.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
@@ -82,13 +93,15 @@ impl Fault {
         Fault {
             kind,
             detail: detail.into(),
-            input: Some(crate::bot::process::excerpt(input.as_bytes())),
+            input: Some(excerpt(input.as_bytes())),
         }
     }
 }
 
+/// The kind and the detail, the detail made safe for a terminal (it may quote what a bot
+/// wrote, or come from a log a user edited).
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.detail)
+        write!(f, "{}: {}", self.kind, text::terminal(&self.detail))
     }
 }

@@ -4,8 +4,10 @@
 use allfives_engine::json::read_from_bot;
 use allfives_engine::protocol::FromBot;
 
+use crate::bot::fault::excerpt;
 use crate::bot::fault::{Fault, FaultKind};
-use crate::bot::process::{Received, excerpt};
+use crate::bot::misread::misread;
+use crate::bot::process::Received;
 
 /// Cuts a byte stream into lines of at most `max_line` bytes, not counting the line's `\n` or
 /// `\r\n`. Bytes are appended to [`buffer`](LineFramer::buffer) as they arrive; a line cut off
@@ -113,12 +115,14 @@ fn decode(line: &[u8]) -> Received {
 }
 
 /// A line a bot wrote, read as a message (by the engine's reader: the compact form by hand,
-/// anything else through serde_json).
+/// anything else through serde_json). A refused line's fault says which field is wrong and what
+/// it should hold, where it can ([`misread`]); else it gives the reader's message.
 pub fn parse_answer(text: &str) -> Result<FromBot, Fault> {
     read_from_bot(text).map_err(|e| {
+        let why = misread(text).unwrap_or_else(|| e.to_string());
         Fault::with_input(
             FaultKind::Malformed,
-            format!("not a valid message: {e}"),
+            format!("not a valid message: {why}"),
             text,
         )
     })

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod cputime;
 pub mod fault;
 pub mod framing;
+pub mod misread;
 pub mod player;
 pub mod process;
 pub mod shutdown;

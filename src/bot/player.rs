@@ -16,6 +16,7 @@ use crate::bot::framing::parse_answer;
 use crate::bot::process::{BotProcess, Ending, Launch, Received, StderrSink};
 use crate::bot::timing::MoveTimes;
 use crate::sandbox::Policy;
+use crate::text;
 use allfives_engine::game::{Game, Move};
 use allfives_engine::json::TurnWriter;
 use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
@@ -63,6 +64,11 @@ impl BotSpec {
                 Ok(BotSpec::with_setup(command, None, BTreeMap::new())?
                     .with_given_name(name.to_string()))
             }
+            // `a/b=builtin:greedy`: no command, but a name that is not one (a command line with
+            // an `=` in an argument has a space before it).
+            Some((name, _)) if !name.contains(char::is_whitespace) => {
+                BotSpec::with_setup(text, None, BTreeMap::new()).map_err(|_| name_problem(name))
+            }
             _ => BotSpec::with_setup(text, None, BTreeMap::new()),
         }
     }
@@ -74,6 +80,12 @@ impl BotSpec {
         env: BTreeMap<String, String>,
     ) -> Result<BotSpec, String> {
         if let Some(name) = command.strip_prefix("builtin:") {
+            if dir.is_some() || !env.is_empty() {
+                return Err(format!(
+                    "{command} runs inside the referee: `dir` and `env` do not apply to it; \
+                     remove them"
+                ));
+            }
             if !builtin::NAMES.contains(&name) {
                 return Err(format!(
                     "unknown builtin bot '{name}': the builtins are {}",
@@ -91,6 +103,7 @@ impl BotSpec {
                 name_given: false,
             });
         }
+        check_env(&env)?;
         let argv = shlex::split(command)
             .filter(|a| !a.is_empty())
             .ok_or_else(|| format!("bot '{command}' is not a command line (check its quotes)"))?;
@@ -192,25 +205,89 @@ pub fn tell_apart(names: impl IntoIterator<Item = String>) -> Vec<String> {
 /// The longest display name taken from a bot's `hello`, in characters.
 const MAX_HELLO_NAME: usize = 40;
 
-/// A bot's `hello` name made fit for tables and file names: printable, trimmed and short;
-/// `None` if nothing is left.
+/// A name a bot or a file chose (its `hello` name, its script's file name) made fit for a
+/// terminal: every control, bidi or invisible character shown escaped ([`text::terminal`]), so
+/// that no name can act on a terminal or pass for another; no `/`, trimmed and short. `None` if
+/// nothing is left. File names are made of it with [`text::file_name`].
 fn display_name(name: &str) -> Option<String> {
-    let clean: String = name
+    let clean: String = text::terminal(name)
         .chars()
-        .filter(|c| !c.is_control() && *c != '/')
+        .filter(|c| *c != '/')
         .take(MAX_HELLO_NAME)
         .collect();
     let clean = clean.trim();
     (!clean.is_empty()).then(|| clean.to_string())
 }
 
-/// Whether `text` can name a bot in `NAME=COMMAND`: letters, digits, `_ . -` and `#`, so that
-/// an `=` inside a command (`./bot --depth=3`) is never taken for a name.
-pub fn is_name(text: &str) -> bool {
-    !text.is_empty()
-        && text
+/// The longest name the user may give a bot (`NAME=COMMAND`, a bots file), in bytes.
+pub const MAX_NAME: usize = 64;
+
+/// Why `name` cannot name a bot, in a sentence that says what a name may hold.
+pub fn name_problem(name: &str) -> String {
+    let shown = text::terminal(name);
+    match name.len() > MAX_NAME {
+        true => format!("the bot name '{shown}' is too long: a name has at most {MAX_NAME} bytes"),
+        false => format!(
+            "'{shown}' is not a valid bot name: a name holds letters, digits, _ . - and # only"
+        ),
+    }
+}
+
+/// Whether `name` can name a bot in `NAME=COMMAND`: letters, digits, `_ . -` and `#` (no
+/// invisible letter), at most [`MAX_NAME`] bytes, so that an `=` inside a command
+/// (`./bot --depth=3`) is never taken for a name.
+pub fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
             .chars()
             .all(|c| c.is_alphanumeric() || "_.-#".contains(c))
+        && text::terminal(name) == name
+}
+
+/// The longest `KEY=VALUE` the kernel passes to a new process, in bytes with its NUL
+/// (Linux's MAX_ARG_STRLEN, 32 pages of 4 KiB).
+const MAX_ENV_ENTRY: usize = 32 * 4096;
+
+/// The most bytes of variables a bot may be given in all: the kernel's limit for the arguments
+/// and the environment together is 2 MiB or more, of which the referee's own environment and
+/// the command line take their share.
+const MAX_ENV_TOTAL: usize = 1024 * 1024;
+
+/// Refuses variables that could never start a process, so that every game would not be a
+/// crash forfeit: a name empty or holding `=`, a NUL byte, an entry or a total too large.
+fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
+    let mut total = 0;
+    for (key, value) in env {
+        let shown = text::terminal(key);
+        if key.is_empty() {
+            return Err("env: a variable needs a name (an empty key was given)".into());
+        }
+        if key.contains('=') {
+            return Err(format!(
+                "env key '{shown}': a variable's name cannot hold '=' (write the value apart)"
+            ));
+        }
+        if key.contains('\0') || value.contains('\0') {
+            return Err(format!(
+                "env '{shown}': a variable cannot hold a NUL byte (\\u0000)"
+            ));
+        }
+        let entry = key.len() + value.len() + 2;
+        if entry > MAX_ENV_ENTRY {
+            return Err(format!(
+                "env '{shown}': {entry} bytes is too large to start a process (at most {MAX_ENV_ENTRY} bytes a variable)"
+            ));
+        }
+        total += entry;
+    }
+    match total > MAX_ENV_TOTAL {
+        true => Err(format!(
+            "env: {total} bytes of variables in all is too large to start a process reliably \
+             (at most {MAX_ENV_TOTAL})"
+        )),
+        false => Ok(()),
+    }
 }
 
 /// Checks that a program can be found, as the shell would look for it (a path from `base`, the
@@ -225,6 +302,10 @@ fn find_program(program: &str, base: &Path) -> Result<(), String> {
         .find(|p| p.is_file());
     match found {
         Some(path) => runnable(&path),
+        None if base.join(program).is_file() => Err(format!(
+            "{program} is not found on PATH (a file of that name is in the bot's folder: write \
+             ./{program} to run it)"
+        )),
         None => Err(format!("{program} is not found on PATH")),
     }
 }
@@ -288,10 +369,10 @@ fn name_of(argv: &[String], base: &Path) -> String {
         .skip(1)
         .find(|a| !a.starts_with('-') && base.join(a).is_file());
     let word = script.unwrap_or(&argv[0]);
-    Path::new(word)
+    let stem = Path::new(word)
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| word.clone())
+        .map_or_else(|| word.clone(), |s| s.to_string_lossy().into_owned());
+    display_name(&stem).unwrap_or_else(|| "bot".to_string())
 }
 
 /// How a bot fared over a match.

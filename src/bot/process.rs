@@ -33,8 +33,6 @@ const QUICK: Duration = Duration::from_millis(20);
 /// games of a tournament) wait at most this long; a signal ends the wait at once. Stderr is
 /// drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
-/// How much of an offending line is kept for the record.
-pub const EXCERPT: usize = 200;
 
 /// Where a bot's stderr goes.
 #[derive(Debug, Clone)]
@@ -43,7 +41,7 @@ pub struct StderrSink {
     pub file: Option<PathBuf>,
     /// The most bytes written to the file; a marker says where it was cut.
     pub cap: u64,
-    /// Also echo it to the terminal, each line prefixed with this.
+    /// Also echo it to the terminal, each line prefixed with this and made safe for a terminal.
     pub echo_prefix: Option<String>,
 }
 
@@ -585,12 +583,6 @@ pub fn describe(status: ExitStatus) -> String {
     }
 }
 
-/// The start of `bytes`, lossily decoded, cut to [`EXCERPT`] characters.
-pub fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT * 4)]);
-    text.chars().take(EXCERPT).collect()
-}
-
 /// The thread that drains a bot's stderr. A thread of its own, in plain blocking reads: the
 /// referee's thread may wait for answers in blocking calls, and a bot must never block on a
 /// full stderr pipe meanwhile.
@@ -697,7 +689,7 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mute
     let prefix: Option<Arc<str>> = sink.echo_prefix.as_deref().map(Arc::from);
     let mut written = 0u64;
     let mut buf = vec![0u8; 16 * 1024];
-    let mut at_line_start = true;
+    let mut pending = Vec::new();
     loop {
         let n = match err.read(&mut buf) {
             Ok(0) => break,
@@ -725,23 +717,39 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mute
             }
         }
         if let Some(prefix) = &prefix {
-            echo(prefix, chunk, &mut at_line_start);
+            pending.extend_from_slice(chunk);
+            echo(prefix, &mut pending, false);
         }
+    }
+    if let Some(prefix) = &prefix {
+        echo(prefix, &mut pending, true);
     }
 }
 
-fn echo(prefix: &str, chunk: &[u8], at_line_start: &mut bool) {
+/// The longest piece of one stderr line held back for its end before it is echoed anyway.
+const ECHO_PIECE: usize = 4096;
+
+/// Echoes the whole lines in `pending` (and the rest too when `end`, or when it grows past
+/// [`ECHO_PIECE`]) to the referee's stderr, each prefixed and made safe for a terminal; keeps
+/// the unfinished line. Whole lines are cleaned, so that no escape sequence or multi-byte
+/// character is split between two reads.
+fn echo(prefix: &str, pending: &mut Vec<u8>, end: bool) {
     use std::io::Write;
-    let mut text = Vec::with_capacity(chunk.len() + prefix.len());
-    for &b in chunk {
-        if *at_line_start {
-            text.extend_from_slice(prefix.as_bytes());
-            *at_line_start = false;
-        }
-        text.push(b);
-        if b == b'\n' {
-            *at_line_start = true;
-        }
+    let whole = match pending.iter().rposition(|&b| b == b'\n') {
+        Some(at) => at + 1,
+        None => 0,
+    };
+    let upto = match end || pending.len() - whole > ECHO_PIECE {
+        true => pending.len(),
+        false => whole,
+    };
+    let mut text = String::new();
+    for line in pending[..upto].split_inclusive(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        text.push_str(prefix);
+        text.push_str(&crate::text::terminal(&String::from_utf8_lossy(line)));
+        text.push('\n');
     }
-    let _ = io::stderr().lock().write_all(&text);
+    pending.drain(..upto);
+    let _ = io::stderr().lock().write_all(text.as_bytes());
 }

@@ -216,7 +216,7 @@ async fn play_scenario(
 fn describe_fault(fault: &Fault, log: Option<&Path>) -> String {
     let mut text = fault.to_string();
     if let Some(input) = &fault.input {
-        text.push_str(&format!(" (it wrote: {input})"));
+        text.push_str(&format!(" (it wrote: {})", crate::text::terminal(input)));
     }
     if let Some(log) = log {
         text.push_str(&format!("; log: {}", log.display()));

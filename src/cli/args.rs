@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::player::BotSpec;
 use crate::cli::commands::BAD_INPUT;
-use crate::cli::deal_file::read_deals;
+use crate::cli::deal_file::{never_played, read_deals};
 use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
@@ -110,7 +110,7 @@ fn reported(e: clap::Error) -> u8 {
             e.exit_code() as u8
         }
         _ => {
-            eprintln!("allfives: {}", one_line(&e));
+            eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
             BAD_INPUT
         }
     }
@@ -461,6 +461,8 @@ impl SandboxArgs {
             write: absolute(&self.bot_write),
             tmp_bytes: self.bot_tmp << 20,
             clean_env,
+            // This program: its main knows to run as a bot's init.
+            init_program: std::env::current_exe().ok(),
         })
     }
 }
@@ -614,11 +616,12 @@ pub struct MatchArgs {
     /// bots that think on their opponent's time or use several threads).
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
-    /// Write the game's log to FILE (a one-game match) [default: a file in --log-dir's folder].
+    /// Write the game's log to FILE, which must not exist (a one-game match) [default: a file in
+    /// --log-dir's folder].
     #[arg(long, value_name = "FILE", conflicts_with = "log_dir")]
     pub log: Option<PathBuf>,
-    /// Write each game's log to DIR/game-N.jsonl [default: a new folder
-    /// allfives-logs/match-N, never one used before].
+    /// Write each game's log to DIR/game-N.jsonl; a game's log already there is refused before
+    /// the first game [default: a new folder allfives-logs/match-N, never one used before].
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Print one JSON object with the whole result instead of text, each game as it ends
@@ -782,6 +785,10 @@ impl MatchArgs {
             (Some(_), _) if plan.len() > 1 => {
                 return Err("--log writes one game; use --log-dir for a match of several".into());
             }
+            // A bare file name is a file in the current folder (its parent is "").
+            (Some(file), _) if file.parent() == Some(Path::new("")) => {
+                LogTarget::File(Path::new(".").join(file))
+            }
             (Some(file), _) => LogTarget::File(file.clone()),
             (None, Some(dir)) => LogTarget::Dir(dir.clone()),
             (None, None) => LogTarget::Dir(
@@ -789,6 +796,7 @@ impl MatchArgs {
                     .map_err(|e| format!("cannot create a log folder in {DEFAULT_LOGS}: {e}"))?,
             ),
         };
+        logs_free(&logs, &plan)?;
         // Created last, once every option is checked: a refused command leaves no folder.
         let folder = match &logs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
@@ -897,6 +905,29 @@ fn bot_count(n: usize) -> Result<(), String> {
     }
 }
 
+/// Checks, before any game, that no game's log exists already (logs are never overwritten):
+/// else the match would stop at that game, after playing those before it.
+fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
+    let taken = match logs {
+        LogTarget::File(file) => std::fs::symlink_metadata(file)
+            .is_ok()
+            .then(|| file.clone()),
+        LogTarget::Dir(dir) if !dir.exists() => None,
+        LogTarget::Dir(dir) => plan
+            .games(0)
+            .map(|g| dir.join(format!("game-{}.jsonl", g.number)))
+            .find(|log| std::fs::symlink_metadata(log).is_ok()),
+    };
+    match taken {
+        Some(log) => Err(format!(
+            "{} exists already (logs are never overwritten): name a new --log-dir or --log, \
+             or remove it",
+            log.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Where `match` keeps its logs unless told.
 pub const DEFAULT_LOGS: &str = "allfives-logs";
 /// Where tournament folders go by default.
@@ -930,6 +961,11 @@ pub fn new_log_dir(parent: &Path, stem: &str) -> std::io::Result<PathBuf> {
 
 /// The deals, each checked against the rules.
 fn validated(deals: Vec<Deal>, rules: &Rules, source: &str) -> Result<Vec<Deal>, String> {
+    // As a deal file: deals no game could play are refused, never dropped.
+    let most = rules.max_hands as usize;
+    if deals.len() > most {
+        return Err(format!("{source}: {}", never_played(most)));
+    }
     for (i, deal) in deals.iter().enumerate() {
         deal.validate(rules)
             .map_err(|e| format!("{source}, deal {}: {e}", i + 1))?;

@@ -2,7 +2,8 @@
 //! the process's exit code. Exit codes: 0 done (a bot losing by a fault is a result, not an
 //! error); 1 the referee itself failed (e.g. a log could not be written); 2 bad arguments or an
 //! unreadable input file; 3 a replayed log does not check out; 4 a bot failed `check`;
-//! 5 stdout cannot be written (closed, or the disk is full); 130 interrupted; 141 stdout's
+//! 5 stdout cannot be written (closed, or the disk is full); 6 a replayed log checks out as far
+//! as it goes but is cut short; 130 interrupted; 141 stdout's
 //! reader went away (`| head -1`), a quiet exit as the shell reports for other tools.
 
 use std::io::Write;
@@ -42,6 +43,8 @@ pub const BAD_LOG: u8 = 3;
 pub const CHECK_FAILED: u8 = 4;
 /// Stdout cannot be written (closed, or the disk is full).
 pub const OUTPUT_FAILED: u8 = 5;
+/// A replayed log checks out as far as it goes, but it is cut short before the game's end.
+pub const CUT_LOG: u8 = 6;
 /// Interrupted (Ctrl-C or SIGTERM).
 pub const INTERRUPTED: u8 = 130;
 /// Stdout's reader went away.
@@ -63,8 +66,10 @@ pub fn run(cli: Cli) -> u8 {
 
 fn completions_command(args: &CompletionsArgs) -> u8 {
     let mut command = Cli::command();
-    clap_complete::generate(args.shell, &mut command, "allfives", &mut std::io::stdout());
-    0
+    // Made in memory, then written: clap_complete panics when its writer fails.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "allfives", &mut script);
+    emitted(emit(&script), 0)
 }
 
 fn man_command(args: &ManArgs) -> u8 {
@@ -89,15 +94,13 @@ fn man_command(args: &ManArgs) -> u8 {
     if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
         return fail(FAILED, format!("cannot render the manual page: {e}"));
     }
-    match std::io::stdout().write_all(&out) {
-        Ok(()) => 0,
-        Err(e) => fail(FAILED, format!("cannot write the manual page: {e}")),
-    }
+    emitted(emit(&out), 0)
 }
 
-/// Writes one line on stderr and returns `code`.
+/// Writes one line on stderr and returns `code`. The message is made safe for a terminal: it
+/// may quote a name, a path or a line of a file that a bot or a user wrote.
 pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
-    eprintln!("allfives: {message}");
+    eprintln!("allfives: {}", crate::text::terminal(&message.to_string()));
     code
 }
 
@@ -107,14 +110,17 @@ fn match_command(args: &MatchArgs) -> u8 {
         Err(message) => return fail(BAD_INPUT, message),
     };
     for warning in args.warnings(config.bots.len()) {
-        eprintln!("allfives: warning: {warning}");
+        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
     }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
     if args.verbose
         && let Some(protections) = &config.settings.protections
     {
-        eprintln!("{}", protections.summary());
+        // Each line names bots and folders, which a bots file chose.
+        for line in protections.summary().lines() {
+            eprintln!("{}", crate::text::terminal(line));
+        }
     }
     // Held until the match ends: every bot starts on the same CPU as the referee.
     let _cpu = args.placement.hold();
@@ -123,32 +129,45 @@ fn match_command(args: &MatchArgs) -> u8 {
         Err(code) => return code,
     };
     let json = args.json;
-    let mut played = match Match::new(config) {
-        Ok(played) => played,
-        Err(e) => return fail(FAILED, format!("cannot prepare the match's logs: {e}")),
-    };
-    // Every bot shakes hands first, so that the banner and the results carry its hello name.
-    if unless_interrupted(&runtime, played.introduce()).is_none() {
-        return fail(INTERRUPTED, "interrupted: every bot was stopped");
-    }
-    let entrants = results::entrants_of(&played.config.bots);
-    let rules = played.config.settings.rules;
-    let seed = played.config.seed;
-    let set_size = match args.no_rotate {
-        true => 1,
-        false => schedule::arrangements(&args.table(&rules)).len(),
-    };
-    let names = entrants.iter().map(|e| e.name.clone()).collect();
-    let mut tally = Tally::new(names, set_size, None);
-    let report = |complete: bool, tally: &Tally| {
-        let mut report = Report::new("match", complete, entrants.clone(), tally.standings());
+    let rules = config.settings.rules;
+    let seed = config.seed;
+    let report = |complete: bool, entrants: &[Entrant], tally: &Tally| {
+        let mut report = Report::new("match", complete, entrants.to_vec(), tally.standings());
         report.seed = Some(seed);
         report.rules = Some(rules);
         report
     };
+    let tally_of = |entrants: &[Entrant], set_size: usize| {
+        let names = entrants.iter().map(|e| e.name.clone()).collect();
+        Tally::new(names, set_size, None)
+    };
+    let early = results::entrants_of(&config.bots);
+    let mut played = match Match::new(config) {
+        Ok(played) => played,
+        Err(e) => {
+            // --json promises a document whatever the ending: one with no game, incomplete.
+            if json && let Err(e) = print_json(&report(false, &early, &tally_of(&early, 1))) {
+                return output_failed(&e);
+            }
+            return fail(FAILED, format!("cannot prepare the match's logs: {e}"));
+        }
+    };
+    // Every bot shakes hands first, so that the banner and the results carry its hello name.
+    if unless_interrupted(&runtime, played.introduce()).is_none() {
+        if json && let Err(e) = print_json(&report(false, &early, &tally_of(&early, 1))) {
+            return output_failed(&e);
+        }
+        return fail(INTERRUPTED, "interrupted: every bot was stopped");
+    }
+    let entrants = results::entrants_of(&played.config.bots);
+    let set_size = match args.no_rotate {
+        true => 1,
+        false => schedule::arrangements(&args.table(&rules)).len(),
+    };
+    let mut tally = tally_of(&entrants, set_size);
     // --json streams its report: the opening now, each game as it ends, the standings last.
     let opened = match json {
-        true => ReportStream::start(std::io::stdout(), &report(false, &tally)).map(Some),
+        true => ReportStream::start(std::io::stdout(), &report(false, &entrants, &tally)).map(Some),
         false => output::print_line(&output::match_banner(&played.config)).map(|()| None),
     };
     let mut stream = match opened {
@@ -199,7 +218,7 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some(Ok(())) => None,
     };
     // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
-    let report = report(played.complete(), &tally);
+    let report = report(played.complete(), &entrants, &tally);
     let printed = match stream {
         Some(stream) => stream.finish(&report),
         None => output::print_line(&output::standings_text(&report, true)),
@@ -211,6 +230,11 @@ fn match_command(args: &MatchArgs) -> u8 {
         Some((code, message)) => fail(code, message),
         None => 0,
     }
+}
+
+/// Writes `report` whole as the --json document.
+fn print_json(report: &Report) -> std::io::Result<()> {
+    ReportStream::start(std::io::stdout(), report)?.finish(report)
 }
 
 /// The results line of a match's game.
@@ -271,25 +295,28 @@ fn replay_command(args: &ReplayArgs) -> u8 {
             format!("--seat {seat}: the game has seats 0 to {}", players - 1),
         );
     }
+    // A log cut short checks out only as far as it goes: a code of its own tells scripts.
+    let done = match replay.end {
+        Some(_) => 0,
+        None => CUT_LOG,
+    };
     if let Some(turn) = args.turn {
-        return turn_command(args, &replay, turn);
+        return match turn_command(args, &replay, turn) {
+            0 => done,
+            code => code,
+        };
     }
     let doc = steps::document(&replay, args.seat);
     if args.json {
-        return match serde_json::to_string(&doc) {
-            Ok(json) => {
-                let _ = emit(&(json + "\n"));
-                0
-            }
-            Err(e) => fail(FAILED, e),
-        };
+        let json = serde_json::to_string(&doc).expect("a document of plain data always serializes");
+        return emitted(emit(crate::text::json(&(json + "\n")).as_bytes()), done);
     }
     if let Some(path) = &args.html {
         return write_new(path, html::page(&doc).as_bytes()).map_or_else(
             |message| fail(BAD_INPUT, message),
             |()| {
-                println!("{}: the game's page is in {}", shown, path.display());
-                0
+                let said = format!("{}: the game's page is in {}", shown, path.display());
+                emitted(output::print_line(&said), done)
             },
         );
     }
@@ -299,8 +326,8 @@ fn replay_command(args: &ReplayArgs) -> u8 {
             from_move: args.from_move,
             colour: colour(),
         };
-        if emit(&text::render(&doc, options)).is_err() {
-            return 0;
+        if let Err(e) = emit(text::render(&doc, options).as_bytes()) {
+            return output_failed(&e);
         }
     }
     let complete = match (&replay.end, replay.torn) {
@@ -310,23 +337,25 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         }
         (None, None) => " as far as it goes (it stops before the game's end)".into(),
     };
-    let deals = match replay.deals_checked() {
-        true => "",
-        false => {
-            "; its deals were not checked against the seed (log format 1 does not say which came from it)"
-        }
-    };
-    let _ = emit(&format!(
-        "{shown}: every line checks out against the rules engine{complete}{deals}\n"
-    ));
-    0
+    let said = format!(
+        "{shown}: every line checks out against the rules engine{complete}; {}",
+        replay.deals_said()
+    );
+    emitted(output::print_line(&said), done)
 }
 
-/// Writes to stdout; a reader that went away (`| head`) is not an error worth a word.
-fn emit(text: &str) -> std::io::Result<()> {
-    use std::io::Write;
+/// Writes `bytes` to stdout as they are, flushed.
+fn emit(bytes: &[u8]) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    out.write_all(bytes).and_then(|()| out.flush())
+}
+
+/// `code` once stdout took what was written; else the output error's code (and its line).
+fn emitted(written: std::io::Result<()>, code: u8) -> u8 {
+    match written {
+        Ok(()) => code,
+        Err(e) => output_failed(&e),
+    }
 }
 
 /// `--turn K`: the position, its turn message (`--json`), or a bot's answer to it (`--ask`).
@@ -336,8 +365,8 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         Err(message) => return fail(BAD_INPUT, format!("--turn {turn}: {message}")),
     };
     if args.json {
-        let _ = emit(&String::from_utf8_lossy(&position.message()));
-        return 0;
+        let message = crate::text::json(&String::from_utf8_lossy(&position.message()));
+        return emitted(emit(message.as_bytes()), 0);
     }
     let asked = match args.ask.as_deref().map(BotSpec::parse).transpose() {
         Ok(spec) => spec,
@@ -346,7 +375,7 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     let names = &replay.header.seats;
     let seat = position.seat;
     let view = position.game.view(seat);
-    println!(
+    let mut said = format!(
         "turn {turn}: seat {seat} ({}) to move in hand {}; it holds {}",
         names[seat].bot,
         view.hand_number,
@@ -354,10 +383,13 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     );
     if asked.is_none() {
         for choice in &view.legal {
-            println!("  could play {}", position.describe(choice.to_move()));
+            said += &format!("\n  could play {}", position.describe(choice.to_move()));
         }
     }
-    println!("  played {}", position.describe(position.played));
+    said += &format!("\n  played {}", position.describe(position.played));
+    if let Err(e) = output::print_line(&said) {
+        return output_failed(&e);
+    }
     let Some(spec) = asked else { return 0 };
     let policy = match args.sandbox.policy(hidden_from_asked(&args.log)) {
         Ok(policy) => Arc::new(policy),
@@ -375,24 +407,19 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
             answer = turn::ask(replay, &position, spec, policy) => Some(answer),
         }
     });
-    match answer {
+    let said = match answer {
         None => {
             crate::bot::shutdown::kill_all();
-            fail(INTERRUPTED, "interrupted: the bot was stopped")
+            return fail(INTERRUPTED, "interrupted: the bot was stopped");
         }
-        Some(Answer::Move(mv, took)) => {
-            println!(
-                "  {name} answers {} ({:.1} ms)",
-                position.describe(mv),
-                took.as_secs_f64() * 1000.0
-            );
-            0
-        }
-        Some(Answer::Fault(fault)) => {
-            println!("  {name} gives no move: {fault}");
-            0
-        }
-    }
+        Some(Answer::Move(mv, took)) => format!(
+            "  {name} answers {} ({:.1} ms)",
+            position.describe(mv),
+            took.as_secs_f64() * 1000.0
+        ),
+        Some(Answer::Fault(fault)) => format!("  {name} gives no move: {fault}"),
+    };
+    emitted(output::print_line(&said), 0)
 }
 
 /// The folder a bot posed a logged position may not read: the log's (hidden even inside the
@@ -444,10 +471,12 @@ fn check_command(args: &CheckArgs) -> u8 {
     if let Err(e) = files::create_new(&stderr) {
         return fail(FAILED, format!("cannot create {}: {e}", stderr.display()));
     }
+    // The bot's stderr lines, echoed (-v) or shown after a failure, each carry its name.
+    let prefix = format!("[{}] ", spec.name);
     let sink = StderrSink {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
-        echo_prefix: args.verbose.then(|| format!("[{}] ", spec.name)),
+        echo_prefix: args.verbose.then(|| prefix.clone()),
     };
     // Contained exactly as in a match from here: a PASS means the match will play.
     let policy = match args.sandbox.policy(hidden_with(dir.path().to_path_buf())) {
@@ -473,28 +502,30 @@ fn check_command(args: &CheckArgs) -> u8 {
         Some(Err(e)) => return fail(FAILED, format!("the check stopped: {e}")),
         Some(Ok(steps)) => steps,
     };
-    for step in &steps {
-        println!("{step}");
-    }
+    let mut said: Vec<String> = steps.iter().map(ToString::to_string).collect();
     let failed = steps.iter().filter(|s| !s.passed).count();
     if failed == 0 {
-        println!("all {} steps passed", steps.len());
-        return 0;
+        said.push(format!("all {} steps passed", steps.len()));
+        return emitted(output::print_line(&said.join("\n")), 0);
     }
-    let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+    let text = std::fs::read(&stderr).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
     let kept = dir.keep();
-    println!(
+    said.push(format!(
         "{failed} of {} steps failed; logs in {}",
         steps.len(),
         kept.display()
-    );
+    ));
     let tail: Vec<&str> = text.lines().rev().take(40).collect();
     // With -v the bot's stderr was already shown as it came.
     if !tail.is_empty() && !args.verbose {
-        println!("--- the bot's stderr (last {} lines) ---", tail.len());
-        tail.iter().rev().for_each(|line| println!("{line}"));
+        said.push(format!(
+            "--- the bot's stderr (last {}) ---",
+            gamelog::describe::count(tail.len() as u64, "line")
+        ));
+        said.extend(tail.iter().rev().map(|line| format!("{prefix}{line}")));
     }
-    CHECK_FAILED
+    emitted(output::print_line(&said.join("\n")), CHECK_FAILED)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, u8> {
@@ -511,10 +542,7 @@ fn schema_command(what: &str) -> u8 {
         _ => serde_json::to_value(allfives_engine::protocol::schema()),
     };
     match schema.and_then(|s| serde_json::to_string_pretty(&s)) {
-        Ok(text) => {
-            println!("{text}");
-            0
-        }
+        Ok(text) => emitted(emit((text + "\n").as_bytes()), 0),
         Err(e) => fail(FAILED, e),
     }
 }

@@ -12,6 +12,8 @@ use allfives_engine::rules::Rules;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::error::Category;
 
+use crate::gamelog::describe;
+
 /// Reads the deal file at `path` for a game under `rules`; the error is one sentence.
 pub fn read_deals(path: &Path, rules: &Rules) -> Result<Arc<[Deal]>, String> {
     let shown = path.display();
@@ -73,17 +75,24 @@ impl<'de> Visitor<'de> for DealsSeed<'_> {
         let mut deals = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(most));
         while let Some(deal) = seq.next_element::<Deal>()? {
             if deals.len() == most {
-                return Err(de::Error::custom(format!(
-                    "deal {} would never be played: a game has at most {most} hands \
-                     (max_hands); remove the deals after the {most}th or raise --max-hands",
-                    most + 1
-                )));
+                return Err(de::Error::custom(never_played(most)));
             }
             check(self.rules, &deal, deals.len())?;
             deals.push(deal);
         }
         Ok(deals)
     }
+}
+
+/// Why the deal after the `most`-th is refused, whoever gave it (`--deal`, `--deal-from`).
+pub fn never_played(most: usize) -> String {
+    format!(
+        "deal {} would never be played: a game has at most {} (max_hands); remove the deals \
+         after the {} or raise --max-hands",
+        most + 1,
+        describe::count(most as u64, "hand"),
+        describe::ordinal(most as u64)
+    )
 }
 
 fn check<E: de::Error>(rules: &Rules, deal: &Deal, index: usize) -> Result<(), E> {
@@ -128,7 +137,15 @@ mod tests {
             .expect_err("3 > 2")
             .to_string();
         assert!(error.contains("deal 3 would never be played"), "{error}");
+        assert!(error.contains("at most 2 hands"), "{error}");
+        assert!(error.contains("after the 2nd"), "{error}");
         assert!(parse_deals(&json(&deals(2, &rules))[..], &rules).is_ok());
+        rules.max_hands = 1;
+        let error = parse_deals(&json(&deals(2, &rules))[..], &rules)
+            .expect_err("2 > 1")
+            .to_string();
+        assert!(error.contains("at most 1 hand (max_hands)"), "{error}");
+        assert!(error.contains("after the 1st or"), "{error}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::bot::player::{BotSpec, is_name, tell_apart};
+use crate::bot::player::{BotSpec, is_name, name_problem, tell_apart};
 
 /// A bots file: `[[bots]]` tables in TOML, or `{"bots": [...]}` in JSON.
 #[derive(Debug, Deserialize)]
@@ -41,10 +41,25 @@ pub fn entrants(file: Option<&Path>, args: &[String]) -> Result<Vec<BotSpec>, St
         Some(path) => read_bots_file(path)?,
         None => Vec::new(),
     };
-    for text in args {
-        specs.push(BotSpec::parse(text)?);
+    for (i, text) in args.iter().enumerate() {
+        let spec = BotSpec::parse(text).map_err(|why| match i.checked_sub(1) {
+            // `allfives match perl minimal.pl ...`: a command line split into two bots.
+            Some(before) if is_one_word_command(&args[before]) => format!(
+                "{why}; if it belongs to the command before it, quote the whole command line \
+                 as one argument: '{} {text}'",
+                args[before]
+            ),
+            _ => why,
+        })?;
+        specs.push(spec);
     }
     Ok(specs)
+}
+
+/// Whether `arg` is a command of one word (`perl`, `./bot`), that the next argument may have
+/// been meant to follow.
+fn is_one_word_command(arg: &str) -> bool {
+    !arg.starts_with("builtin:") && !arg.contains(|c: char| c == '=' || c.is_whitespace())
 }
 
 /// Renames bots that share a name: "greedy", "greedy#2", "greedy#3".
@@ -85,10 +100,7 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
         .into_iter()
         .map(|entry| {
             if !is_name(&entry.name) {
-                return Err(format!(
-                    "bots file {shown}: '{}' is not a name (letters, digits, _ . - #)",
-                    entry.name
-                ));
+                return Err(format!("bots file {shown}: {}", name_problem(&entry.name)));
             }
             let dir = entry.dir.map(|d| folder.join(d));
             let here = |paths: Vec<PathBuf>| paths.into_iter().map(|p| folder.join(p)).collect();

@@ -7,6 +7,7 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::FaultKind;
+use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::sprt::Hypothesis;
@@ -16,10 +17,13 @@ use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
 
 /// Writes `text` and a newline to stdout, flushed: a closed or full stdout is an error for the
-/// caller to report, never a panic.
+/// caller to report, never a panic. Each line is made safe for a terminal on the way out (names
+/// and faults' details come from bots and from files a user may have edited).
 pub fn print_line(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
-    writeln!(out, "{text}")?;
+    for line in text.split('\n') {
+        writeln!(out, "{}", crate::text::terminal(line))?;
+    }
     out.flush()
 }
 
@@ -61,7 +65,7 @@ pub fn game_line(line: &GameLine) -> String {
                 .faults
                 .iter()
                 .find(|f| f.forfeit)
-                .map(|f| format!("{}: {}", f.kind, f.detail))
+                .map(|f| format!("{}: {}", f.kind, crate::text::terminal(&f.detail)))
                 .unwrap_or_default();
             format!("{} forfeits: {why}", line.seats[seat].name)
         }
@@ -129,9 +133,9 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
         for t in &s.teams {
             let _ = writeln!(
                 text,
-                "  {}: {} games, {} won, {} level, {} lost, score {:.1}%, {} points",
+                "  {}: {}, {} won, {} level, {} lost, score {:.1}%, {} points",
                 t.names.join("+"),
-                t.games,
+                count(t.games, "game"),
                 t.wins,
                 t.draws,
                 t.losses,
@@ -173,8 +177,9 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
     if s.unfinished_sets > 0 {
         let _ = writeln!(
             text,
-            "unfinished sets: {} ({} games), counted in the table but not rated",
-            s.unfinished_sets, s.unfinished_games
+            "unfinished sets: {} ({}), counted in the table but not rated",
+            s.unfinished_sets,
+            count(s.unfinished_games, "game")
         );
     }
     let gauntlet = report.tournament_format == Some(Format::Gauntlet);

@@ -42,6 +42,7 @@ impl Progress {
 
     /// `done` games are finished; `leader` says who leads.
     pub fn update(&mut self, done: u64, leader: &str) {
+        let leader = crate::text::terminal(leader);
         let rate = done as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
         if let Some(bar) = &self.bar {
             bar.set_position(done);
@@ -60,8 +61,8 @@ impl Progress {
     /// Writes `text` to stderr without breaking the bar.
     pub fn note(&self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{text}")),
-            None => eprintln!("{text}"),
+            Some(bar) => bar.suspend(|| eprintln!("{}", crate::text::terminal(text))),
+            None => eprintln!("{}", crate::text::terminal(text)),
         }
     }
 

@@ -281,7 +281,9 @@ impl Collector {
 
 fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
     let text = match json {
-        true => serde_json::to_string_pretty(report).expect("a report always serializes"),
+        true => crate::text::json(
+            &serde_json::to_string_pretty(report).expect("a report always serializes"),
+        ),
         false => output::standings_text(report, pairs),
     };
     output::print_line(&text)

@@ -30,6 +30,19 @@ pub fn count(n: impl Into<u64>, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
+pub fn ordinal(n: impl Into<u64>) -> String {
+    let n = n.into();
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// A play, as `seat 1 plays [3|5] on right: sum 10, 2 points`.
 pub fn play(play: &Play) -> String {
     let place = play.end.map_or("leads".to_string(), |e| format!("on {e}"));

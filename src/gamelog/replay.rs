@@ -15,6 +15,7 @@ use super::describe;
 use super::format::{
     Decision, GameEnd, Header, LOG_FORMAT, Logged, OLDEST_LOG_FORMAT, RefereeLine, SeatFault,
 };
+use crate::bot::fault::{EXCERPT, FaultKind};
 
 /// Why a log cannot be replayed, with the line it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,10 +56,40 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Whether the deals drawn from the seed were checked against it (format 1 logs do not say
-    /// which deals came from the seed).
+    /// Whether every deal was checked against the seed: none came from a deal file, and the log
+    /// says so (format 1 logs do not say which deals came from the seed).
     pub fn deals_checked(&self) -> bool {
-        self.header.deal_file_hands.is_some()
+        self.header.deal_file_hands == Some(0)
+    }
+
+    /// Which deals were checked and how, in words: those drawn from the seed against it, those
+    /// of a deal file against the rules only (a deal file's deals are anyone's choice, so a log
+    /// whose every hand came from one says nothing of its seed).
+    pub fn deals_said(&self) -> String {
+        let hands = self.deals().len() as u32;
+        match self.header.deal_file_hands.map(|f| f.min(hands)) {
+            None => "deals not checked against the seed (log format 1 does not say which came \
+                     from it)"
+                .into(),
+            Some(0) => "deals checked against the seed".into(),
+            Some(file) if file == hands => format!(
+                "no deal checked against the seed: {} from a deal file, checked against the \
+                 rules only",
+                match hands {
+                    1 => "the hand came".to_string(),
+                    n => format!("all {n} hands came"),
+                }
+            ),
+            Some(file) => format!(
+                "{} from a deal file, checked against the rules only; hands {} to {hands} checked \
+                 against the seed",
+                match file {
+                    1 => "hand 1 came".to_string(),
+                    n => format!("hands 1 to {n} came"),
+                },
+                file + 1
+            ),
+        }
     }
 
     /// Each hand's deal, in order.
@@ -174,8 +205,20 @@ fn check_header(h: &Header) -> Result<(), String> {
         }
         return Ok(());
     }
-    if h.deal_file_hands.is_none() {
-        return Err("the header does not say where the deals came from (deal_file_hands)".into());
+    match h.deal_file_hands {
+        None => {
+            return Err(
+                "the header does not say where the deals came from (deal_file_hands)".into(),
+            );
+        }
+        Some(file) if file > h.rules.max_hands => {
+            return Err(format!(
+                "deal_file_hands is {file}, over max_hands {}: the referee refuses deals no game \
+                 could play",
+                h.rules.max_hands
+            ));
+        }
+        Some(_) => {}
     }
     match (fallback, h.max_faults) {
         (true, Some(n)) if n >= 1 => Ok(()),
@@ -234,6 +277,8 @@ struct Checker {
     /// The seats whose faults cost the game (several when bots fail to start).
     forfeited: Vec<Seat>,
     fault_counts: Vec<u32>,
+    /// Each seat's time over the per-move limit so far, in microseconds (drawn from its bank).
+    bank_used_us: Vec<u64>,
     /// Each seat's last request id (each bot numbers its own requests).
     last_ids: Vec<u64>,
     legal: Vec<Move>,
@@ -248,6 +293,7 @@ impl Checker {
         Ok(Checker {
             rng: ChaCha8Rng::seed_from_u64(header.seed),
             fault_counts: vec![0; header.rules.players],
+            bank_used_us: vec![0; header.rules.players],
             last_ids: vec![0; header.rules.players],
             replay: Replay {
                 header,
@@ -312,10 +358,7 @@ impl Checker {
             format!("the log has \"{said}\" where the engine expects {next}")
         })?;
         if *expected != logged.event {
-            return Err(format!(
-                "the log has \"{said}\" where the engine has \"{}\"",
-                describe::event(expected)
-            ));
+            return Err(event_difference(&logged.event, expected));
         }
         self.checked += 1;
         // The engine's own game end is not logged: the referee's line, with forfeits, stands for it.
@@ -418,6 +461,19 @@ impl Checker {
                 t as f64 / 1000.0,
             ));
         }
+        // Time over the per-move limit is drawn from a bank that lasts the game.
+        let over = d
+            .time_us
+            .map_or(0, |t| t.saturating_sub(clock.move_ms.saturating_mul(1000)));
+        self.bank_used_us[seat] = self.bank_used_us[seat].saturating_add(over);
+        if self.bank_used_us[seat] > clock.bank_ms.saturating_mul(1000) {
+            return Err(format!(
+                "seat {seat}'s moves drew {:.3} ms from its bank of {} ms over the game, yet no \
+                 fault is logged",
+                self.bank_used_us[seat] as f64 / 1000.0,
+                clock.bank_ms
+            ));
+        }
         match (format > 1 && asked, d.id) {
             (true, Some(id)) if id > self.last_ids[seat] => self.last_ids[seat] = id,
             (true, Some(id)) => {
@@ -475,6 +531,13 @@ impl Checker {
                     describe::event(missing)
                 ));
             }
+        }
+        check_record(&fault, started.then_some(game))?;
+        if !started && self.fault_counts[seat] > 0 {
+            return Err(format!(
+                "a second fault of seat {seat} before the first deal: the referee logs one, for \
+                 a bot that did not start"
+            ));
         }
         self.fault_counts[seat] += 1;
         let count = self.fault_counts[seat];
@@ -564,6 +627,49 @@ impl Checker {
     }
 }
 
+/// Checks a fault's record against what the referee writes for its kind: an input cut to
+/// [`EXCERPT`] characters; none for a crash (a process that ended wrote nothing to quote); the
+/// line for `too_long` and `wrong_id`; for `illegal`, the move the engine refused in `game`
+/// (`None` before the first deal, where no move was asked for).
+fn check_record(f: &SeatFault, game: Option<&Game>) -> Result<(), String> {
+    let kind = f.fault.kind;
+    let input = f.fault.input.as_deref();
+    if let Some(long) = input.map(|i| i.chars().count()).filter(|&n| n > EXCERPT) {
+        return Err(format!(
+            "the fault's input is {long} characters long; the referee keeps at most {EXCERPT}"
+        ));
+    }
+    match (kind, input) {
+        (FaultKind::Crash, Some(_)) => Err(
+            "a crash fault quotes an input, but the referee quotes none for a process that ended"
+                .into(),
+        ),
+        (FaultKind::TooLong | FaultKind::WrongId, None) => Err(format!(
+            "a {kind} fault without its input: the referee quotes the line it is about"
+        )),
+        (FaultKind::Illegal, _) => illegal_record(f, game),
+        _ => Ok(()),
+    }
+}
+
+/// An `illegal` fault's input is the move the engine refused, as the referee writes it.
+fn illegal_record(f: &SeatFault, game: Option<&Game>) -> Result<(), String> {
+    let Some(game) = game else {
+        return Err("an illegal fault before the first deal, where no move was asked for".into());
+    };
+    let input = f.fault.input.as_deref().unwrap_or_default();
+    let mv: Move = serde_json::from_str(input).map_err(|_| {
+        format!("an illegal fault's input is the move refused, but \"{input}\" is not a move")
+    })?;
+    match game.check(f.seat, mv) {
+        Err(_) => Ok(()),
+        Ok(_) => Err(format!(
+            "an illegal fault, but its move ({input}) is legal for seat {} here",
+            f.seat
+        )),
+    }
+}
+
 /// Reads an engine event line with its decision, exactly as the referee writes it.
 fn strict_event(value: &Value, kind: &str) -> Result<Logged, String> {
     let logged: Logged =
@@ -579,6 +685,22 @@ fn strict_event(value: &Value, kind: &str) -> Result<Logged, String> {
     match difference(value, &canonical, "") {
         None => Ok(logged),
         Some(why) => Err(format!("not a {kind} as the referee writes it: {why}")),
+    }
+}
+
+/// Says how a logged event differs from the engine's: in words, and when the words are the
+/// same (a field they leave out, as a hand end's `next_leader`), by the field.
+fn event_difference(logged: &Event, engine: &Event) -> String {
+    let (said, expected) = (describe::event(logged), describe::event(engine));
+    let field = match (serde_json::to_value(logged), serde_json::to_value(engine)) {
+        (Ok(l), Ok(e)) => difference(&l, &e, ""),
+        _ => None,
+    };
+    match field {
+        Some(field) if said == expected => {
+            format!("the log has \"{said}\" as the engine does, but {field} by the engine")
+        }
+        _ => format!("the log has \"{said}\" where the engine has \"{expected}\""),
     }
 }
 

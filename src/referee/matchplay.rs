@@ -15,6 +15,7 @@ use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
 use crate::sandbox::{self, Policy, Protections, Report, files};
+use crate::text;
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -289,7 +290,7 @@ fn start_players(config: &MatchConfig) -> io::Result<Vec<Player>> {
             stderr_dir.join(format!(
                 "{}{}.stderr",
                 stem.as_deref().unwrap_or(""),
-                spec.name
+                text::file_name(&spec.name)
             ))
         });
         if let Some(file) = &file {

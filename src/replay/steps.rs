@@ -62,8 +62,10 @@ pub struct Document {
     pub complete: bool,
     /// A last line cut off mid-way, if any.
     pub torn: Option<usize>,
-    /// Whether deals drawn from the seed were checked against it.
+    /// Whether every deal was checked against the seed (none came from a deal file).
     pub deals_checked: bool,
+    /// Which deals were checked and how, in words.
+    pub deals: String,
     /// The referee's last line, if the log is complete.
     pub end: Option<GameEnd>,
     /// Every step of the game.
@@ -227,6 +229,7 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
         complete: replay.end.is_some(),
         torn: replay.torn,
         deals_checked: replay.deals_checked(),
+        deals: replay.deals_said(),
         end: replay.end.clone(),
         steps: all,
     }

@@ -51,7 +51,8 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
         .map(|seats| {
             seats
                 .iter()
-                .map(|s| s["bot"].as_str().unwrap_or("?").to_string())
+                // A log is a file a user may edit: its names are made safe for a terminal.
+                .map(|s| crate::text::terminal(s["bot"].as_str().unwrap_or("?")))
                 .collect()
         })
         .unwrap_or_default();
@@ -121,7 +122,7 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
     let rules = &h["rules"];
     let _ = writeln!(
         text,
-        "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {} hands",
+        "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {}",
         rules["players"],
         if rules["teams"] == true {
             " in teams"
@@ -133,18 +134,14 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         rules["hand_end"].as_str().unwrap_or("?"),
         rules["target"],
         rules["finish"].as_str().unwrap_or("?"),
-        rules["max_hands"]
+        count(rules["max_hands"].as_u64().unwrap_or(0), "hand")
     );
     match doc.seat {
         Some(seat) => {
             let _ = writeln!(text, "as seat {seat} saw it");
         }
         None => {
-            let deals = match doc.deals_checked {
-                true => "deals checked against the seed",
-                false => "deals not checked against the seed (a format 1 log)",
-            };
-            let _ = writeln!(text, "seed {}; {deals}", h["seed"]);
+            let _ = writeln!(text, "seed {}; {}", h["seed"], doc.deals);
         }
     }
     text

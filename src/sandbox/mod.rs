@@ -58,6 +58,10 @@ pub struct Policy {
     /// `Some`: bots get only these variables of the referee's environment (`--bot-env clean`),
     /// contained or not; `None`: all of it.
     pub clean_env: Option<Vec<String>>,
+    /// The `allfives` program, which a bot's init execs afresh as `allfives-init` (no argument,
+    /// no environment: a bot reading `/proc/1/cmdline` learns nothing). `None` (a program that
+    /// only embeds this library) leaves the init a fork of that program.
+    pub init_program: Option<PathBuf>,
 }
 
 impl Default for Policy {
@@ -72,6 +76,7 @@ impl Default for Policy {
             write: Vec::new(),
             tmp_bytes: DEFAULT_TMP_MIB << 20,
             clean_env: None,
+            init_program: None,
         }
     }
 }
@@ -136,27 +141,7 @@ pub fn contain(
     }
     let (identity, masks, _) = identity::choose(grants);
     let mut ruleset = landlock::prepare(grants, policy.network)?;
-    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
-    let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
-    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
-    let mut masks = masks;
-    let mut covered = match identity {
-        Identity::RootWithoutCapabilities => secrets_of_root(),
-        _ => Vec::new(),
-    };
-    if !policy.network {
-        // The host's sockets: most live under /run; the rest are covered one by one.
-        masks.push(PathBuf::from("/run"));
-        covered.extend(host_sockets(&masks, &hidden));
-    }
-    let mut plan = mounts::Plan::new(&mounts::Wanted {
-        tmp_bytes: policy.tmp_bytes,
-        masks: &masks,
-        read: &read,
-        write: &write,
-        hidden: &hidden,
-        covered: &covered,
-    });
+    let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
     let maps = identity::IdMaps::current();
@@ -166,7 +151,10 @@ pub fn contain(
     let referee = std::process::id() as libc::pid_t;
     let network = policy.network;
     let limits = policy.limits;
-    let init_exec = reaper::InitExec::open();
+    let init_exec = policy
+        .init_program
+        .as_deref()
+        .and_then(reaper::InitExec::open);
     let (exec, exe_fd) = match init_exec {
         Some((exec, fd)) => (Some(exec), Some(fd)),
         None => (None, None),
@@ -243,6 +231,36 @@ pub fn contain(
         report: Report::default(),
         tmp: None,
     }))
+}
+
+/// What the init mounts for a bot with `grants` run as `identity`, `masks` the folders on the
+/// way to what it needs that it could not enter.
+fn mount_plan(
+    grants: &Grants,
+    policy: &Policy,
+    identity: Identity,
+    mut masks: Vec<PathBuf>,
+) -> mounts::Plan {
+    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
+    let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
+    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let mut covered = match identity {
+        Identity::RootWithoutCapabilities => secrets_of_root(),
+        _ => Vec::new(),
+    };
+    if !policy.network {
+        // The host's sockets: most live under /run; the rest are covered one by one.
+        masks.push(PathBuf::from("/run"));
+        covered.extend(host_sockets(&masks, &hidden));
+    }
+    mounts::Plan::new(&mounts::Wanted {
+        tmp_bytes: policy.tmp_bytes,
+        masks: &masks,
+        read: &read,
+        write: &write,
+        hidden: &hidden,
+        covered: &covered,
+    })
 }
 
 /// The files of `/etc` that only root may read (`shadow`, `sudoers`, ...): a bot that keeps

@@ -13,6 +13,7 @@
 //!   nothing of the referee's command line (its seed, its logs, the other bots).
 
 use std::os::fd::RawFd;
+use std::os::unix::fs::OpenOptionsExt;
 
 use super::report::{self, LEFTOVERS, STATUS};
 
@@ -58,13 +59,16 @@ pub(super) struct InitExec {
 }
 
 impl InitExec {
-    /// Opens the referee's program; `None` if it cannot (the init then stays a fork).
-    pub(super) fn open() -> Option<(InitExec, std::os::fd::OwnedFd)> {
-        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-        // SAFETY: a NUL-terminated path; the descriptor returned is owned by the caller.
-        let fd = unsafe { libc::open(c"/proc/self/exe".as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-        // SAFETY: a descriptor just opened and owned by nothing else.
-        let owned = (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })?;
+    /// Opens `program` (the `allfives` binary, whose `main` runs [`init_main`] when started as
+    /// `allfives-init`); `None` if it cannot (the init then stays a fork).
+    pub(super) fn open(program: &std::path::Path) -> Option<(InitExec, std::os::fd::OwnedFd)> {
+        use std::os::fd::{AsRawFd, OwnedFd};
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(program)
+            .ok()?;
+        let owned = OwnedFd::from(file);
         Some((
             InitExec {
                 exe: owned.as_raw_fd(),

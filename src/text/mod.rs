@@ -1,27 +1,234 @@
-//! Text a bot or a user's file controls, made safe for where it goes.
+//! Text that a bot or a user's file controls (names, fault details, the input a fault quotes, a
+//! bot's stderr), made safe for where it goes: a terminal ([`terminal`]), a file name
+//! ([`file_name`]) or an HTML page ([`html`]). Pure: no I/O. Nothing of the house is used here,
+//! and every part that prints such text calls in.
+//!
+//! On a terminal, a control character can clear the screen, retitle the window or forge a line,
+//! and a bidi or invisible character can make one name look like another; both are shown as
+//! escapes (`\x1b`, `\u{202e}`), so that what is printed is what was sent, visibly.
 
-/// `s` for a terminal: control, invisible and bidirectional-override characters shown escaped
-/// (`\x1b`, `\u{202e}`), so that nothing a bot wrote can move the cursor, retitle a window or
-/// reorder what the user reads.
+use std::fmt::Write;
+
+/// `s` with every control character (C0 with tab and newline, DEL, C1) and every bidi or
+/// invisible character written as an escape: `\t`, `\n`, `\r`, `\x1b` below U+0080, `\u{9b}` or
+/// `\u{202e}` above. Every other character, a backslash included, is kept as it is.
 pub fn terminal(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
+            c if hidden(c) && (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
             }
-            c if unsafe_in_terminal(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if hidden(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
             c => out.push(c),
         }
     }
     out
 }
 
-/// C1 controls, and the invisible and bidirectional formatting characters that can spoof text.
-fn unsafe_in_terminal(c: char) -> bool {
-    matches!(c as u32,
-        0x80..=0x9f | 0x061c | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2069 | 0xfeff)
+/// JSON text (as serde_json writes it) with every control, bidi or invisible character that it
+/// leaves raw inside a string (DEL, C1, U+202E, U+200B, ...) written as a `\uXXXX` escape: the
+/// same JSON to a parser, plain ASCII punctuation to a terminal. JSON's own structure is ASCII
+/// below DEL, so only strings are touched; the tabs and newlines between tokens are kept.
+pub fn json(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match hidden(c) && (c as u32) >= 0x7f {
+            true => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            false => out.push(c),
+        }
+    }
+    out
+}
+
+/// The longest file name [`file_name`] gives, in bytes: room is left under the usual limit of
+/// 255 for a prefix and a suffix (`game-12.`, `.w3.stderr`).
+const MAX_FILE_NAME: usize = 96;
+
+/// `s` as a safe part of a file name: ASCII letters, digits and `_ - . #` only, every other
+/// character (a `/`, a space, a control or bidi character, any non-ASCII letter) written `_`,
+/// no leading dot, never empty, at most 96 bytes. When that changed `s`, a short digest of `s`
+/// is added, so that two names that differ still give two file names.
+pub fn file_name(s: &str) -> String {
+    let mut slug: String = s
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "_-.#".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    if slug.starts_with('.') {
+        slug.replace_range(..1, "_");
+    }
+    if slug == s && !slug.is_empty() && slug.len() <= MAX_FILE_NAME {
+        return slug;
+    }
+    let digest = format!("-{:08x}", fnv1a(s.as_bytes()) as u32);
+    slug.truncate(MAX_FILE_NAME - digest.len());
+    slug + &digest
+}
+
+/// `s` as HTML text or a quoted attribute's value: `& < > " '` written as character references.
+pub fn html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `c` acts on a terminal or hides itself: a control character (C0, DEL, C1), a bidi
+/// control, a zero-width or other default-ignorable character, a line or paragraph separator,
+/// or an invisible filler letter.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{034F}'
+                | '\u{061C}'
+                | '\u{115F}'..='\u{1160}'
+                | '\u{17B4}'..='\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{FFF0}'..='\u{FFFB}'
+                | '\u{1BCA0}'..='\u{1BCA3}'
+                | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0000}'..='\u{E0FFF}'
+        )
+}
+
+/// FNV-1a, 64 bits: a digest that is the same on every machine and in every release.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_terminal_sees_every_control_and_bidi_character_escaped() {
+        let payload = "a\x1b[2Jb\x07c\u{9b}31md\u{202e}e\u{200b}f\u{2028}g\u{feff}h\ni\tj\x7f";
+        assert_eq!(
+            terminal(payload),
+            r"a\x1b[2Jb\x07c\u{9b}31md\u{202e}e\u{200b}f\u{2028}g\u{feff}h\ni\tj\x7f"
+        );
+        assert_eq!(terminal("plain – ünïcode ⚀ text"), "plain – ünïcode ⚀ text");
+    }
+
+    #[test]
+    fn json_keeps_its_meaning_and_shows_no_hidden_character() {
+        let value = serde_json::json!({"name": "a\x1b\u{9b}\u{202e}\u{e0041}\x7fz", "n": [1, 2]});
+        let written = serde_json::to_string_pretty(&value).expect("plain data");
+        let safe = json(&written);
+        assert!(safe.is_ascii(), "{safe}");
+        assert_eq!(terminal(&safe.replace('\n', " ")), safe.replace('\n', " "));
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn a_file_name_is_a_short_slug_that_still_tells_names_apart() {
+        assert_eq!(file_name("greedy#2"), "greedy#2");
+        let dotted = file_name("../.x");
+        assert!(dotted.starts_with("_._.x-"), "{dotted}");
+        assert_ne!(file_name("a b"), file_name("a_b"));
+        assert_ne!(file_name("a b"), file_name("a\u{202e}b"));
+        assert!(!file_name("").is_empty());
+        let long = file_name(&"é".repeat(300));
+        assert!(long.len() <= MAX_FILE_NAME, "{}", long.len());
+        for name in [dotted, long, file_name("a\x1b\n/b")] {
+            assert!(name.bytes().all(|b| b.is_ascii_graphic() && b != b'/'));
+            assert!(!name.starts_with('.'));
+        }
+    }
+
+    /// Text with many of the characters that matter here, among any others.
+    fn hostile() -> impl Strategy<Value = String> {
+        let nasty = prop::sample::select(vec![
+            '\x1b',
+            '\x07',
+            '\n',
+            '\t',
+            '\r',
+            '\0',
+            '\x7f',
+            '\u{9b}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{200b}',
+            '\u{2028}',
+            '\u{feff}',
+            '\u{e0041}',
+            '/',
+            '.',
+            '\\',
+            '"',
+            '<',
+        ]);
+        prop::collection::vec(prop_oneof![any::<char>(), nasty], 0..60)
+            .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn nothing_hidden_survives_and_nothing_else_changes(s in hostile()) {
+            let shown = terminal(&s);
+            prop_assert!(!shown.chars().any(hidden));
+            if !s.chars().any(hidden) {
+                prop_assert_eq!(&shown, &s);
+            }
+        }
+
+        #[test]
+        fn json_reads_back_the_same_and_hides_nothing(s in hostile()) {
+            let written = json(&serde_json::to_string(&s).expect("a string"));
+            prop_assert!(!written.chars().any(hidden));
+            let back: String = serde_json::from_str(&written).expect("still JSON");
+            prop_assert_eq!(back, s);
+        }
+
+        #[test]
+        fn a_file_name_is_always_safe(s in hostile()) {
+            let name = file_name(&s);
+            prop_assert!(!name.is_empty() && name.len() <= MAX_FILE_NAME);
+            prop_assert!(name.bytes().all(|b| b.is_ascii_graphic() && b != b'/'));
+            prop_assert!(!name.starts_with('.'));
+        }
+    }
+
+    #[test]
+    fn html_text_cannot_open_a_tag_or_close_an_attribute() {
+        assert_eq!(
+            html(r#"<script>"a" & 'b'</script>"#),
+            "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
+        );
+    }
 }

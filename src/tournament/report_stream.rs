@@ -3,13 +3,15 @@
 //! kept per game, so a long match holds no more memory than a short one.
 //!
 //! The document is the one `serde_json::to_string_pretty` makes of the whole [`Report`], byte
-//! for byte: the opening and the closing are cut from that very serialization (of the report
+//! for byte (then made safe for a terminal by [`text::json`], which leaves plain text as it is):
+//! the opening and the closing are cut from that very serialization (of the report
 //! as known at the start, and at the end), so the stream never restates the report's fields.
 //! This relies on `games` coming after the fields known at the start and before those known
 //! only at the end (`complete`, `standings`), as [`Report`] orders them.
 
 use std::io::{self, Write};
 
+use crate::text;
 use crate::tournament::results::{GameLine, Report};
 
 /// Where `games` stands in a pretty-printed report with no games: a field of the top-level
@@ -35,7 +37,7 @@ impl<W: Write> ReportStream<W> {
     /// fields before `games` are written, so its standings may be those of no game yet.
     pub fn start(mut out: W, report: &Report) -> io::Result<ReportStream<W>> {
         let (opening, _) = halves(report);
-        write_flushed(&mut out, opening.as_bytes())?;
+        write_flushed(&mut out, &opening)?;
         Ok(ReportStream { out, games: 0 })
     }
 
@@ -52,7 +54,7 @@ impl<W: Write> ReportStream<W> {
             "{separator}{GAME_INDENT}{}",
             text.replace('\n', GAME_INDENT)
         );
-        write_flushed(&mut self.out, element.as_bytes())?;
+        write_flushed(&mut self.out, &element)?;
         self.games += 1;
         Ok(())
     }
@@ -66,7 +68,7 @@ impl<W: Write> ReportStream<W> {
             0 => "",
             _ => "\n  ",
         };
-        write_flushed(&mut self.out, format!("{indent}{closing}\n").as_bytes())
+        write_flushed(&mut self.out, &format!("{indent}{closing}\n"))
     }
 }
 
@@ -87,9 +89,9 @@ fn halves(report: &Report) -> (String, String) {
     (text, closing)
 }
 
-/// Writes `bytes` whole and flushes them.
-fn write_flushed(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
-    out.write_all(bytes)?;
+/// Writes `json` whole, made safe for a terminal ([`text::json`]: the same JSON), and flushes it.
+fn write_flushed(out: &mut impl Write, json: &str) -> io::Result<()> {
+    out.write_all(text::json(json).as_bytes())?;
     out.flush()
 }
 

@@ -14,6 +14,7 @@ use crate::gamelog::GameLog;
 use crate::placement::Placement;
 use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
 use crate::sandbox::{Policy, files};
+use crate::text;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
@@ -207,10 +208,11 @@ impl Worker {
     fn player(&self, e: usize) -> std::io::Result<Player> {
         let spec = &self.run.bots[e];
         let file = spec.is_process().then(|| {
-            self.run
-                .dir
-                .join("stderr")
-                .join(format!("{}.w{}.stderr", spec.name, self.index))
+            self.run.dir.join("stderr").join(format!(
+                "{}.w{}.stderr",
+                text::file_name(&spec.name),
+                self.index
+            ))
         });
         if let Some(file) = &file
             && !file.exists()
