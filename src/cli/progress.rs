@@ -60,9 +60,15 @@ impl Progress {
 
     /// Writes `text` to stderr without breaking the bar.
     pub fn note(&self, text: &str) {
+        // Made safe line by line: a standings block keeps its lines.
+        let print = || {
+            for line in text.lines() {
+                eprintln!("{}", crate::text::terminal(line));
+            }
+        };
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{}", crate::text::terminal(text))),
-            None => eprintln!("{}", crate::text::terminal(text)),
+            Some(bar) => bar.suspend(print),
+            None => print(),
         }
     }
 

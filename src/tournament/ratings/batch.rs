@@ -232,7 +232,7 @@ impl Model {
             let (value, gradient, information) = self.derivatives(&r);
             let step = multiply_vector(&invert(&information)?, &gradient);
             let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-            if largest < 1e-12 {
+            if largest < 1e-9 {
                 return Some(r);
             }
             let mut scale = 1.0;
@@ -246,10 +246,13 @@ impl Model {
                 }
                 scale /= 2.0;
             }
+            // No step raises the likelihood any more: at its maximum, to rounding.
             if !moved {
                 return Some(r);
             }
-            if r.iter().any(|x| x.abs() * SCALE > UNBOUNDED) {
+            let spread =
+                r.iter().fold(0.0f64, |m, x| m.max(*x)) - r.iter().fold(0.0f64, |m, x| m.min(*x));
+            if spread * SCALE > UNBOUNDED {
                 return None;
             }
         }
@@ -510,6 +513,18 @@ mod tests {
         assert!(one.entrants.iter().all(|r| r.interval.is_some()), "{one:?}");
         let mean: f64 = one.entrants.iter().map(|r| r.elo).sum::<f64>() / 5.0;
         assert!(mean.abs() < 1e-6);
+    }
+
+    #[test]
+    fn two_entrants_one_winning_everything_need_the_prior() {
+        // Seen in a --standings-every block: 4 games all won gave +-3231, no prior.
+        let mut sets = Sets::default();
+        sets.add(&pair(0, 1, 1, 1));
+        sets.add(&pair(0, 1, 1, 1));
+        let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
+        assert!(fit.prior, "{fit:?}");
+        let gap = fit.entrants[0].elo - fit.entrants[1].elo;
+        assert!(gap > 0.0 && gap < UNBOUNDED, "{fit:?}");
     }
 
     #[test]
