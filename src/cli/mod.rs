@@ -6,5 +6,6 @@ pub mod commands;
 pub mod deal_file;
 pub mod entrants;
 pub mod output;
+pub mod pages;
 pub mod progress;
 pub mod tournament;
