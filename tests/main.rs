@@ -12,6 +12,7 @@ mod fair_play_tests;
 mod golden_tests;
 mod output_error_tests;
 mod placement_tests;
+mod ratings_tests;
 mod referee_tests;
 mod replay_tests;
 mod replay_trust_tests;

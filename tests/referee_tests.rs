@@ -736,6 +736,42 @@ fn one_process_serves_the_whole_match_unless_fresh() {
 }
 
 #[test]
+fn bots_that_fail_to_start_rank_below_every_bot_that_started() {
+    // Issue 18: ranks [1, 3, 1] with two of three failing, [2, 1] with both of two.
+    let sb = Sandbox::new();
+    let cases: [(&[&str], serde_json::Value); 2] = [
+        (
+            &["builtin:greedy", "/usr/bin/false", "/usr/bin/false"],
+            serde_json::json!([1, 2, 2]),
+        ),
+        (
+            &["/usr/bin/false", "/usr/bin/false"],
+            serde_json::json!([1, 1]),
+        ),
+    ];
+    for (bots, expected) in cases {
+        let bots: Vec<String> = bots.iter().map(|b| b.to_string()).collect();
+        let (_, report) = play(&sb, &bots, &["--games", "1", "--seed", SEED]);
+        let game = &report["games"][0];
+        assert_eq!(ranks(game), expected, "{game:#}");
+        assert_eq!(game["ending"]["kind"], "forfeit");
+        let forfeits = game["faults"].as_array().expect("faults");
+        let failing = bots.iter().filter(|b| *b == "/usr/bin/false").count();
+        assert_eq!(forfeits.len(), failing, "{game:#}");
+        assert!(forfeits.iter().all(|f| f["forfeit"] == true), "{game:#}");
+        // Nobody is credited a win when every bot failed.
+        let wins: u64 = report["standings"]["entrants"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r["wins"].as_u64().expect("wins"))
+            .sum();
+        assert_eq!(wins, u64::from(bots[0] == "builtin:greedy"), "{report:#}");
+        assert_replays(Path::new(game["log"].as_str().expect("a log")));
+    }
+}
+
+#[test]
 fn every_game_end_follows_its_game_start() {
     let sb = Sandbox::new();
     let received = sb.path("received.jsonl");

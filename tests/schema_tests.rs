@@ -299,7 +299,7 @@ fn match_tournament_and_standings_json_validate_against_the_results_schema() {
     ];
     let (_, report) = play(&sb, &bots, &["--games", "3", "--seed", "2"]);
     assert_eq!(report["format"], "allfives-results");
-    assert_eq!(report["version"], 1);
+    assert_eq!(report["version"], 2);
     assert_valid(&report_schema, &report, "match --json");
     let out = sb.path("t").display().to_string();
     let ran = allfives(&[

@@ -491,20 +491,81 @@ fn standings_of_a_hand_made_results_file() {
 }
 
 #[test]
-fn sprt_stops_the_tournament_once_it_decides() {
+fn sprt_stops_the_tournament_once_it_decides_and_stays_decided() {
     let sb = Sandbox::new();
+    let out = sb.path("t");
     let sprt = "elo0=0,elo1=20,alpha=0.05,beta=0.05";
+    // Two workers: games still running when the test decides are recorded after it.
     let (_, report) = tournament(
-        &sb.path("t"),
+        &out,
         &[
-            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "1", "--sprt", sprt,
+            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "2", "--sprt", sprt,
         ],
     );
-    let s = &report["standings"];
-    assert_eq!(s["sprt"]["decision"], "h1", "{s:#}");
-    assert!(s["sprt"]["llr"].as_f64() >= s["sprt"]["upper"].as_f64());
+    let t = &report["standings"]["sprt"];
+    assert_eq!(t["decision"], "h1", "{t:#}");
+    let decided = &t["decided"];
+    assert_eq!(decided["accepted"], "h1");
+    assert!(decided["llr"].as_f64() >= t["upper"].as_f64(), "{t:#}");
+    assert!(decided["pair"].as_u64() <= t["pairs"].as_u64());
     assert_eq!(report["complete"], false);
-    assert!(s["games"].as_u64().expect("games") < 10_000);
+    let games = results(&out).len();
+    assert!(games < 10_000);
+    // The test is stored: standings replays it to the same decision, and --resume plays nothing.
+    let ran = allfives(&["standings", "--json", &out.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(ran.json()["standings"]["sprt"]["decided"], *decided);
+    let (_, again) = tournament(&out, &["--resume"]);
+    assert_eq!(again["standings"]["sprt"]["decided"], *decided);
+    assert_eq!(
+        results(&out).len(),
+        games,
+        "a decided test plays nothing more"
+    );
+    // Another test on resume is refused.
+    let other = allfives(&[
+        "tournament",
+        "--quiet",
+        "--resume",
+        "--out",
+        &out.display().to_string(),
+        "--sprt",
+        "elo0=0,elo1=5",
+    ]);
+    assert_refused(&other, "--resume keeps its test");
+}
+
+/// `ran` was refused (exit 2) with one line on stderr that says `says`.
+fn assert_refused(ran: &Ran, says: &str) {
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+    assert!(ran.stderr.contains(says), "{}", ran.stderr);
+}
+
+#[test]
+fn sprt_is_refused_where_it_does_not_apply() {
+    let sb = Sandbox::new();
+    let sprt = "elo0=0,elo1=10";
+    let cases: [&[&str]; 2] = [
+        &[GREEDY, RANDOM, RANDOM2, "--sprt", sprt],
+        &[GREEDY, RANDOM, "--players", "3", "--sprt", sprt],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let out = sb.path(&format!("t{i}"));
+        let mut args = vec!["tournament", "--quiet", "--deals", "1", "--out"];
+        let shown = out.display().to_string();
+        args.push(&shown);
+        args.extend(*case);
+        assert_refused(&allfives(&args), "--sprt tests two entrants");
+        assert!(!out.join("tournament.json").exists(), "nothing played");
+    }
+    let out = sb.path("three");
+    tournament(
+        &out,
+        &[GREEDY, RANDOM, RANDOM2, "--deals", "1", "--seed", "1"],
+    );
+    let ran = allfives(&["standings", &out.display().to_string(), "--sprt", sprt]);
+    assert_refused(&ran, "--sprt tests two entrants");
 }
 
 #[test]
@@ -681,4 +742,101 @@ fn a_ladder_plays_only_the_new_entrants_pairings() {
         GREEDY,
     ]);
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+}
+
+#[test]
+fn a_gauntlet_challenger_is_chosen_by_name_from_a_bots_file() {
+    let sb = Sandbox::new();
+    let bots = sb.path("bots.toml");
+    let file = "[[bots]]\nname = \"r\"\ncommand = \"builtin:random\"\n\n[[bots]]\nname = \"g\"\ncommand = \"builtin:greedy\"\n\n[[bots]]\nname = \"r2\"\ncommand = \"builtin:random\"\n";
+    fs::write(&bots, file).expect("a bots file");
+    let out = sb.path("t");
+    let (out_s, bots_s) = (out.display().to_string(), bots.display().to_string());
+    let args = [
+        "tournament",
+        "--bots",
+        &bots_s,
+        "--format",
+        "gauntlet",
+        "--challenger",
+        "g",
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        &out_s,
+        "--standings-every",
+        "4",
+    ];
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    // The challenger against each opponent, not a winner line.
+    assert!(
+        ran.stdout
+            .contains("challenger g against each opponent:\n  vs r: "),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("\n  vs r2: "), "{}", ran.stdout);
+    assert!(!ran.stdout.contains("winner:"), "{}", ran.stdout);
+    // Progress without a terminal says how long is left; standings blocks say when they were taken.
+    assert!(ran.stderr.contains(" left; "), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("standings after 4 games:\n"),
+        "{}",
+        ran.stderr
+    );
+    // The challenger is stored first (entrant 0) and plays every game.
+    for line in results(&out) {
+        assert_eq!(line["group"][0], 0, "{line}");
+        let names: Vec<&Value> = line["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|s| &s["name"])
+            .collect();
+        assert!(names.contains(&&Value::from("g")), "{line}");
+    }
+    let stored = fs::read_to_string(out.join("tournament.json")).expect("the definition");
+    let stored: Value = serde_json::from_str(&stored).expect("JSON");
+    assert_eq!(stored["entrants"][0]["name"], "g");
+    // Refused: without a gauntlet, with an unknown name, or another challenger on resume.
+    let refused: [&[&str]; 3] = [
+        &[
+            "tournament",
+            "--bots",
+            &bots_s,
+            "--challenger",
+            "g",
+            "--out",
+            &sb.path("x").display().to_string(),
+        ],
+        &[
+            "tournament",
+            "--bots",
+            &bots_s,
+            "--format",
+            "gauntlet",
+            "--challenger",
+            "zz",
+            "--out",
+            &sb.path("y").display().to_string(),
+        ],
+        &[
+            "tournament",
+            "--resume",
+            "--challenger",
+            "r",
+            "--out",
+            &out_s,
+        ],
+    ];
+    for (args, says) in refused.iter().zip([
+        "--challenger needs --format gauntlet",
+        "--challenger zz: no entrant",
+        "whose challenger is g",
+    ]) {
+        assert_refused(&allfives(args), says);
+    }
 }

@@ -215,6 +215,10 @@ pub struct TournamentArgs {
     /// entrant against every group of the others).
     #[arg(long, value_enum, default_value_t = Format::RoundRobin)]
     pub format: Format,
+    /// With --format gauntlet: the entrant (by name) that meets every group of the others,
+    /// from the command line or the bots file [default: the first entrant].
+    #[arg(long, value_name = "NAME")]
+    pub challenger: Option<String>,
     /// Deals each group plays (default 10); each deal is played in every seat arrangement that
     /// matters. With --resume, more deals than stored plays only the new ones.
     #[arg(long)]
@@ -262,6 +266,9 @@ pub struct TournamentArgs {
     /// Print the standings so far to stderr every K games.
     #[arg(long, value_name = "K")]
     pub standings_every: Option<u64>,
+    /// How the ratings are shown.
+    #[command(flatten)]
+    pub rating: RatingArgs,
     /// A fresh process for every game (default: a worker keeps its bots' processes for its
     /// next game with the same entrants).
     #[arg(long)]
@@ -284,16 +291,40 @@ pub struct StandingsArgs {
     /// or its shards, each once. Every results line is checked against tournament.json.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// The sequential test to report (two entrants, two players).
+    /// The sequential test to report (two entrants, two players) [default: the one the
+    /// tournament ran, if any].
     #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
     pub sprt: Option<SprtSpec>,
     /// Check every results line against its game's log too: the log's SHA-256, then the game
     /// replayed through the rules engine (every line is always checked against tournament.json).
     #[arg(long)]
     pub verify: bool,
+    /// How the ratings are shown.
+    #[command(flatten)]
+    pub rating: RatingArgs,
     /// Print JSON (docs/results.md) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// How the ratings are placed and shown (`tournament` and `standings`).
+#[derive(Debug, Clone, Args)]
+pub struct RatingArgs {
+    /// The entrant whose rating is fixed at --anchor-elo [default: the mean of all is].
+    #[arg(long, value_name = "NAME")]
+    pub anchor: Option<String>,
+    /// The rating of the anchor, or of the mean without --anchor.
+    #[arg(
+        long,
+        value_name = "ELO",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub anchor_elo: f64,
+    /// Print the Elo line of every pair of entrants that met (always printed for two
+    /// entrants; always in --json).
+    #[arg(long)]
+    pub pairs: bool,
 }
 
 /// Reads a shard `I/N` (1 <= I <= N).

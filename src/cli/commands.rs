@@ -141,7 +141,7 @@ fn match_command(args: &MatchArgs) -> u8 {
     };
     let tally_of = |entrants: &[Entrant], set_size: usize| {
         let names = entrants.iter().map(|e| e.name.clone()).collect();
-        Tally::new(names, set_size, rules.players, None)
+        Tally::new(names, set_size, None)
     };
     let early = results::entrants_of(&config.bots);
     let mut played = match Match::new(config) {
@@ -223,7 +223,7 @@ fn match_command(args: &MatchArgs) -> u8 {
     let report = report(played.complete(), &entrants, &tally);
     let printed = match stream {
         Some(stream) => stream.finish(&report),
-        None => output::print_line(&output::standings_text(&report)),
+        None => output::print_line(&output::standings_text(&report, true)),
     };
     if let Err(e) = printed {
         return output_failed(&e);

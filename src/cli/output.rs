@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use crate::bot::fault::{FaultKind, wrote};
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
+use crate::tournament::ratings::Sprt;
+use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::results::{GameLine, Report};
+use crate::tournament::schedule::Format;
 use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
 
@@ -85,8 +88,9 @@ pub fn game_line(line: &GameLine) -> String {
     text
 }
 
-/// The standings of a report: the table per entrant, teams, crosstable, ratings, the winner.
-pub fn standings_text(report: &Report) -> String {
+/// The standings of a report: the table per entrant, teams, crosstable, ratings, the winner;
+/// the Elo line of every pair of entrants with `pairs` (always with two entrants).
+pub fn standings_text(report: &Report, pairs: bool) -> String {
     let s = &report.standings;
     let mut text = String::new();
     let width = name_width(s, 4);
@@ -146,7 +150,13 @@ pub fn standings_text(report: &Report) -> String {
     if s.entrants.len() > 2 && !s.crosstable.is_empty() {
         text.push_str(&crosstable(s));
     }
-    for e in &s.elo {
+    // Every pair of 30 entrants would be 435 lines: only two entrants' or on request.
+    let pair_lines = if s.entrants.len() <= 2 || pairs {
+        &s.elo[..]
+    } else {
+        &[]
+    };
+    for e in pair_lines {
         let elo = match (e.elo, e.interval) {
             (Some(x), Some((lo, hi))) => {
                 format!("{} [{}, {}] (95%)", signed(x), signed(lo), signed(hi))
@@ -163,19 +173,9 @@ pub fn standings_text(report: &Report) -> String {
             e.first, e.second, e.pentanomial
         );
     }
-    if !s.ratings.is_empty() {
-        text.push_str("weng-lin ratings (mu +- sigma):");
-        for r in &s.ratings {
-            let _ = write!(text, " {} {:.2} +- {:.2};", r.name, r.rating, r.uncertainty);
-        }
-        text.push('\n');
-    }
+    text.push_str(&ratings_text(s));
     if let Some(t) = &s.sprt {
-        let _ = writeln!(
-            text,
-            "sprt elo0={} elo1={} alpha={} beta={}: llr {:.3} in [{:.3}, {:.3}], {}",
-            t.elo0, t.elo1, t.alpha, t.beta, t.llr, t.lower, t.upper, t.decision
-        );
+        text.push_str(&sprt_text(t));
     }
     if s.unfinished_sets > 0 {
         let _ = writeln!(
@@ -185,7 +185,9 @@ pub fn standings_text(report: &Report) -> String {
             count(s.unfinished_games, "game")
         );
     }
+    let gauntlet = report.tournament_format == Some(Format::Gauntlet);
     match (&s.winner.names[..], s.winner.level) {
+        _ if gauntlet => text.push_str(&challenger_text(s)),
         ([], true) => text.push_str("winner: none (level)"),
         ([], false) => text.push_str("winner: none (no games)"),
         (names, _) => {
@@ -197,12 +199,112 @@ pub fn standings_text(report: &Report) -> String {
             );
         }
     }
-    if !report.complete {
-        text.push_str(
+    let decided = s.sprt.as_ref().is_some_and(|t| t.decided.is_some());
+    match (report.complete, decided) {
+        (true, _) => {}
+        (false, true) => text.push_str(
+            "\nstopped by the sequential test: the games left were not played (those running when it decided are counted above)",
+        ),
+        (false, false) => text.push_str(
             "\nincomplete: not every scheduled game is played; these are the standings so far",
+        ),
+    }
+    text
+}
+
+/// A gauntlet's summary: its challenger (the first entrant) against each opponent.
+fn challenger_text(s: &Standings) -> String {
+    let Some(challenger) = s.entrants.first() else {
+        return "challenger: none".to_string();
+    };
+    let mut text = format!("challenger {} against each opponent:", challenger.name);
+    for (other, cell) in s.crosstable[0].iter().enumerate() {
+        let Some(cell) = cell else {
+            continue;
+        };
+        let name = &s.entrants[other].name;
+        let elo = s
+            .elo
+            .iter()
+            .find(|e| (e.first == challenger.name) && e.second == *name)
+            .and_then(|e| e.elo)
+            .or_else(|| {
+                s.elo
+                    .iter()
+                    .find(|e| e.first == *name && e.second == challenger.name)
+                    .and_then(|e| e.elo.map(|x| -x))
+            })
+            .map_or(String::new(), |x| format!(", elo {}", signed(x)));
+        let _ = write!(
+            text,
+            "\n  vs {name}: {:.1}% over {} games{elo}",
+            100.0 * cell.score / cell.games as f64,
+            cell.games
         );
     }
     text
+}
+
+/// The batch ratings as a table, best first, with which neighbours are separated at 95%.
+fn ratings_text(s: &Standings) -> String {
+    if s.ratings.entrants.is_empty() {
+        return String::new();
+    }
+    let width = name_width(s, 4);
+    let mut text = format!(
+        "ratings (Elo fitted to all complete sets; 95% interval; '>' = stronger than the next at 95%, '~' = not separated):\n{:>4}  {:<width$}  {:>8}  {:>20}  {:>8}\n",
+        "rank", "name", "elo", "95% interval", "los next"
+    );
+    for (place, r) in s.ratings.entrants.iter().enumerate() {
+        let interval = r.interval.map_or("-".to_string(), |(lo, hi)| {
+            format!("[{}, {}]", signed(lo), signed(hi))
+        });
+        let next = match (r.los_next, r.separated_from_next) {
+            (Some(los), Some(true)) => format!("{:>7.1}% >", los * 100.0),
+            (Some(los), _) => format!("{:>7.1}% ~", los * 100.0),
+            (None, _) => String::new(),
+        };
+        let _ = writeln!(
+            text,
+            "{:>4}  {:<width$}  {:>8}  {interval:>20}  {next}",
+            place + 1,
+            r.name,
+            signed(r.elo)
+        );
+    }
+    if s.ratings.prior {
+        text.push_str("  (some entrant won or lost every game against the rest: one virtual draw between every two sides that met keeps the ratings finite)\n");
+    }
+    text
+}
+
+/// The sequential test's lines: its decision (final once taken) and the LLR over every pair.
+fn sprt_text(t: &Sprt) -> String {
+    let test = format!(
+        "sprt elo0={} elo1={} alpha={} beta={}",
+        t.elo0, t.elo1, t.alpha, t.beta
+    );
+    match t.decided {
+        Some(d) => {
+            let (side, bound) = match d.accepted {
+                Hypothesis::H0 => ("<=", t.lower),
+                Hypothesis::H1 => (">=", t.upper),
+            };
+            format!(
+                "{test}: {} accepted at pair {} (llr {:.3} {side} {:.3}); over all {} pairs llr {:.3}\n",
+                d.accepted.name(),
+                d.pair,
+                d.llr,
+                bound,
+                t.pairs,
+                t.llr
+            )
+        }
+        None => format!(
+            "{test}: undecided after {} pairs, llr {:.3} between {:.3} and {:.3}\n",
+            t.pairs, t.llr, t.lower, t.upper
+        ),
+    }
 }
 
 /// An Elo figure with its sign and one decimal; never "-0.0".

@@ -51,17 +51,24 @@ impl Progress {
         if self.plain && (self.last.elapsed() >= EVERY || done == self.total) {
             self.last = Instant::now();
             eprintln!(
-                "allfives: {done}/{} games, {rate:.1} games/s; {leader}",
-                self.total
+                "allfives: {done}/{} games, {rate:.1} games/s, {} left; {leader}",
+                self.total,
+                time_left(self.total.saturating_sub(done), rate)
             );
         }
     }
 
     /// Writes `text` to stderr without breaking the bar.
     pub fn note(&self, text: &str) {
+        // Made safe line by line: a standings block keeps its lines.
+        let print = || {
+            for line in text.lines() {
+                eprintln!("{}", crate::text::terminal(line));
+            }
+        };
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{}", crate::text::terminal(text))),
-            None => eprintln!("{}", crate::text::terminal(text)),
+            Some(bar) => bar.suspend(print),
+            None => print(),
         }
     }
 
@@ -70,5 +77,36 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// The time `games` more games take at `rate` games a second, as "1h 02m", "3m 05s" or "12s";
+/// "unknown" before the first game.
+fn time_left(games: u64, rate: f64) -> String {
+    if games == 0 {
+        return "0s".to_string();
+    }
+    if rate <= 0.0 || !rate.is_finite() {
+        return "unknown".to_string();
+    }
+    let seconds = (games as f64 / rate).ceil() as u64;
+    match (seconds / 3600, seconds / 60 % 60, seconds % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m {s:02}s"),
+        (h, m, _) => format!("{h}h {m:02}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_left;
+
+    #[test]
+    fn time_left_reads_plainly() {
+        assert_eq!(time_left(0, 0.0), "0s");
+        assert_eq!(time_left(10, 0.0), "unknown");
+        assert_eq!(time_left(12, 1.0), "12s");
+        assert_eq!(time_left(370, 2.0), "3m 05s");
+        assert_eq!(time_left(3720, 1.0), "1h 02m");
     }
 }

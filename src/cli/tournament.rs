@@ -11,8 +11,8 @@ use tokio::sync::mpsc;
 
 use crate::bot::player::BotSpec;
 use crate::cli::args::{
-    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, StandingsArgs, TournamentArgs,
-    hidden_with, new_log_dir,
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, StandingsArgs,
+    TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
@@ -25,6 +25,7 @@ use crate::sandbox::files;
 use crate::tournament::audit::{self, RESULTS};
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
+use crate::tournament::ratings::{Anchor, SprtSpec};
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
@@ -63,13 +64,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     let entrants = results::entrants_of(&bots);
     let schedule = definition.schedule();
-    let names = entrants.iter().map(|e| e.name.clone()).collect();
-    let mut tally = Tally::new(
-        names,
-        schedule.set_size(),
-        definition.table.players,
-        args.sprt,
-    );
+    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+    let anchor = match anchor(&args.rating, &names) {
+        Ok(anchor) => anchor,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
     let mut done = HashSet::new();
     let results_path = dir.join(RESULTS);
     let audited = audit::read_checked(&dir, &definition, false, |line| {
@@ -102,10 +102,15 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     let shard = definition.shard;
     // Every line read is a distinct game of this shard (checked), so the rest is a difference.
+    // A test that decided before a stop stays decided: --resume plays nothing more.
+    let decided = tally.sprt_decision();
     let scheduled = schedule.count(shard);
-    let missing = scheduled.saturating_sub(done.len() as u64);
+    let missing = match decided {
+        Some(_) => 0,
+        None => scheduled.saturating_sub(done.len() as u64),
+    };
     if !args.json {
-        let banner = format!(
+        let mut banner = format!(
             "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
             bots.len(),
             missing,
@@ -113,6 +118,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             definition.seed,
             dir.display()
         );
+        if let Some(d) = decided {
+            banner.push_str(&format!(
+                "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
+                d.accepted.name(),
+                d.pair
+            ));
+        }
         if let Err(e) = output::print_line(&banner) {
             return output_failed(&e);
         }
@@ -144,14 +156,14 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let collected = runtime.block_on(async {
         let games = Arc::new(schedule)
             .into_games(shard)
-            .filter(move |g| !done.contains(&g.id));
+            .filter(move |g| decided.is_none() && !done.contains(&g.id));
         let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games)));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut collector = Collector {
             played: 0,
             interrupts: 0,
             error: None,
-            sprt_decided: false,
+            sprt_decided: decided.is_some(),
         };
         let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
         let workers = match workers {
@@ -206,7 +218,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let mut report = Report::new("tournament", complete, entrants, tally.standings());
     report.seed = Some(definition.seed);
     report.rules = Some(definition.rules);
-    if let Err(e) = print_report(&report, args.json) {
+    report.tournament_format = Some(definition.format);
+    if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
     match (&collected.error, collected.interrupts) {
@@ -274,26 +287,20 @@ impl Collector {
     ) {
         self.played += 1;
         tally.add(line);
-        let needs_standings = args.sprt.is_some()
-            || args
-                .standings_every
-                .is_some_and(|k| self.played.is_multiple_of(k.max(1)));
-        if needs_standings {
-            let standings = tally.standings();
-            if let Some(k) = args.standings_every
-                && self.played.is_multiple_of(k.max(1))
-            {
-                let report = Report::new("tournament", false, Vec::new(), standings.clone());
-                progress.note(&output::standings_text(&report));
-            }
-            if standings
-                .sprt
-                .as_ref()
-                .is_some_and(|s| s.decision != "continue")
-            {
-                self.sprt_decided = true;
-                stop.store(true, Ordering::SeqCst);
-            }
+        if let Some(k) = args.standings_every
+            && self.played.is_multiple_of(k.max(1))
+        {
+            let report = Report::new("tournament", false, Vec::new(), tally.standings());
+            progress.note(&format!(
+                "standings after {} games:\n{}",
+                self.played,
+                output::standings_text(&report, args.rating.pairs)
+            ));
+        }
+        // Games already running when the test decides are still recorded; the decision stands.
+        if !self.sprt_decided && tally.sprt_decision().is_some() {
+            self.sprt_decided = true;
+            stop.store(true, Ordering::SeqCst);
         }
         let leader = tally.leader().map_or(String::new(), |(name, pct)| {
             format!("leader {name} {pct:.1}%")
@@ -302,14 +309,34 @@ impl Collector {
     }
 }
 
-fn print_report(report: &Report, json: bool) -> std::io::Result<()> {
+fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
     let text = match json {
         true => crate::text::json(
             &serde_json::to_string_pretty(report).expect("a report always serializes"),
         ),
-        false => output::standings_text(report),
+        false => output::standings_text(report, pairs),
     };
     output::print_line(&text)
+}
+
+/// The anchor asked for, the named entrant found among `names`.
+fn anchor(args: &RatingArgs, names: &[String]) -> Result<Anchor, String> {
+    if !args.anchor_elo.is_finite() {
+        return Err("--anchor-elo must be a finite number".into());
+    }
+    match &args.anchor {
+        None => Ok(Anchor::Mean(args.anchor_elo)),
+        Some(name) => names
+            .iter()
+            .position(|n| n == name)
+            .map(|e| Anchor::Entrant(e, args.anchor_elo))
+            .ok_or_else(|| {
+                format!(
+                    "--anchor {name}: no entrant has that name (the entrants: {})",
+                    names.join(", ")
+                )
+            }),
+    }
 }
 
 /// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
@@ -368,7 +395,12 @@ fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
 /// with a note for each thing honoured or repaired.
 fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>), String> {
     let (settings, table) = checked_options(args)?;
-    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    let mut given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    if let Some(name) = &args.challenger
+        && !args.resume
+    {
+        challenger_first(&mut given, name, args.format)?;
+    }
     let held = match &args.out {
         Some(dir) => Some(folder::hold(dir)?),
         None => None,
@@ -436,15 +468,20 @@ fn define(
         }
         (None, false) => {
             let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
-            Definition::new(
+            let mut definition = Definition::new(
                 given,
                 settings,
                 (args.format, table, deals),
                 seed,
                 args.shard,
-            )
+            );
+            definition.sprt = args.sprt;
+            definition
         }
     };
+    if definition.sprt.is_some() {
+        SprtSpec::applies_to(definition.entrants.len(), definition.table.players)?;
+    }
     let bots = definition.bots()?;
     entrants::distinct_names(&bots)?;
     if definition.schedule().groups.is_empty() {
@@ -553,6 +590,32 @@ fn resumed(
             changed.join(", ")
         ));
     }
+    if args.sprt.is_some() && args.sprt != stored.sprt {
+        return Err(format!(
+            "{dir} holds a tournament with {}; --resume keeps its test: drop --sprt, or start a new tournament with another --out",
+            stored
+                .sprt
+                .map_or("no sequential test".to_string(), |s| format!(
+                    "the sequential test elo0={},elo1={},alpha={},beta={}",
+                    s.elo0, s.elo1, s.alpha, s.beta
+                ))
+        ));
+    }
+    if let Some(name) = &args.challenger
+        && (stored.format != Format::Gauntlet || stored.entrants[0].name != *name)
+    {
+        return Err(format!(
+            "{dir} holds a {} whose challenger is {}; --resume keeps it: drop --challenger",
+            match stored.format {
+                Format::RoundRobin => "round-robin",
+                Format::Gauntlet => "gauntlet",
+            },
+            match stored.format {
+                Format::RoundRobin => "none".to_string(),
+                Format::Gauntlet => stored.entrants[0].name.clone(),
+            }
+        ));
+    }
     let mut definition = stored.clone();
     if !given.is_empty() {
         definition.entrants = given;
@@ -586,6 +649,23 @@ fn resumed(
     Ok(definition)
 }
 
+/// Moves the entrant called `name` first: a gauntlet's challenger is its first entrant.
+fn challenger_first(given: &mut Vec<BotSpec>, name: &str, format: Format) -> Result<(), String> {
+    if format != Format::Gauntlet {
+        return Err("--challenger needs --format gauntlet".into());
+    }
+    let at = given.iter().position(|b| b.name == name).ok_or_else(|| {
+        let names: Vec<&str> = given.iter().map(|b| b.name.as_str()).collect();
+        format!(
+            "--challenger {name}: no entrant has that name (the entrants: {})",
+            names.join(", ")
+        )
+    })?;
+    let challenger = given.remove(at);
+    given.insert(0, challenger);
+    Ok(())
+}
+
 fn shown(dir: Option<&Path>) -> String {
     dir.map_or(String::new(), |d| d.display().to_string())
 }
@@ -593,7 +673,7 @@ fn shown(dir: Option<&Path>) -> String {
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
     match merge(args) {
-        Ok(report) => match print_report(&report, args.json) {
+        Ok(report) => match print_report(&report, args.json, args.rating.pairs) {
             Ok(()) => 0,
             Err(e) => output_failed(&e),
         },
@@ -620,13 +700,14 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
         .collect::<Result<_, _>>()?;
     let missing = slices_of_one(&args.dirs, &definitions)?;
     let first = &definitions[0];
-    let names = first.entrants.iter().map(|e| e.name.clone()).collect();
-    let mut tally = Tally::new(
-        names,
-        first.schedule().set_size(),
-        first.table.players,
-        args.sprt,
-    );
+    let names: Vec<String> = first.entrants.iter().map(|e| e.name.clone()).collect();
+    // The test asked for here, else the one the tournament ran.
+    let sprt = args.sprt.or(first.sprt);
+    if sprt.is_some() {
+        SprtSpec::applies_to(names.len(), first.table.players)?;
+    }
+    let anchor = anchor(&args.rating, &names)?;
+    let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
     let mut complete = missing.is_empty();
     let mut ids = HashSet::new();
     for (dir, d) in args.dirs.iter().zip(&definitions) {

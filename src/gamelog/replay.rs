@@ -289,8 +289,8 @@ struct Checker {
     pending: Option<Seat>,
     /// The turn request that fault answered, if logged: the fallback move carries it too.
     pending_id: Option<u64>,
-    /// The seat whose fault cost the game, if one did.
-    forfeited: Option<Seat>,
+    /// The seats whose faults cost the game (several when bots fail to start).
+    forfeited: Vec<Seat>,
     fault_counts: Vec<u32>,
     /// Each seat's time over the per-move limit so far, in microseconds (drawn from its bank).
     bank_used_us: Vec<u64>,
@@ -326,7 +326,7 @@ impl Checker {
             checked: 0,
             pending: None,
             pending_id: None,
-            forfeited: None,
+            forfeited: Vec::new(),
             legal: Vec::new(),
         })
     }
@@ -346,7 +346,7 @@ impl Checker {
             },
             "hand_start" | "play" | "draw" | "pass" | "hand_end" => {
                 let logged = strict_event(value, kind)?;
-                if let Some(seat) = self.forfeited {
+                if let Some(seat) = self.forfeited.first() {
                     return Err(format!(
                         "the game goes on after seat {seat}'s fault cost it the game"
                     ));
@@ -546,7 +546,7 @@ impl Checker {
         }
         let game = &self.replay.game;
         let started = game.hand_number() > 0;
-        if let Some(lost) = self.forfeited.filter(|_| started) {
+        if let Some(lost) = self.forfeited.first().filter(|_| started) {
             return Err(format!(
                 "a fault after seat {lost}'s fault cost it the game"
             ));
@@ -606,7 +606,7 @@ impl Checker {
             ));
         }
         match fault.forfeit {
-            true => self.forfeited = self.forfeited.or(Some(seat)),
+            true => self.forfeited.push(seat),
             false => (self.pending, self.pending_id) = (Some(seat), fault.id),
         }
         self.replay.faults.push(LoggedFault {
@@ -681,10 +681,9 @@ impl Checker {
             });
         }
         let game = &mut self.replay.game;
-        if let Some(seat) = self.forfeited
-            && game.result().is_none()
-        {
-            game.forfeit(seat).map_err(|e| e.to_string())?;
+        if game.result().is_none() {
+            game.forfeit_seats(&self.forfeited)
+                .map_err(|e| e.to_string())?;
         }
         if let Some(missing) = game
             .events_since(self.checked)

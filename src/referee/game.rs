@@ -211,11 +211,14 @@ impl Table<'_> {
                 bot_seed: Some(bot_seed(self.setup.seed, seat)),
             }));
         }
-        // Every bot that runs hears of the game before it hears of its end.
+        // Every bot that runs hears of the game before it hears of its end; all that failed
+        // to start forfeit together, each ranked below every bot that started.
+        let mut forfeits = Vec::new();
         for (seat, fault) in failed {
-            self.fault(game, seat, fault, None).await?;
+            self.fault(seat, fault, None).await?;
+            forfeits.push(seat);
         }
-        Ok(())
+        game.forfeit_seats(&forfeits).map_err(io::Error::other)
     }
 
     async fn run(&mut self, game: &mut Game) -> io::Result<()> {
@@ -284,8 +287,9 @@ impl Table<'_> {
             },
             Err(fault) => fault,
         };
-        self.fault(game, seat, fault, id).await?;
-        if game.result().is_none() {
+        if self.fault(seat, fault, id).await? {
+            game.forfeit(seat).map_err(io::Error::other)?;
+        } else {
             self.decision = Decision {
                 fallback: true,
                 id,
@@ -297,14 +301,9 @@ impl Table<'_> {
     }
 
     /// Records a fault (at the turn request `id`, or while starting when `None`, which always
-    /// forfeits) and applies the policy: a forfeit ends the game and kills the process.
-    async fn fault(
-        &mut self,
-        game: &mut Game,
-        seat: Seat,
-        fault: Fault,
-        id: Option<u64>,
-    ) -> io::Result<()> {
+    /// forfeits) and applies the policy: a forfeit kills the process. Returns whether it costs
+    /// the game (the caller ends it).
+    async fn fault(&mut self, seat: Seat, fault: Fault, id: Option<u64>) -> io::Result<bool> {
         let player = &mut self.players[self.setup.seating[seat]];
         player.stats.faulted(fault.kind);
         self.fault_counts[seat] += 1;
@@ -326,12 +325,8 @@ impl Table<'_> {
         self.faults.push(record);
         if forfeit {
             player.stop(Stop::Kill).await;
-            // Only the first forfeit ends the game (several bots may fail to start).
-            if game.result().is_none() {
-                game.forfeit(seat).map_err(io::Error::other)?;
-            }
         }
-        Ok(())
+        Ok(forfeit)
     }
 
     /// Logs the engine's new events and tells each player what its seat may see of them.

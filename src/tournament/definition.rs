@@ -16,6 +16,7 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::{Policy, files};
 use crate::tournament::digest;
+use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{Format, Schedule, Table};
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
@@ -69,6 +70,9 @@ pub struct Definition {
     pub max_line: usize,
     /// The slice of the schedule played here, if any.
     pub shard: Option<(u64, u64)>,
+    /// The sequential test that stops the tournament once it decides, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSpec>,
 }
 
 impl Definition {
@@ -102,6 +106,7 @@ impl Definition {
             on_fault: settings.on_fault,
             max_line: settings.max_line,
             shard,
+            sprt: None,
         }
     }
 

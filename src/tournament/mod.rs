@@ -5,7 +5,8 @@
 //! - [`workers`]: games played at once, each worker keeping its bots' processes;
 //! - [`results`]: a finished game as a results line, `results.jsonl`, and the `--json` report;
 //! - [`report_stream`]: a match's `--json` report written game by game as the match goes;
-//! - [`standings`] and [`ratings`]: results folded into tables, Elo and Weng-Lin ratings;
+//! - [`standings`] and [`ratings`]: results folded into tables, pairwise Elo, batch ratings and
+//!   the sequential test;
 //! - [`definition`]: `tournament.json`, what `--resume` and `standings` read back;
 //! - [`folder`]: the folder held by one run at a time, and a start cut short cleaned.
 //!

@@ -148,7 +148,7 @@ mod tests {
 
     /// What `match --json` printed before streaming: the whole report, at once.
     fn whole(games: &[GameLine], complete: bool) -> String {
-        let mut tally = Tally::new(vec!["a".into(), "b".into()], 2, 2, None);
+        let mut tally = Tally::new(vec!["a".into(), "b".into()], 2, None);
         games.iter().for_each(|g| tally.add(g));
         let mut report = Report::new("match", complete, entrants(), tally.standings());
         report.seed = Some(9);
@@ -160,7 +160,7 @@ mod tests {
     /// The same report, streamed as a match does.
     fn streamed(games: &[GameLine], complete: bool) -> String {
         let names = vec!["a".to_string(), "b".to_string()];
-        let mut tally = Tally::new(names, 2, 2, None);
+        let mut tally = Tally::new(names, 2, None);
         let mut opening = Report::new("match", false, entrants(), tally.standings());
         opening.seed = Some(9);
         opening.rules = Some(Rules::new(2));

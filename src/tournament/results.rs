@@ -18,12 +18,13 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::game::GameRecord;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::files;
+use crate::tournament::schedule::Format;
 use allfives_engine::game::GameEnding;
 use allfives_engine::rules::Rules;
 
 /// The version of the results format (docs/results.md): raised when a field changes meaning or
 /// goes away; new fields may appear within a version.
-pub const RESULTS_VERSION: u32 = 1;
+pub const RESULTS_VERSION: u32 = 2;
 
 /// An entrant, as results name it: by index (in the order given) and by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -322,6 +323,10 @@ pub struct Report {
     pub seed: Option<u64>,
     /// The rules (absent for merged standings).
     pub rules: Option<Rules>,
+    /// A tournament's format (absent for a match, and for merged folders of different formats):
+    /// a gauntlet's first entrant is its challenger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_format: Option<Format>,
     /// The entrants, by index.
     pub entrants: Vec<Entrant>,
     /// Every game (a match only: a tournament's are in its results.jsonl).
@@ -349,6 +354,7 @@ impl Report {
             kind: kind.to_string(),
             seed: None,
             rules: None,
+            tournament_format: None,
             entrants,
             games: None,
             complete,

@@ -22,7 +22,9 @@ use crate::tournament::seeds;
 const BLOCK: u64 = 8;
 
 /// Who meets whom.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Every group of entrants of the game's size meets equally often.

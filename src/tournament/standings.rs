@@ -10,8 +10,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
-use crate::tournament::ratings::{self, Elo, RatedGame, Rating, Sprt, SprtSpec};
+use crate::tournament::ratings::batch::{BatchFit, Side};
+use crate::tournament::ratings::sprt::Decision;
+use crate::tournament::ratings::{self, Anchor, Elo, Sets, Sprt, SprtSpec, SprtTest};
 use crate::tournament::results::GameLine;
+
+/// One game for the ratings: each side's entrants and rank.
+type RatedGame = Vec<(Side, u32)>;
 
 /// An entrant's row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -119,9 +124,9 @@ pub struct Standings {
     pub teams: Vec<TeamRow>,
     /// Two players: the Elo difference of each pair of entrants that met, from duplicate pairs.
     pub elo: Vec<Elo>,
-    /// More players, teams or entrants: Weng-Lin ratings over complete sets.
-    pub ratings: Vec<Rating>,
-    /// The SPRT, when asked for (two entrants).
+    /// Every entrant's Elo fitted to all complete sets at once, best first.
+    pub ratings: BatchFit,
+    /// The sequential test, when asked for (two entrants, two players).
     pub sprt: Option<Sprt>,
     /// The winner.
     pub winner: Winner,
@@ -162,44 +167,48 @@ struct PendingSet {
 pub struct Tally {
     names: Vec<String>,
     set_size: usize,
-    rate_sets: bool,
+    anchor: Anchor,
     totals: Vec<Totals>,
     /// Only the pairs that met: a round-robin of many entrants meets few pairs per game.
     cross: HashMap<(usize, usize), Cell>,
     teams: BTreeMap<Vec<usize>, TeamTotals>,
     pending: HashMap<(Vec<usize>, u64, u64), PendingSet>,
-    complete: Vec<(u64, Vec<usize>, Vec<RatedGame>)>,
+    sets: Sets,
     complete_sets: u64,
     pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
     games: u64,
-    sprt: Option<SprtSpec>,
+    sprt: Option<SprtTest>,
 }
 
 impl Tally {
     /// Empty standings for `names` (entrants by index) and sets of `set_size` games.
-    pub fn new(
-        names: Vec<String>,
-        set_size: usize,
-        players: usize,
-        sprt: Option<SprtSpec>,
-    ) -> Tally {
+    pub fn new(names: Vec<String>, set_size: usize, sprt: Option<SprtSpec>) -> Tally {
         let n = names.len();
         Tally {
-            // Two players between two entrants are rated from pentanomial counts alone, so a
-            // long run keeps nothing per set.
-            rate_sets: players > 2 || n > 2,
+            anchor: Anchor::Mean(0.0),
             names,
             set_size,
             totals: vec![Totals::default(); n],
             cross: HashMap::new(),
             teams: BTreeMap::new(),
             pending: HashMap::new(),
-            complete: Vec::new(),
+            sets: Sets::default(),
             complete_sets: 0,
             pentanomial: BTreeMap::new(),
             games: 0,
-            sprt,
+            sprt: sprt.map(SprtTest::new),
         }
+    }
+
+    /// Places the ratings by `anchor` (default: their mean is 0).
+    pub fn anchored(mut self, anchor: Anchor) -> Tally {
+        self.anchor = anchor;
+        self
+    }
+
+    /// The sequential test's decision, once taken (cheap: for the dispatcher after each game).
+    pub fn sprt_decision(&self) -> Option<Decision> {
+        self.sprt.as_ref().and_then(SprtTest::decision)
     }
 
     /// Games counted so far.
@@ -321,12 +330,13 @@ impl Tally {
                     outcome(&ranks, side).2
                 })
                 .sum();
-            self.pentanomial.entry((first, second)).or_insert([0; 5])
-                [(pair * 2.0).round() as usize] += 1;
+            let counts = self.pentanomial.entry((first, second)).or_insert([0; 5]);
+            counts[(pair * 2.0).round() as usize] += 1;
+            if let Some(test) = &mut self.sprt {
+                test.observe(*counts);
+            }
         }
-        if self.rate_sets {
-            self.complete.push((key.1, key.0, games));
-        }
+        self.sets.add(&games);
     }
 
     /// The crosstable, empty past [`CROSSTABLE_LIMIT`] entrants.
@@ -393,12 +403,10 @@ impl Tally {
             .iter()
             .map(|(&(a, b), &counts)| ratings::elo(&self.names[a], &self.names[b], counts))
             .collect();
-        let sprt = match (&self.sprt, self.pentanomial.values().next()) {
-            (Some(spec), Some(&counts)) if self.pentanomial.len() == 1 => {
-                Some(ratings::sprt(spec, counts))
-            }
-            _ => None,
-        };
+        let sprt = self.sprt.as_ref().map(|test| {
+            let counts = self.pentanomial.values().next().copied();
+            test.report(counts.unwrap_or_default())
+        });
         let unfinished_games = self.pending.values().map(|s| s.games.len() as u64).sum();
         Standings {
             games: self.games,
@@ -407,10 +415,7 @@ impl Tally {
             unfinished_games,
             winner: winner(&entrants, &teams),
             crosstable: self.crosstable(),
-            ratings: match self.rate_sets {
-                true => ratings::weng_lin(&self.names, self.complete.clone()),
-                false => Vec::new(),
-            },
+            ratings: ratings::batch::fit(&self.names, &self.sets, self.anchor),
             entrants,
             teams,
             elo,

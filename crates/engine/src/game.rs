@@ -502,7 +502,7 @@ impl Game {
         let side = self.rules.side_of(seat);
         self.scores[side] = self.scores[side].saturating_add(points as i32);
         if self.rules.finish == Finish::Immediate && self.scores[side] >= self.rules.target {
-            self.finish(GameEnding::Target { side }, None);
+            self.finish(GameEnding::Target { side }, &[]);
         } else if self.table.hands[seat].is_empty() {
             self.end_hand(HandEnding::WentOut { seat });
         } else {
@@ -513,16 +513,29 @@ impl Game {
 
     /// Ends the game at once because `seat` broke the protocol: its side ranks below all others.
     pub fn forfeit(&mut self, seat: Seat) -> Result<(), MoveError> {
+        self.forfeit_seats(&[seat])
+    }
+
+    /// Ends the game at once because every seat of `seats` broke the protocol together (several
+    /// bots may fail to start): each of their sides ranks below every side that did not forfeit
+    /// (rules.md), and forfeited sides rank among themselves by score. The ending names the
+    /// first seat. An empty list changes nothing.
+    pub fn forfeit_seats(&mut self, seats: &[Seat]) -> Result<(), MoveError> {
         if matches!(self.state, State::Over(_)) {
             return Err(MoveError::GameOver);
         }
-        if seat >= self.rules.players {
-            return Err(MoveError::NoSuchSeat {
-                seat,
-                players: self.rules.players,
-            });
+        let players = self.rules.players;
+        if let Some(&seat) = seats.iter().find(|&&s| s >= players) {
+            return Err(MoveError::NoSuchSeat { seat, players });
         }
-        self.finish(GameEnding::Forfeit { seat }, Some(self.rules.side_of(seat)));
+        let Some(&first) = seats.first() else {
+            return Ok(());
+        };
+        let mut forfeited = vec![false; self.scores().len()];
+        for &seat in seats {
+            forfeited[self.rules.side_of(seat)] = true;
+        }
+        self.finish(GameEnding::Forfeit { seat: first }, &forfeited);
         Ok(())
     }
 
@@ -581,9 +594,9 @@ impl Game {
             next_leader,
         })));
         if let Some(side) = winner_after_hand(&self.rules, self.scores()) {
-            self.finish(GameEnding::Target { side }, None);
+            self.finish(GameEnding::Target { side }, &[]);
         } else if self.hand_no >= self.rules.max_hands {
-            self.finish(GameEnding::MaxHands, None);
+            self.finish(GameEnding::MaxHands, &[]);
         } else {
             self.state = State::Dealing {
                 leader: next_leader,
@@ -591,7 +604,8 @@ impl Game {
         }
     }
 
-    fn finish(&mut self, ending: GameEnding, forfeited: Option<usize>) {
+    /// Ends the game; `forfeited[side]` marks a side that forfeited (none if empty).
+    fn finish(&mut self, ending: GameEnding, forfeited: &[bool]) {
         let scores = self.scores().to_vec();
         let side_ranks = rank_sides(&scores, forfeited);
         let ranks = (0..self.rules.players)
@@ -675,9 +689,9 @@ fn unique_min(values: &[u32]) -> Option<usize> {
     at.next().is_none().then_some(first)
 }
 
-/// Competition ranks (1, 1, 3) by score, a forfeited side below all others.
-fn rank_sides(scores: &[i32], forfeited: Option<usize>) -> Vec<u32> {
-    let key = |side: usize| (forfeited != Some(side), scores[side]);
+/// Competition ranks (1, 1, 3) by score, every forfeited side below all that did not forfeit.
+fn rank_sides(scores: &[i32], forfeited: &[bool]) -> Vec<u32> {
+    let key = |side: usize| (!forfeited.get(side).copied().unwrap_or(false), scores[side]);
     (0..scores.len())
         .map(|side| 1 + (0..scores.len()).filter(|&o| key(o) > key(side)).count() as u32)
         .collect()

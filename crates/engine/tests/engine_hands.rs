@@ -515,6 +515,39 @@ fn forfeits_rank_below_everyone() {
 }
 
 #[test]
+fn several_forfeits_rank_below_every_seat_that_did_not_forfeit() {
+    // Issue 18: greedy against two bots that fail to start gave ranks [1, 3, 1].
+    let mut game = Game::new(rules(3, 2, HandEnd::Penalty)).expect("valid rules");
+    game.forfeit_seats(&[1, 2]).expect("before the first hand");
+    let result = game.result().expect("over");
+    assert_eq!(result.ending, GameEnding::Forfeit { seat: 1 });
+    assert_eq!(result.ranks, vec![1, 2, 2]);
+
+    // Both players fail: neither is credited a win (ranks [2, 1] before).
+    let mut game = Game::new(rules(2, 2, HandEnd::Penalty)).expect("valid rules");
+    game.forfeit_seats(&[0, 1]).expect("before the first hand");
+    assert_eq!(game.result().expect("over").ranks, vec![1, 1]);
+
+    // Four cut-throat, seats 0 and 3 fail: the two that started share the top.
+    let mut cut_throat = rules(4, 2, HandEnd::Penalty);
+    cut_throat.teams = false;
+    let mut game = Game::new(cut_throat).expect("valid rules");
+    game.forfeit_seats(&[0, 3]).expect("before the first hand");
+    assert_eq!(game.result().expect("over").ranks, vec![3, 1, 1, 3]);
+
+    // Partnerships: one seat of each team fails; both teams forfeit and share the rank.
+    let mut game = Game::new(rules(4, 2, HandEnd::Penalty)).expect("valid rules");
+    game.forfeit_seats(&[0, 1]).expect("before the first hand");
+    assert_eq!(game.result().expect("over").ranks, vec![1, 1, 1, 1]);
+
+    // A seat out of range changes nothing; an empty list changes nothing.
+    let mut game = Game::new(rules(2, 2, HandEnd::Penalty)).expect("valid rules");
+    assert!(game.forfeit_seats(&[0, 2]).is_err());
+    game.forfeit_seats(&[]).expect("nothing to do");
+    assert!(game.result().is_none());
+}
+
+#[test]
 fn forced_draws_then_the_drawn_tile_is_the_only_legal_one() {
     let mut game = Game::new(rules(2, 2, HandEnd::Penalty)).expect("valid rules");
     game.start_hand(deal(

@@ -1,0 +1,611 @@
+//! Batch ratings: one Elo per entrant fitted to every complete duplicate set at once, so that the
+//! order games were played in changes nothing.
+//!
+//! The model is Bradley-Terry on the Elo scale, as Ordo fits it (M. Ballicora, Ordo; D. Hunter,
+//! "MM algorithms for generalized Bradley-Terry models", Annals of Statistics 32, 2004): a side
+//! rated `r_a` scores `E = 1 / (1 + 10^((r_b - r_a) / 400))` against a side rated `r_b`, a tie
+//! counting half. A game of three or four sides counts as each pair of its sides compared (rank
+//! breaking, the "full" pairing of Weng and Lin's Bradley-Terry model); a team is rated the mean
+//! of its entrants (a team of two copies is that entrant). The ratings solve the score equations
+//! (for every entrant, expected points = points scored: the maximum of the likelihood) by Newton's
+//! method. Their covariance is the sandwich `H^-1 J H^-1` (Varin, Reid and Firth, "An overview of
+//! composite likelihood methods", Statistica Sinica 21, 2011), `J` summing each duplicate set's
+//! score outer product: the games of a set share a deal, so they are counted as one cluster,
+//! never as independent games.
+//!
+//! Pure. The input is folded into sorted maps whose sums are exact (halves), so the fit is the
+//! same whatever order the sets arrive in.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::normal::{clean, normal_cdf};
+
+/// Entrants of one side (sorted, distinct: a team of copies is one entrant).
+pub type Side = Vec<usize>;
+
+/// Two sides compared in one game, `first < second`, and the first's points doubled (0, 1, 2).
+pub type Comparison = (Side, Side, u8);
+
+/// Every complete set folded in: each distinct set (its comparisons, sorted) and how often it
+/// occurred.
+#[derive(Debug, Clone, Default)]
+pub struct Sets {
+    counts: BTreeMap<Vec<Comparison>, u64>,
+}
+
+impl Sets {
+    /// Folds in one complete set: each game as its sides and their ranks (1 best).
+    pub fn add(&mut self, games: &[Vec<(Side, u32)>]) {
+        let mut set: Vec<Comparison> = Vec::new();
+        for game in games {
+            for (i, (a, rank_a)) in game.iter().enumerate() {
+                for (b, rank_b) in &game[i + 1..] {
+                    let doubled = match rank_a.cmp(rank_b) {
+                        std::cmp::Ordering::Less => 2,
+                        std::cmp::Ordering::Equal => 1,
+                        std::cmp::Ordering::Greater => 0,
+                    };
+                    match a.cmp(b) {
+                        std::cmp::Ordering::Less => set.push((a.clone(), b.clone(), doubled)),
+                        std::cmp::Ordering::Greater => {
+                            set.push((b.clone(), a.clone(), 2 - doubled))
+                        }
+                        // The same entrants on both sides tell nothing of their strength.
+                        std::cmp::Ordering::Equal => {}
+                    }
+                }
+            }
+        }
+        set.sort();
+        if !set.is_empty() {
+            *self.counts.entry(set).or_default() += 1;
+        }
+    }
+}
+
+/// How the ratings are placed: their mean, or one entrant's rating, equals `value`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Anchor {
+    /// The mean of the rated entrants.
+    Mean(f64),
+    /// One entrant (by index).
+    Entrant(usize, f64),
+}
+
+/// One entrant's batch rating.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BatchRating {
+    /// Its index.
+    pub entrant: usize,
+    /// Its name.
+    pub name: String,
+    /// Its Elo, placed by the anchor.
+    pub elo: f64,
+    /// Its 95% interval relative to the anchor; absent when the results have no spread (or the
+    /// entrant won or lost everything: its rating is then only a bound).
+    pub interval: Option<(f64, f64)>,
+    /// The likelihood that it is stronger than the next entrant of the table (none for the
+    /// last), from their difference and its standard error.
+    pub los_next: Option<f64>,
+    /// Whether it is separated from the next entrant at 95% (its difference more than 1.96
+    /// standard errors).
+    pub separated_from_next: Option<bool>,
+}
+
+/// Elo points per natural unit of the logistic curve: 400 / ln 10.
+const SCALE: f64 = 400.0 / std::f64::consts::LN_10;
+
+/// Past this many Elo from the anchor a rating is only a bound (a side that won everything).
+const UNBOUNDED: f64 = 3600.0;
+
+/// The ratings, and whether they needed the prior.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BatchFit {
+    /// Every entrant that played a complete set, best first.
+    pub entrants: Vec<BatchRating>,
+    /// Whether the plain fit had no finite maximum (an entrant or group won or lost every game
+    /// against the rest), so one virtual draw was added between every two sides that met
+    /// (BayesElo's prior) to keep the ratings finite.
+    pub prior: bool,
+}
+
+/// The ratings of every entrant that played a complete set, sorted best first.
+pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
+    let rated: Vec<usize> = sets
+        .counts
+        .keys()
+        .flatten()
+        .flat_map(|(a, b, _)| a.iter().chain(b))
+        .copied()
+        .collect::<BTreeSet<usize>>()
+        .into_iter()
+        .collect();
+    if rated.is_empty() {
+        return BatchFit {
+            entrants: Vec::new(),
+            prior: false,
+        };
+    }
+    let column: BTreeMap<usize, usize> = rated.iter().enumerate().map(|(i, &e)| (e, i)).collect();
+    let plain = Model::new(sets, &column, rated.len(), false);
+    let (model, strengths, prior) = match plain.solve() {
+        Some(strengths) => (plain, strengths, false),
+        None => {
+            let model = Model::new(sets, &column, rated.len(), true);
+            let strengths = model.solve().unwrap_or_else(|| vec![0.0; rated.len()]);
+            (model, strengths, true)
+        }
+    };
+    let covariance = model.covariance(&strengths);
+    BatchFit {
+        entrants: place(names, &rated, &strengths, covariance, anchor),
+        prior,
+    }
+}
+
+/// A comparison in the fit's columns: its difference vector and the first side's points.
+type Compared = (Direction, f64);
+
+/// A sparse difference vector: (column, weight) pairs, a column possibly more than once (every
+/// use is linear or bilinear in it, so repeats add up).
+type Direction = Vec<(usize, f64)>;
+
+/// The comparisons in the fit's own columns: each pair of sides with its games and points, and
+/// each distinct set with its count.
+struct Model {
+    size: usize,
+    pairs: Vec<(Direction, f64, f64)>,
+    clusters: Vec<(Vec<Compared>, f64)>,
+}
+
+impl Model {
+    /// The model of `sets`, with one virtual draw between every two sides that met if `prior`.
+    fn new(sets: &Sets, column: &BTreeMap<usize, usize>, size: usize, prior: bool) -> Model {
+        // The difference vector of a comparison: +1/|a| for a's entrants, -1/|b| for b's.
+        let direction = |a: &Side, b: &Side| -> Direction {
+            let plus = a.iter().map(|e| (column[e], 1.0 / a.len() as f64));
+            plus.chain(b.iter().map(|e| (column[e], -1.0 / b.len() as f64)))
+                .collect()
+        };
+        let mut totals: BTreeMap<(&Side, &Side), (f64, f64)> = BTreeMap::new();
+        let mut clusters = Vec::new();
+        for (set, &count) in &sets.counts {
+            let n = count as f64;
+            let mut cluster = Vec::new();
+            for (a, b, doubled) in set {
+                let t = totals.entry((a, b)).or_default();
+                t.0 += n;
+                t.1 += n * f64::from(*doubled) / 2.0;
+                cluster.push((direction(a, b), f64::from(*doubled) / 2.0));
+            }
+            clusters.push((cluster, n));
+        }
+        let virtual_draw = if prior { (1.0, 0.5) } else { (0.0, 0.0) };
+        let pairs = totals
+            .into_iter()
+            .map(|((a, b), (games, points))| {
+                (
+                    direction(a, b),
+                    games + virtual_draw.0,
+                    points + virtual_draw.1,
+                )
+            })
+            .collect();
+        Model {
+            size,
+            pairs,
+            clusters,
+        }
+    }
+
+    /// The log-likelihood, its gradient and its negated Hessian at `r` (natural units).
+    fn derivatives(&self, r: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
+        let mut value = 0.0;
+        let mut gradient = vec![0.0; self.size];
+        let mut information = vec![vec![0.0; self.size]; self.size];
+        for (d, games, points) in &self.pairs {
+            let x = sparse_dot(d, r);
+            let e = logistic(x);
+            // ln E and ln(1 - E) written to stay finite far out.
+            value += points * -softplus(-x) + (games - points) * -softplus(x);
+            let residual = points - games * e;
+            let weight = games * e * (1.0 - e);
+            for &(i, wi) in d {
+                gradient[i] += residual * wi;
+                for &(j, wj) in d {
+                    information[i][j] += weight * wi * wj;
+                }
+            }
+        }
+        (value, gradient, information)
+    }
+
+    /// The strengths (natural units, level free) that maximize the likelihood:
+    /// Newton's method, each step halved until the likelihood rises. `None` if there is no
+    /// finite maximum (the steps run off past [`UNBOUNDED`]).
+    fn solve(&self) -> Option<Vec<f64>> {
+        let mut r = vec![0.0; self.size];
+        for _ in 0..100 {
+            let (value, gradient, information) = self.derivatives(&r);
+            let step = multiply_vector(&invert(&information)?, &gradient);
+            let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
+            if largest < 1e-9 {
+                return Some(r);
+            }
+            let mut scale = 1.0;
+            let mut moved = false;
+            while scale > 1e-6 {
+                let next: Vec<f64> = r.iter().zip(&step).map(|(x, s)| x + scale * s).collect();
+                if self.derivatives(&next).0 >= value {
+                    r = next;
+                    moved = true;
+                    break;
+                }
+                scale /= 2.0;
+            }
+            // No step raises the likelihood any more: at its maximum, to rounding.
+            if !moved {
+                return Some(r);
+            }
+            let spread =
+                r.iter().fold(0.0f64, |m, x| m.max(*x)) - r.iter().fold(0.0f64, |m, x| m.min(*x));
+            if spread * SCALE > UNBOUNDED {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The sandwich covariance of the strengths (none along their level, which no game fixes).
+    fn covariance(&self, r: &[f64]) -> Option<Vec<Vec<f64>>> {
+        let (_, _, information) = self.derivatives(r);
+        let inverse = invert(&information)?;
+        let mut meat = vec![vec![0.0; self.size]; self.size];
+        for (cluster, n) in &self.clusters {
+            // A set's score touches only its own entrants' columns.
+            let mut score: BTreeMap<usize, f64> = BTreeMap::new();
+            for (d, points) in cluster {
+                let residual = points - logistic(sparse_dot(d, r));
+                for &(i, w) in d {
+                    *score.entry(i).or_default() += residual * w;
+                }
+            }
+            for (&i, si) in &score {
+                for (&j, sj) in &score {
+                    meat[i][j] += n * si * sj;
+                }
+            }
+        }
+        Some(multiply(&multiply(&inverse, &meat), &inverse))
+    }
+}
+
+/// Ratings placed by the anchor, with intervals and the separation of neighbours, best first.
+fn place(
+    names: &[String],
+    rated: &[usize],
+    strengths: &[f64],
+    covariance: Option<Vec<Vec<f64>>>,
+    anchor: Anchor,
+) -> Vec<BatchRating> {
+    let m = rated.len();
+    // The anchor's weights w: ratings are r - w.r + value, whose covariance is A V A' with
+    // A = I - 1 w'.
+    let (weights, value) = match anchor {
+        Anchor::Mean(v) => (vec![1.0 / m as f64; m], v),
+        Anchor::Entrant(e, v) => {
+            let mut w = vec![0.0; m];
+            if let Some(i) = rated.iter().position(|&x| x == e) {
+                w[i] = 1.0;
+            }
+            (w, v)
+        }
+    };
+    let shift = dot(&weights, strengths);
+    // Cleaned, so that entrants with the same results tie exactly and sort by index.
+    let elo: Vec<f64> = strengths
+        .iter()
+        .map(|s| clean((s - shift) * SCALE + value))
+        .collect();
+    let unbounded = |i: usize| (elo[i] - value).abs() > UNBOUNDED;
+    let variance_of = |x: &[f64]| {
+        covariance
+            .as_ref()
+            .map(|v| dot(x, &multiply_vector(v, x)) * SCALE * SCALE)
+    };
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(rated[a].cmp(&rated[b])));
+    order
+        .iter()
+        .enumerate()
+        .map(|(place, &i)| {
+            let mut own: Vec<f64> = weights.iter().map(|w| -w).collect();
+            own[i] += 1.0;
+            let spread = variance_of(&own).filter(|&v| v > 1e-18 && !unbounded(i));
+            let interval = spread.map(|v| {
+                let half = 1.96 * v.sqrt();
+                (clean(elo[i] - half), clean(elo[i] + half))
+            });
+            let next = order.get(place + 1).and_then(|&j| {
+                let mut difference = vec![0.0; m];
+                difference[i] += 1.0;
+                difference[j] -= 1.0;
+                let se = variance_of(&difference)?.max(0.0).sqrt();
+                let gap = elo[i] - elo[j];
+                match se > 1e-9 {
+                    true => Some(normal_cdf(gap / se)),
+                    // No spread: level entrants are not separated, others are.
+                    false => Some(if gap.abs() < 1e-9 { 0.5 } else { 1.0 }),
+                }
+            });
+            BatchRating {
+                entrant: rated[i],
+                name: names[rated[i]].clone(),
+                elo: clean(elo[i].clamp(value - UNBOUNDED, value + UNBOUNDED)),
+                interval,
+                los_next: next.map(clean),
+                separated_from_next: next.map(|los| los > 0.975),
+            }
+        })
+        .collect()
+}
+
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// ln(1 + e^x), finite for large x.
+fn softplus(x: f64) -> f64 {
+    if x > 30.0 { x } else { x.exp().ln_1p() }
+}
+
+/// `d . r` for a sparse `d`.
+fn sparse_dot(d: &Direction, r: &[f64]) -> f64 {
+    d.iter().map(|&(i, w)| w * r[i]).sum()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn multiply_vector(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+    m.iter().map(|row| dot(row, x)).collect()
+}
+
+fn multiply(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let n = b.first().map_or(0, Vec::len);
+    a.iter()
+        .map(|row| {
+            (0..n)
+                .map(|j| row.iter().zip(b).map(|(x, r)| x * r[j]).sum())
+                .collect()
+        })
+        .collect()
+}
+
+/// The inverse of `m + c 1 1' + eps I`. The level of the ratings is a direction no game fixes
+/// (`m 1 = 0`, and every gradient and score is orthogonal to 1): the rank-one term `c 1 1'`
+/// makes it as well conditioned as the rest without changing anything orthogonal to it. A ridge
+/// far below any real information does the same for directions the games never tell apart (two
+/// entrants only ever partners). `None` if `m` is not finite.
+fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    let n = m.len();
+    let largest = m.iter().flatten().fold(0.0f64, |x, y| x.max(y.abs()));
+    let ridge = 1e-9 * largest.max(1e-300);
+    let level = largest.max(1e-300) / n as f64;
+    // Gauss-Jordan on [M + c 1 1' + eps I | I].
+    let mut a: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            let mut row: Vec<f64> = m[i].iter().map(|x| x + level).collect();
+            row[i] += ridge;
+            row.extend((0..n).map(|j| if i == j { 1.0 } else { 0.0 }));
+            row
+        })
+        .collect();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        let usable = a[pivot][col].abs() > 0.0;
+        if !usable {
+            return None;
+        }
+        a.swap(col, pivot);
+        let p = a[col][col];
+        a[col].iter_mut().for_each(|x| *x /= p);
+        let pivot_row = a[col].clone();
+        for (row, values) in a.iter_mut().enumerate() {
+            let f = values[col];
+            if row != col && f != 0.0 {
+                values
+                    .iter_mut()
+                    .zip(&pivot_row)
+                    .for_each(|(x, y)| *x -= f * y);
+            }
+        }
+    }
+    Some(a.into_iter().map(|row| row[n..].to_vec()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("e{i}")).collect()
+    }
+
+    /// A two-game duplicate set of `a` against `b`, `a` ranked `first` then `second`.
+    fn pair(a: usize, b: usize, first: u32, second: u32) -> Vec<Vec<(Side, u32)>> {
+        let other = |r: u32| 3 - r;
+        vec![
+            vec![(vec![a], first), (vec![b], other(first))],
+            vec![(vec![b], other(second)), (vec![a], second)],
+        ]
+    }
+
+    #[test]
+    fn two_entrants_rate_as_their_score_says() {
+        // e0 wins 12 of 20 games: 60%, a difference of -400 log10(1/0.6 - 1) = 70.4.
+        let mut sets = Sets::default();
+        sets.add(&pair(0, 1, 1, 1));
+        sets.add(&pair(0, 1, 1, 2));
+        sets.add(&pair(0, 1, 2, 1));
+        sets.add(&pair(0, 1, 2, 2));
+        sets.add(&pair(0, 1, 1, 1));
+        sets.add(&pair(0, 1, 2, 1));
+        sets.add(&pair(0, 1, 1, 2));
+        sets.add(&pair(0, 1, 2, 2));
+        // 8 of 16 so far; two more sets of wins: 12 of 20 = 60%.
+        sets.add(&pair(0, 1, 1, 1));
+        sets.add(&pair(0, 1, 1, 1));
+        let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
+        assert!(!fit.prior);
+        let r = &fit.entrants;
+        assert_eq!((r[0].entrant, r[1].entrant), (0, 1));
+        let difference = -400.0 * (1.0f64 / 0.6 - 1.0).log10();
+        assert!((r[0].elo - r[1].elo - difference).abs() < 1e-6, "{r:?}");
+        assert!((r[0].elo + r[1].elo).abs() < 1e-6);
+        let anchored = super::fit(&names(2), &sets, Anchor::Entrant(1, 1500.0));
+        let e1 = anchored
+            .entrants
+            .iter()
+            .find(|r| r.entrant == 1)
+            .expect("rated");
+        assert_eq!(e1.elo, 1500.0);
+        assert_eq!(e1.interval, None, "the anchor is exact");
+        assert!(anchored.entrants[0].interval.is_some());
+    }
+
+    #[test]
+    fn the_order_of_sets_changes_nothing_and_equals_tie() {
+        // Five entrants; e3 and e4 have the same results against everyone.
+        let games: Vec<_> = [
+            (0, 1, 1, 1),
+            (0, 2, 1, 2),
+            (1, 2, 2, 2),
+            (0, 3, 1, 2),
+            (0, 4, 1, 2),
+            (1, 3, 2, 1),
+            (1, 4, 2, 1),
+            (2, 3, 1, 1),
+            (2, 4, 1, 1),
+            (3, 4, 1, 2),
+            (0, 1, 2, 1),
+            (1, 2, 1, 1),
+            (0, 2, 2, 2),
+        ]
+        .iter()
+        .map(|&(a, b, x, y)| pair(a, b, x, y))
+        .collect();
+        let mut forward = Sets::default();
+        games.iter().for_each(|g| forward.add(g));
+        let mut backward = Sets::default();
+        games.iter().rev().for_each(|g| backward.add(g));
+        let one = fit(&names(5), &forward, Anchor::Mean(0.0));
+        assert_eq!(one, fit(&names(5), &backward, Anchor::Mean(0.0)));
+        let by_entrant = |e: usize| one.entrants.iter().find(|r| r.entrant == e).expect("rated");
+        assert_eq!(by_entrant(3).elo, by_entrant(4).elo, "{one:?}");
+        assert_eq!(by_entrant(3).interval, by_entrant(4).interval);
+        // Sorted best first, ties by index; every rating has an interval.
+        assert!(one.entrants.windows(2).all(|w| w[0].elo >= w[1].elo));
+        assert!(one.entrants.iter().all(|r| r.interval.is_some()), "{one:?}");
+        let mean: f64 = one.entrants.iter().map(|r| r.elo).sum::<f64>() / 5.0;
+        assert!(mean.abs() < 1e-6);
+    }
+
+    #[test]
+    fn two_entrants_one_winning_everything_need_the_prior() {
+        // Seen in a --standings-every block: 4 games all won gave +-3231, no prior.
+        let mut sets = Sets::default();
+        sets.add(&pair(0, 1, 1, 1));
+        sets.add(&pair(0, 1, 1, 1));
+        let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
+        assert!(fit.prior, "{fit:?}");
+        let gap = fit.entrants[0].elo - fit.entrants[1].elo;
+        assert!(gap > 0.0 && gap < UNBOUNDED, "{fit:?}");
+    }
+
+    #[test]
+    fn a_clean_sweep_needs_the_prior_and_stays_finite() {
+        let mut sets = Sets::default();
+        for _ in 0..5 {
+            sets.add(&pair(0, 1, 1, 1));
+            sets.add(&pair(1, 2, 1, 2));
+        }
+        let fit = fit(&names(3), &sets, Anchor::Mean(0.0));
+        assert!(fit.prior);
+        assert_eq!(fit.entrants[0].entrant, 0);
+        assert!(fit.entrants.iter().all(|r| r.elo.abs() < UNBOUNDED));
+    }
+
+    #[test]
+    fn teams_and_three_sides() {
+        // A three-player game: e0 first, e1 second, e2 third, every time but one.
+        let game = |x: u32, y: u32, z: u32| vec![(vec![0], x), (vec![1], y), (vec![2], z)];
+        let mut sets = Sets::default();
+        sets.add(&[game(1, 2, 3), game(1, 2, 3)]);
+        sets.add(&[game(2, 1, 3), game(1, 3, 2)]);
+        sets.add(&[game(3, 1, 2), game(1, 2, 3)]);
+        let fit3 = fit(&names(3), &sets, Anchor::Mean(0.0));
+        let order: Vec<usize> = fit3.entrants.iter().map(|r| r.entrant).collect();
+        assert_eq!(order, vec![0, 1, 2], "{fit3:?}");
+        // Every split of four into teams (a team is rated the mean of its members): the team
+        // with e0 wins 3 of 4, the others split; e0 rates best, the rest level.
+        let rated = |fit: &BatchFit, e: usize| {
+            fit.entrants
+                .iter()
+                .find(|r| r.entrant == e)
+                .expect("rated")
+                .elo
+        };
+        let mut teams = Sets::default();
+        for (a, b) in [([0, 1], [2, 3]), ([0, 2], [1, 3]), ([0, 3], [1, 2])] {
+            let game = |x: u32| vec![(a.to_vec(), x), (b.to_vec(), 3 - x)];
+            teams.add(&[game(1), game(1), game(2), game(1)]);
+        }
+        let t = fit(&names(4), &teams, Anchor::Mean(0.0));
+        assert!(rated(&t, 0) > rated(&t, 1), "{t:?}");
+        assert_eq!(rated(&t, 1), rated(&t, 3));
+        assert_eq!(rated(&t, 2), rated(&t, 3));
+        // Two entrants only ever partners cannot be told apart: they share the team's rating.
+        let mut partners = Sets::default();
+        let split = |x: u32| vec![(vec![0, 1], x), (vec![2, 3], 3 - x)];
+        partners.add(&[split(1), split(2), split(1), split(1)]);
+        let p = fit(&names(4), &partners, Anchor::Mean(0.0));
+        assert!(rated(&p, 0) > rated(&p, 2), "{p:?}");
+        // Told apart by nothing but rounding (the ridge's conditioning): level to 1e-3 Elo.
+        assert!((rated(&p, 0) - rated(&p, 1)).abs() < 1e-3, "{p:?}");
+        assert!((rated(&p, 2) - rated(&p, 3)).abs() < 1e-3, "{p:?}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any results, folded in any order, give the same ratings, and the mean anchor holds.
+        #[test]
+        fn any_order_gives_the_same_fit(
+            sets in proptest::collection::vec((0usize..5, 0usize..5, 1u32..3, 1u32..3), 1..40),
+            seed in 0u64..1000,
+        ) {
+            let games: Vec<_> = sets
+                .iter()
+                .filter(|(a, b, _, _)| a != b)
+                .map(|&(a, b, x, y)| pair(a, b, x, y))
+                .collect();
+            let mut order: Vec<usize> = (0..games.len()).collect();
+            // A permutation from the seed (a multiplicative shuffle, no generator needed).
+            order.sort_by_key(|&i| (i as u64 * 2_654_435_761 + seed) % 1_000_003);
+            let (mut one, mut other) = (Sets::default(), Sets::default());
+            games.iter().for_each(|g| one.add(g));
+            order.iter().for_each(|&i| other.add(&games[i]));
+            let fit_one = fit(&names(5), &one, Anchor::Mean(0.0));
+            proptest::prop_assert_eq!(&fit_one, &fit(&names(5), &other, Anchor::Mean(0.0)));
+            let rated = fit_one.entrants.len() as f64;
+            let mean: f64 = fit_one.entrants.iter().map(|r| r.elo).sum::<f64>() / rated.max(1.0);
+            proptest::prop_assert!(mean.abs() < 1e-6, "{:?}", fit_one);
+            proptest::prop_assert!(fit_one.entrants.windows(2).all(|w| w[0].elo >= w[1].elo));
+        }
+    }
+}

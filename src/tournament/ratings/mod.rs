@@ -1,0 +1,19 @@
+//! Ratings, pure: no I/O, no clock, no randomness.
+//!
+//! - [`pentanomial`]: two entrants' Elo difference, interval and LOS from their duplicate pairs;
+//! - [`sprt`]: the sequential test on those pairs, its decision latched once taken;
+//! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
+//! - [`normal`]: the normal distribution and clean figures for printing.
+//!
+//! Every formula and its source is in docs/results.md.
+
+pub mod batch;
+pub mod normal;
+pub mod pentanomial;
+pub mod sprt;
+#[cfg(test)]
+mod sprt_simulation;
+
+pub use batch::{Anchor, BatchFit, BatchRating, Sets};
+pub use pentanomial::{Elo, elo};
+pub use sprt::{Sprt, SprtSpec, SprtTest};

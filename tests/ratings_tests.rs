@@ -1,0 +1,167 @@
+//! Batch ratings end to end: the same as Ordo's on the same games, the same whatever the order
+//! of results.jsonl's lines, and identical for identical entrants.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::harness::*;
+
+fn ordo_fixture() -> PathBuf {
+    root().join("tests/fixtures/ordo")
+}
+
+/// `allfives standings --json` of `dirs` with `options`.
+fn standings(dirs: &[&Path], options: &[&str]) -> Value {
+    let mut args = vec!["standings".to_string(), "--json".to_string()];
+    args.extend(dirs.iter().map(|d| d.display().to_string()));
+    args.extend(options.iter().map(|o| o.to_string()));
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    ran.json()
+}
+
+/// Ordo's ratings by name, from its CSV output.
+fn ordo_ratings(csv: &str) -> Vec<(String, f64)> {
+    let text = fs::read_to_string(ordo_fixture().join(csv)).expect("Ordo's output");
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            let rating = fields[2].parse().expect("a rating");
+            (fields[1].trim_matches('"').to_string(), rating)
+        })
+        .collect()
+}
+
+#[test]
+fn ratings_agree_with_ordo() {
+    for (csv, options) in [
+        ("ordo.csv", &[][..]),
+        (
+            "ordo-anchor-d-1500.csv",
+            &["--anchor", "d", "--anchor-elo", "1500"][..],
+        ),
+    ] {
+        let report = standings(&[&ordo_fixture()], options);
+        let ours = &report["standings"]["ratings"]["entrants"];
+        let expected = ordo_ratings(csv);
+        let mut largest: f64 = 0.0;
+        for (place, (name, rating)) in expected.iter().enumerate() {
+            // The same order: Ordo sorts best first too.
+            assert_eq!(ours[place]["name"], name.as_str(), "{ours:#}");
+            let elo = ours[place]["elo"].as_f64().expect("an elo");
+            largest = largest.max((elo - rating).abs());
+        }
+        assert!(largest < 1.0, "{csv}: {largest} Elo from Ordo");
+        eprintln!("{csv}: largest difference from Ordo {largest:.4} Elo");
+    }
+}
+
+#[test]
+fn an_unknown_anchor_is_refused() {
+    let ran = allfives(&[
+        "standings",
+        &ordo_fixture().display().to_string(),
+        "--anchor",
+        "nobody",
+    ]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("--anchor nobody: no entrant has that name"),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// A copy of tournament folder `from` in `to`, its results' lines in another order (a fixed
+/// permutation: odd lines backwards, then even lines).
+fn shuffled_copy(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("a folder");
+    fs::copy(from.join("tournament.json"), to.join("tournament.json")).expect("copy");
+    let text = fs::read_to_string(from.join("results.jsonl")).expect("results");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shuffled: Vec<&str> = lines.iter().skip(1).step_by(2).rev().copied().collect();
+    shuffled.extend(lines.iter().step_by(2));
+    assert_eq!(shuffled.len(), lines.len());
+    assert_ne!(shuffled, lines);
+    fs::write(to.join("results.jsonl"), shuffled.join("\n") + "\n").expect("write");
+}
+
+#[test]
+fn shuffling_results_changes_nothing() {
+    let sb = Sandbox::new();
+    // Two players (the Ordo games) and three players (a real tournament).
+    let three = sb.path("three");
+    let mut args: Vec<String> = ["tournament", "--quiet", "--players", "3", "--deals", "3"]
+        .map(String::from)
+        .to_vec();
+    args.extend(["--seed", "4", "--out"].map(String::from));
+    args.push(three.display().to_string());
+    args.extend(
+        [
+            "g=builtin:greedy",
+            "r=builtin:random",
+            "r2=builtin:random",
+            "g2=builtin:greedy",
+        ]
+        .map(String::from),
+    );
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    for (name, dir) in [("two", ordo_fixture()), ("three", three)] {
+        let copy = sb.path(&format!("{name}-shuffled"));
+        shuffled_copy(&dir, &copy);
+        let (one, other) = (standings(&[&dir], &[]), standings(&[&copy], &[]));
+        let ratings = &one["standings"]["ratings"];
+        assert!(
+            ratings["entrants"].as_array().is_some_and(|r| r.len() >= 4),
+            "{ratings:#}"
+        );
+        assert_eq!(*ratings, other["standings"]["ratings"], "{name}");
+        assert_eq!(one["standings"]["elo"], other["standings"]["elo"], "{name}");
+    }
+}
+
+#[test]
+fn identical_entrants_get_identical_ratings() {
+    // Issue 18: 30 copies of builtin:random, every duplicate pair 1-1, got Weng-Lin ratings
+    // from 25.50 down to 25.09 in order of entry.
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let mut args: Vec<String> = [
+        "tournament",
+        "--quiet",
+        "--json",
+        "--deals",
+        "1",
+        "--seed",
+        "5",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(["--out".to_string(), out.display().to_string()]);
+    args.extend((1..=30).map(|i| format!("r{i}=builtin:random")));
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let ratings = ran.json()["standings"]["ratings"]["entrants"].clone();
+    let rows = ratings.as_array().expect("ratings");
+    assert_eq!(rows.len(), 30);
+    assert!(
+        rows.iter().all(|r| r["elo"] == rows[0]["elo"]),
+        "{ratings:#}"
+    );
+    assert!(
+        rows.iter().all(|r| r["separated_from_next"] != true),
+        "{ratings:#}"
+    );
+    // Level entrants are listed by index, not by a rating that favours the first scheduled.
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["name"].as_str().expect("a name"))
+        .collect();
+    let expected: Vec<String> = (1..=30).map(|i| format!("r{i}")).collect();
+    assert_eq!(names, expected);
+}
