@@ -12,6 +12,38 @@ fn ordo_fixture() -> PathBuf {
     root().join("tests/fixtures/ordo")
 }
 
+/// The Ordo fixture's games as a tournament folder in the sandbox: its hand-made results lines
+/// given the digest of the definition and the seeds every results line carries (the referee
+/// writes them; the fixture's generator does not know how).
+fn ordo_games(sb: &Sandbox) -> PathBuf {
+    let dir = sb.path("ordo");
+    fs::create_dir_all(&dir).expect("a folder");
+    fs::copy(
+        ordo_fixture().join("tournament.json"),
+        dir.join("tournament.json"),
+    )
+    .expect("copy");
+    let definition = allfives::tournament::definition::Definition::read(&dir)
+        .expect("the fixture's definition")
+        .expect("a definition");
+    let text = fs::read_to_string(ordo_fixture().join("results.jsonl")).expect("results");
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut line: Value = serde_json::from_str(l).expect("a results line");
+            let group: Vec<usize> = serde_json::from_value(line["group"].clone()).expect("a group");
+            line["definition"] = definition.digest_for(&group).expect("its group").into();
+            let deal = line["deal"].as_u64().expect("a deal");
+            let deal_seed = allfives::tournament::seeds::derive(definition.seed, deal);
+            line["deal_seed"] = deal_seed.into();
+            line["seed"] = allfives::tournament::seeds::derive(deal_seed, 0).into();
+            line.to_string()
+        })
+        .collect();
+    fs::write(dir.join("results.jsonl"), lines.join("\n") + "\n").expect("write");
+    dir
+}
+
 /// `allfives standings --json` of `dirs` with `options`.
 fn standings(dirs: &[&Path], options: &[&str]) -> Value {
     let mut args = vec!["standings".to_string(), "--json".to_string()];
@@ -44,7 +76,8 @@ fn ratings_agree_with_ordo() {
             &["--anchor", "d", "--anchor-elo", "1500"][..],
         ),
     ] {
-        let report = standings(&[&ordo_fixture()], options);
+        let sb = Sandbox::new();
+        let report = standings(&[&ordo_games(&sb)], options);
         let ours = &report["standings"]["ratings"]["entrants"];
         let expected = ordo_ratings(csv);
         let mut largest: f64 = 0.0;
@@ -61,9 +94,10 @@ fn ratings_agree_with_ordo() {
 
 #[test]
 fn an_unknown_anchor_is_refused() {
+    let sb = Sandbox::new();
     let ran = allfives(&[
         "standings",
-        &ordo_fixture().display().to_string(),
+        &ordo_games(&sb).display().to_string(),
         "--anchor",
         "nobody",
     ]);
@@ -111,7 +145,7 @@ fn shuffling_results_changes_nothing() {
     );
     let ran = allfives(&args);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
-    for (name, dir) in [("two", ordo_fixture()), ("three", three)] {
+    for (name, dir) in [("two", ordo_games(&sb)), ("three", three)] {
         let copy = sb.path(&format!("{name}-shuffled"));
         shuffled_copy(&dir, &copy);
         let (one, other) = (standings(&[&dir], &[]), standings(&[&copy], &[]));
