@@ -39,6 +39,13 @@ fn play_from(
         .collect()
 }
 
+/// A fresh folder of the sandbox's to start the referee from (its default logs go there).
+fn folder_to_play_from(sb: &Sandbox) -> std::path::PathBuf {
+    let here = sb.path("here");
+    fs::create_dir(&here).expect("a folder to play from");
+    here
+}
+
 fn cheat(sb: &Sandbox, way: &str) -> String {
     format!("a={}", sb.fixture("cheat_learns_the_seed", &[way]))
 }
@@ -58,8 +65,7 @@ fn assert_learned_nothing(stderr: &str) {
 /// The cheat against a fair bot, from a folder of the sandbox's; its stderr.
 fn seed_cheat(way: &str, options: &[&str], configure: impl FnOnce(&mut Command)) -> String {
     let sb = Sandbox::new();
-    let here = sb.path("here");
-    fs::create_dir(&here).expect("a folder to play from");
+    let here = folder_to_play_from(&sb);
     let limit = options
         .iter()
         .skip_while(|o| **o != "--bot-processes")
@@ -120,8 +126,7 @@ fn inherited(options: &[&str]) -> String {
     let file = fs::File::open(&secret).expect("the secret, open");
     let fd = file.as_raw_fd();
     let stderr = {
-        let here = sb.path("here");
-        fs::create_dir(&here).expect("a folder to play from");
+        let here = folder_to_play_from(&sb);
         let bots = [cheat(&sb, "fds"), fair(&sb)];
         play_from(&here, &bots, options, |c| {
             // SAFETY: dup2 between fork and exec, on descriptors this process owns.
@@ -154,8 +159,7 @@ fn without_the_sandbox_an_inherited_descriptor_reaches_the_bot() {
 /// Partners that pass a hand through System V shared memory; the reader's stderr.
 fn shared_memory(options: &[&str]) -> String {
     let sb = Sandbox::new();
-    let here = sb.path("here");
-    fs::create_dir(&here).expect("a folder to play from");
+    let here = folder_to_play_from(&sb);
     let bots = [
         format!("a={}", sb.fixture("cheat_shares_memory", &["read"])),
         format!("b={}", sb.fixture("cheat_shares_memory", &["write"])),
@@ -178,8 +182,7 @@ fn without_the_sandbox_bots_share_system_v_memory() {
 /// The cheat told to connect to a listening socket in the folder it plays from; its stderr.
 fn host_socket(options: &[&str]) -> String {
     let sb = Sandbox::new();
-    let here = sb.path("here");
-    fs::create_dir(&here).expect("a folder to play from");
+    let here = folder_to_play_from(&sb);
     let path = here.join("host.sock");
     let listener = std::os::unix::net::UnixListener::bind(&path).expect("a host socket");
     listener.set_nonblocking(true).expect("non-blocking");
@@ -278,8 +281,7 @@ fn without_the_sandbox_root_escapes_the_process_limit() {
 /// Two bots from one folder, each leaving notes wherever it can write; what both saw.
 fn notes(options: &[&str]) -> String {
     let sb = Sandbox::new();
-    let here = sb.path("here");
-    fs::create_dir(&here).expect("a folder to play from");
+    let here = folder_to_play_from(&sb);
     let bots =
         ["a", "b"].map(|n| format!("{n}={}", sb.fixture("cheat_learns_the_seed", &["drops"])));
     let stderr = play_from(&here, &bots, options, |_| {});

@@ -141,27 +141,7 @@ pub fn contain(
     }
     let (identity, masks, _) = identity::choose(grants);
     let mut ruleset = landlock::prepare(grants, policy.network)?;
-    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
-    let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
-    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
-    let mut masks = masks;
-    let mut covered = match identity {
-        Identity::RootWithoutCapabilities => secrets_of_root(),
-        _ => Vec::new(),
-    };
-    if !policy.network {
-        // The host's sockets: most live under /run; the rest are covered one by one.
-        masks.push(PathBuf::from("/run"));
-        covered.extend(host_sockets(&masks, &hidden));
-    }
-    let mut plan = mounts::Plan::new(&mounts::Wanted {
-        tmp_bytes: policy.tmp_bytes,
-        masks: &masks,
-        read: &read,
-        write: &write,
-        hidden: &hidden,
-        covered: &covered,
-    });
+    let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
     let maps = identity::IdMaps::current();
@@ -251,6 +231,36 @@ pub fn contain(
         report: Report::default(),
         tmp: None,
     }))
+}
+
+/// What the init mounts for a bot with `grants` run as `identity`, `masks` the folders on the
+/// way to what it needs that it could not enter.
+fn mount_plan(
+    grants: &Grants,
+    policy: &Policy,
+    identity: Identity,
+    mut masks: Vec<PathBuf>,
+) -> mounts::Plan {
+    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
+    let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
+    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let mut covered = match identity {
+        Identity::RootWithoutCapabilities => secrets_of_root(),
+        _ => Vec::new(),
+    };
+    if !policy.network {
+        // The host's sockets: most live under /run; the rest are covered one by one.
+        masks.push(PathBuf::from("/run"));
+        covered.extend(host_sockets(&masks, &hidden));
+    }
+    mounts::Plan::new(&mounts::Wanted {
+        tmp_bytes: policy.tmp_bytes,
+        masks: &masks,
+        read: &read,
+        write: &write,
+        hidden: &hidden,
+        covered: &covered,
+    })
 }
 
 /// The files of `/etc` that only root may read (`shadow`, `sudoers`, ...): a bot that keeps

@@ -127,27 +127,11 @@ impl Plan {
             bind.fd = clone_tree(&bind.path);
         }
         let quiet = libc::MS_NOSUID | libc::MS_NODEV;
-        // SAFETY: as above.
-        unsafe {
-            if mount(
-                Some(c"tmpfs"),
-                c"/tmp",
-                Some(c"tmpfs"),
-                quiet,
-                Some(&self.tmp_options),
-            ) == 0
-            {
-                mask |= Mounts::TMP;
-            }
-            if mount(
-                Some(c"tmpfs"),
-                c"/dev/shm",
-                Some(c"tmpfs"),
-                quiet,
-                Some(&self.tmp_options),
-            ) == 0
-            {
-                mask |= Mounts::SHM;
+        for (path, bit) in [(c"/tmp", Mounts::TMP), (c"/dev/shm", Mounts::SHM)] {
+            let tmpfs = Some(c"tmpfs");
+            // SAFETY: as above.
+            if unsafe { mount(tmpfs, path, tmpfs, quiet, Some(&self.tmp_options)) } == 0 {
+                mask |= bit;
             }
         }
         let mut all = true;
