@@ -114,15 +114,21 @@ fn run(command: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// maturin's path, if it is on PATH. Under CI (CI set) it must be: .ci/run installs it.
+/// maturin's path: $MATURIN, else maturin on PATH. Under CI (CI set) there must be one:
+/// .ci/run installs it.
 fn maturin() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH")
-        .iter()
-        .flat_map(std::env::split_paths)
-        .map(|dir| dir.join("maturin"))
-        .find(|path| path.is_file());
+    let on_path = || {
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join("maturin"))
+            .find(|path| path.is_file())
+    };
+    let found = std::env::var_os("MATURIN")
+        .map(PathBuf::from)
+        .or_else(on_path);
     if found.is_none() && std::env::var_os("CI").is_some() {
-        panic!("maturin is not on PATH under CI: .ci/run installs it (pip install maturin)");
+        panic!("maturin is not on PATH nor in MATURIN under CI: .ci/run installs it");
     }
     found
 }
