@@ -59,6 +59,7 @@ async fn mean_start(command: &str, contained: bool, network: bool) -> Duration {
         file: None,
         cap: 0,
         echo_prefix: None,
+        lines: None,
     };
     let mut player = Player::new(spec, 1, sink, MAX_BOT_LINE, Arc::new(policy));
     let clocks = Clocks {

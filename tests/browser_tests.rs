@@ -114,6 +114,15 @@ fn the_html_replay_works_in_a_real_browser() {
     ]);
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let html = fs::read_to_string(&page).expect("the page");
+    // Only the page's own script may run: it is named by its hash, and runs (the counter).
+    assert!(html.contains("script-src 'sha256-") && !html.contains("'unsafe-inline'; img"));
+    let size = |p: &Path| fs::metadata(p).expect("a file").len();
+    assert!(
+        size(&page) < 3 * size(&log),
+        "the page ({} bytes) is over 3 times its log ({} bytes)",
+        size(&page),
+        size(&log)
+    );
     for outside in ["<link", "src=\"http", "href=\"http", "@import", "url("] {
         assert!(!html.contains(outside), "the page reaches out: {outside}");
     }
@@ -127,14 +136,19 @@ fn the_html_replay_works_in_a_real_browser() {
     let fullest = (0..steps)
         .max_by_key(|&i| all[i]["layout"].to_string().matches("\"tile\"").count())
         .expect("steps");
-    let start = dom_at(&sb, &page, "step=0");
-    let middle = dom_at(&sb, &page, &format!("step={fullest}"));
+    // Steps are counted from 1, as the page's counter counts them.
+    let start = dom_at(&sb, &page, "step=1");
+    let middle = dom_at(&sb, &page, &format!("step={}", fullest + 1));
     assert_eq!(text_of(&start, "counter"), format!("step 1 of {steps}"));
     assert_eq!(
         text_of(&middle, "counter"),
         format!("step {} of {steps}", fullest + 1)
     );
-    assert_ne!(text_of(&start, "says"), text_of(&middle, "says"));
+    let says = |dom: &str| {
+        let at = dom.find("id=\"says\">").expect("the step in words");
+        dom[at..at + dom[at..].find("</div>").expect("its end")].to_string()
+    };
+    assert_ne!(says(&start), says(&middle));
     let table = |dom: &str| {
         let at = dom.find("id=\"layout\"").expect("the table");
         dom[at..at + dom[at..].find("</svg>").expect("its end")].to_string()
@@ -153,10 +167,15 @@ fn the_html_replay_works_in_a_real_browser() {
         "the name's script ran"
     );
 
-    // Every step drawn, and no two dominoes on the table overlap in any of them.
+    // Every hand's whole layout drawn (each step shows a part of it, in the same places), and
+    // no two dominoes on the table overlap in any of them.
+    let hands = all
+        .iter()
+        .filter(|s| s["event"]["type"] == "hand_start")
+        .count();
     let checked = dom_at(&sb, &page, "check");
     assert!(
-        checked.contains(&format!("data-overlaps=\"0\" data-checked=\"{steps}\"")),
+        checked.contains(&format!("data-overlaps=\"0\" data-checked=\"{hands}\"")),
         "overlapping dominoes: {}",
         &checked[..checked.find("<header").unwrap_or(0)]
     );
@@ -177,7 +196,7 @@ fn the_html_replay_works_in_a_real_browser() {
             .expect("the page")
             .contains("\"seed\"")
     );
-    let seen = dom_at(&sb, &view, &format!("step={fullest}"));
+    let seen = dom_at(&sb, &view, &format!("step={}", fullest + 1));
     assert!(seen.contains("as seat 1 saw it"), "{seen}");
     assert!(seen.contains("#35507a"), "the other hand face down");
     let boneyard = &seen[seen.find("boneyard: ").expect("the boneyard's row")..];
@@ -186,14 +205,14 @@ fn the_html_replay_works_in_a_real_browser() {
         !boneyard.contains('['),
         "the boneyard's tiles are hidden: {boneyard}"
     );
-    let full = dom_at(&sb, &page, "step=1");
+    let full = dom_at(&sb, &page, "step=2");
     assert!(
         full.contains("boneyard: ") && full.contains("</span><span>["),
         "shown face up"
     );
 
     let shot = sb.path("shot.png");
-    let url = format!("file://{}#step={fullest}", page.display());
+    let url = format!("file://{}#step={}", page.display(), fullest + 1);
     chromium(
         &sb,
         &url,
@@ -206,5 +225,264 @@ fn the_html_replay_works_in_a_real_browser() {
     assert!(
         png.starts_with(b"\x89PNG") && png.len() > 10_000,
         "a real picture"
+    );
+}
+
+/// The DOM of `page` at `fragment` in a window of `size` (`W,H`).
+fn dom_sized(sb: &Sandbox, page: &Path, fragment: &str, size: &str) -> String {
+    let url = format!("file://{}#{fragment}", page.display());
+    let (dom, log) = chromium(sb, &url, &[&format!("--window-size={size}"), "--dump-dom"]);
+    assert!(
+        !log.contains(":CONSOLE"),
+        "the page wrote to the console: {log}"
+    );
+    dom
+}
+
+/// The value of the body's attribute `name` after `#check`.
+fn body_attr(dom: &str, name: &str) -> String {
+    let at = dom
+        .find(&format!("{name}=\""))
+        .unwrap_or_else(|| panic!("no {name}"))
+        + name.len()
+        + 2;
+    dom[at..at + dom[at..].find('"').expect("its end")].to_string()
+}
+
+/// A page written by `replay LOG --html PAGE [more]`.
+fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path::PathBuf {
+    let page = sb.path(name);
+    let mut args = vec![
+        "replay".to_string(),
+        log.display().to_string(),
+        "--html".into(),
+        page.display().to_string(),
+    ];
+    args.extend(more.iter().map(|m| m.to_string()));
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    page
+}
+
+#[test]
+fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
+    let sb = Sandbox::new();
+    let log = sb.path("game.jsonl");
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "4",
+        "--hand-size",
+        "5",
+        "--target",
+        "150",
+        "--log",
+        &log.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let page = page_of(&sb, &log, "game.html", &[]);
+    let doc = allfives(&["replay", &log.display().to_string(), "--json"]).json();
+    let starts: Vec<usize> = doc["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s["event"]["type"] == "hand_start")
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert!(starts.len() >= 3, "a game of several hands: {starts:?}");
+    let inside = starts[2] + 3;
+    let at = |keys: &str| {
+        let dom = dom_at(&sb, &page, &format!("step={inside}&keys={keys}"));
+        let link = &dom[dom.find("id=\"link\" href=\"").expect("the link") + 16..];
+        (
+            text_of(&dom, "counter").to_string(),
+            link[..link.find('"').expect("its end")].to_string(),
+            text_of(&dom, "speed").to_string(),
+        )
+    };
+    let (counter, link, speed) = at("ArrowRight");
+    assert_eq!(
+        counter,
+        format!(
+            "step {} of {}",
+            inside + 1,
+            doc["steps"].as_array().map_or(0, Vec::len)
+        )
+    );
+    assert_eq!(
+        link,
+        format!("#step={}", inside + 1),
+        "the link follows the step"
+    );
+    assert_eq!(speed, "700 ms a step");
+    // ArrowUp: the hand's start, then the start of the hand before.
+    assert_eq!(at("ArrowUp").1, format!("#step={}", starts[2]));
+    assert_eq!(at("ArrowUp,ArrowUp").1, format!("#step={}", starts[1]));
+    assert_eq!(
+        at("ArrowDown").1,
+        format!("#step={}", starts[3.min(starts.len() - 1)])
+    );
+    assert_eq!(at("+,+").2, "250 ms a step");
+    assert_eq!(at("-").2, "1000 ms a step");
+}
+
+#[test]
+fn the_page_fits_a_desktop_and_stays_readable_on_a_phone() {
+    let sb = Sandbox::new();
+    let four = root().join("tests/fixtures/golden/four-game-1.jsonl");
+    let page = page_of(&sb, &four, "four.html", &[]);
+    let desktop = dom_sized(&sb, &page, "check", "1400,900");
+    assert_eq!(
+        body_attr(&desktop, "data-fits"),
+        "true",
+        "no scrolling at 1400x900"
+    );
+    let phone = dom_sized(&sb, &page, "check", "400,800");
+    let pip: f64 = body_attr(&phone, "data-pip").parse().expect("a number");
+    assert!(pip >= 1.5, "pips of {pip} px on a phone");
+    assert!(
+        phone.contains("seat 3 (random#2)"),
+        "every hand on the page"
+    );
+}
+
+#[test]
+fn the_page_shows_a_decision_its_fault_info_and_stderr_as_text() {
+    let sb = Sandbox::new();
+    let log = sb.path("stalled.jsonl");
+    let ran = allfives(&[
+        "match".to_string(),
+        sb.fixture("thinks_aloud", &["3"]),
+        "builtin:greedy".into(),
+        "--seed".into(),
+        "5".into(),
+        "--move-ms".into(),
+        "300".into(),
+        "--no-rotate".into(),
+        "--log".into(),
+        log.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let page = page_of(&sb, &log, "stalled.html", &[]);
+    let doc = allfives(&["replay", &log.display().to_string(), "--json"]).json();
+    let steps = doc["steps"].as_array().expect("steps");
+    let step_of = |wanted: &dyn Fn(&serde_json::Value) -> bool| {
+        steps.iter().position(wanted).expect("such a step") + 1
+    };
+    let second = step_of(&|s| {
+        s["seat"] == 0
+            && s["turn"].is_u64()
+            && s["stderr"]
+                .as_array()
+                .is_some_and(|ls| ls.iter().any(|x| x == "thinking about turn 2 <b>"))
+    });
+    let dom = dom_at(&sb, &page, &format!("step={second}"));
+    assert!(dom.contains("the moves it could make"), "{dom}");
+    assert!(
+        dom.contains("first legal &lt;script&gt;"),
+        "the info, as text"
+    );
+    assert!(
+        dom.contains("thinking about turn 2 &lt;b&gt;"),
+        "stderr, as text"
+    );
+    assert!(
+        !dom.contains("<b>") && !dom.contains("<script>first"),
+        "no element came of it"
+    );
+    let fault = step_of(&|s| s["event"]["type"] == "fault");
+    let dom = dom_at(&sb, &page, &format!("step={fault}"));
+    assert!(dom.contains("fault: costs the game"), "the fault's marker");
+    assert!(
+        dom.contains("thinking about turn 3"),
+        "what it wrote while it stalled"
+    );
+    let own = page_of(&sb, &log, "seat1.html", &["--seat", "1"]);
+    let text = fs::read_to_string(own).expect("the page");
+    assert!(
+        !text.contains("thinking about") && !text.contains("first legal"),
+        "seat 1 sees neither"
+    );
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_log_that_does_not_check_out_shows_how_far_it_does() {
+    let sb = Sandbox::new();
+    let good = root().join("tests/fixtures/golden/two-game-1.jsonl");
+    let mut lines: Vec<String> = fs::read_to_string(&good)
+        .expect("log")
+        .lines()
+        .map(String::from)
+        .collect();
+    // A play's sum forged, in the middle of the game.
+    let play = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].contains("\"type\":\"play\""))
+        .expect("a play");
+    let sum = lines[play].find("\"sum\":").expect("a sum") + 6;
+    let digits = lines[play][sum..].find(',').expect("its end");
+    lines[play].replace_range(sum..sum + digits, "99");
+    let log = sb.path("bad.jsonl");
+    fs::write(&log, lines.join("\n") + "\n").expect("write");
+    let page = sb.path("bad.html");
+    let ran = allfives(&[
+        "replay",
+        &log.display().to_string(),
+        "--html",
+        &page.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(3), "{ran:?}");
+    assert!(
+        ran.stderr.contains(&format!("line {}", play + 1)),
+        "{}",
+        ran.stderr
+    );
+    let dom = dom_at(&sb, &page, "step=1");
+    assert!(
+        dom.contains(&format!("does not check out: line {}", play + 1)),
+        "the page says where"
+    );
+    assert!(dom.contains("class=\"bad\""), "marked");
+}
+
+#[test]
+fn a_folder_of_games_gets_an_index_linking_every_page() {
+    let sb = Sandbox::new();
+    play(
+        &sb,
+        &["builtin:greedy".into(), "builtin:random".into()],
+        &["--games", "3", "--seed", "9", "--max-hands", "2"],
+    );
+    let out = sb.path("pages");
+    let ran = allfives(&[
+        "replay",
+        &sb.logs().display().to_string(),
+        "--html",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let index = fs::read_to_string(out.join("index.html")).expect("the index");
+    for game in 1..=3 {
+        assert!(
+            index.contains(&format!("href=\"game-{game}.html\"")),
+            "{index}"
+        );
+        let page = out.join(format!("game-{game}.html"));
+        let dom = dom_at(&sb, &page, "step=1");
+        assert!(dom.contains("href=\"index.html\""), "back to the index");
+    }
+    let again = allfives(&[
+        "replay",
+        &sb.logs().display().to_string(),
+        "--html",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(
+        again.code,
+        Some(2),
+        "an existing folder is not written over: {again:?}"
     );
 }

@@ -157,7 +157,7 @@ fn the_first_stumbles_are_explained() {
     let cases = [
         (
             "talks_first",
-            "FAIL  handshake: malformed: not a valid message: expected value at line 1 column 1 (it wrote: starting up)",
+            "FAIL  handshake: malformed: not a valid message: expected value at line 1 column 1 (it wrote: \"starting up\")",
         ),
         (
             "unflushed",

@@ -180,6 +180,8 @@ fn timeless_logs(sb: &Sandbox, games: usize) -> Vec<Vec<Value>> {
                     if let Some(obj) = line.as_object_mut() {
                         obj.remove("time_us");
                         obj.remove("id");
+                        // What a bot said it was thinking is its own; the moves are compared.
+                        obj.remove("info");
                         if let Some(seats) = obj.get_mut("seats").and_then(Value::as_array_mut) {
                             for seat in seats {
                                 seat.as_object_mut().map(|s| s.remove("command"));

@@ -10,9 +10,9 @@
 `run` reads the referee's lines on stdin, answers `hello`, and for each `turn` calls
 `choose(view)` with a `View` (dataclasses below; `view.legal` lists the legal moves with what
 each would score) and writes the move it returns, flushed at once. `choose` may instead return
-`(move, info)`: `info` (a short string) is then sent on the move for the game log, which only a
-referee whose protocol has the optional `info` field accepts; a bot that never returns one never
-sends it. Standard library only (Python 3.8+). Log to stderr: every line on stdout is a message.
+`(move, info)`: `info` (a short string, or a small dict of your own fields) is then sent on the
+move (protocol.md, "move"): the referee logs it and `allfives replay` shows it beside the move,
+never to another bot. A bot that never returns one never sends it. Standard library only (Python 3.8+). Log to stderr: every line on stdout is a message.
 """
 import json
 import sys
@@ -74,7 +74,7 @@ class View:
     history: List[Dict[str, Any]]
 
 
-Choice = Union[Move, Tuple[Move, str]]
+Choice = Union[Move, Tuple[Move, Union[str, Dict[str, Any]]]]
 
 
 def _tile(raw: List[int]) -> Tile:

@@ -23,8 +23,12 @@ def main():
         if msg["type"] == "hello":
             reply = {"type": "hello", "id": msg["id"], "name": "greedy_bot"}
         elif msg["type"] == "turn":
-            best = choose(msg["view"]["legal"])
-            reply = {"type": "move", "id": msg["id"], "tile": best["tile"], "end": best["end"]}
+            legal = msg["view"]["legal"]
+            best = choose(legal)
+            reply = {"type": "move", "id": msg["id"], "tile": best["tile"], "end": best["end"],
+                     # What it was thinking, for the log and the replay (never shown to the
+                     # other bots): the points it takes now, out of how many choices.
+                     "info": {"points": best["points"], "choices": len(legal)}}
         elif msg["type"] == "bye":
             return
         else:

@@ -101,7 +101,22 @@ impl Fault {
 /// The kind and the detail, the detail made safe for a terminal (it may quote what a bot
 /// wrote, or come from a log a user edited).
 impl fmt::Display for Fault {
+    /// The kind, the sentence, and what the bot wrote (escaped, already cut short).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, text::terminal(&self.detail))
+        write!(
+            f,
+            "{}: {}{}",
+            self.kind,
+            text::terminal(&self.detail),
+            wrote(self.input.as_deref())
+        )
     }
+}
+
+/// ` (it wrote: "...")` for a fault's input, escaped so that no control character of the bot's
+/// reaches a terminal; nothing without input.
+pub fn wrote(input: Option<&str>) -> String {
+    input.map_or(String::new(), |i| {
+        format!(" (it wrote: \"{}\")", text::terminal(i))
+    })
 }

@@ -10,4 +10,5 @@ pub mod misread;
 pub mod player;
 pub mod process;
 pub mod shutdown;
+pub mod stderr_lines;
 pub mod timing;

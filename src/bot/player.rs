@@ -19,7 +19,7 @@ use crate::sandbox::Policy;
 use crate::text;
 use allfives_engine::game::{Game, Move};
 use allfives_engine::json::TurnWriter;
-use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
+use allfives_engine::protocol::{FromBot, Info, PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::Seat;
 use allfives_engine::view::Choice;
 
@@ -452,6 +452,17 @@ pub struct Player {
     left_processes: Option<bool>,
 }
 
+/// A bot's answer to a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    /// The move.
+    pub mv: Move,
+    /// The time it took, as the clock measures it.
+    pub took: Duration,
+    /// What the bot said it was thinking, capped.
+    pub info: Option<Info>,
+}
+
 /// How to stop a bot process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -521,6 +532,7 @@ impl Player {
                 file: None,
                 cap: 0,
                 echo_prefix: None,
+                lines: None,
             },
             max_line: 0,
             hello_name: None,
@@ -639,7 +651,7 @@ impl Player {
         seat: Seat,
         turns: &mut TurnWriter,
         clock: &mut Clock,
-    ) -> Result<(Move, Duration), Fault> {
+    ) -> Result<Answered, Fault> {
         let allowance = clock.allowance();
         let wall_limit = clock.kind().wall_limit(allowance);
         let start = Instant::now();
@@ -652,7 +664,7 @@ impl Player {
                 tokio::task::consume_budget().await;
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
-                bot.choose(choices).ok_or_else(|| {
+                bot.choose(choices).map(|mv| (mv, None)).ok_or_else(|| {
                     Fault::new(FaultKind::Illegal, "the builtin found no legal move")
                 })
             }
@@ -664,9 +676,13 @@ impl Player {
                     cpu_start = process.cpu_time();
                 }
                 match exchange(process, id, start, wall_limit, self.max_line).await {
-                    Ok(answer) => answer.as_move().ok_or_else(|| {
-                        Fault::new(FaultKind::Malformed, "answered a turn with a hello")
-                    }),
+                    Ok(answer) => match answer.as_move() {
+                        Some(mv) => Ok((mv, answer.info())),
+                        None => Err(Fault::new(
+                            FaultKind::Malformed,
+                            "answered a turn with a hello",
+                        )),
+                    },
                     Err(fault)
                         if fault.kind == FaultKind::Timeout && clock.kind() == ClockKind::Cpu =>
                     {
@@ -702,7 +718,7 @@ impl Player {
             Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timed_out(took),
             Err(_) => {}
         }
-        chosen.map(|mv| (mv, took))
+        chosen.map(|(mv, info)| Answered { mv, took, info })
     }
 
     /// Stops the bot's process, if it has one, and says how it ended (`None` without one);
@@ -725,6 +741,26 @@ impl Player {
                 Ending::Killed
             }
         })
+    }
+
+    /// The stderr lines the bot wrote since last asked (empty unless its sink gathers lines).
+    pub fn stderr_lines(&self) -> Vec<String> {
+        match &self.runner {
+            Runner::Process(Some(process)) => process.stderr_lines(),
+            // A process killed after a fault may have left lines behind.
+            _ => self
+                .sink
+                .lines
+                .as_ref()
+                .map_or_else(Vec::new, |lines| lines.take(None)),
+        }
+    }
+
+    /// Starts gathering the bot's stderr lines for a new game (the cap starts afresh).
+    pub fn new_game_lines(&self) {
+        if let Some(lines) = &self.sink.lines {
+            lines.new_game();
+        }
     }
 
     /// The id the next request will carry (the log records it with the move).

@@ -20,6 +20,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::{timeout, timeout_at};
 
 use crate::bot::framing::LineFramer;
+use crate::bot::stderr_lines::StderrLines;
 use crate::sandbox::{self, Containment, Policy};
 
 /// How long a bot that exits has to get its last lines read before its exit is reported.
@@ -43,6 +44,8 @@ pub struct StderrSink {
     pub cap: u64,
     /// Also echo it to the terminal, each line prefixed with this and made safe for a terminal.
     pub echo_prefix: Option<String>,
+    /// Also gather its lines here, for the game's log.
+    pub lines: Option<Arc<StderrLines>>,
 }
 
 /// How a bot process came to its end when it was stopped.
@@ -205,6 +208,15 @@ impl BotProcess {
             containment,
             keep_tmp,
         })
+    }
+
+    /// The stderr lines the bot wrote since last asked, once what is in the pipe has been read
+    /// (empty unless its sink gathers lines).
+    pub fn stderr_lines(&self) -> Vec<String> {
+        match &self.stderr.lines {
+            Some((lines, peek)) => lines.take(Some(peek)),
+            None => Vec::new(),
+        }
     }
 
     /// Queues a line (which must end in a newline); it is written with the next request or flush.
@@ -588,6 +600,8 @@ pub fn describe(status: ExitStatus) -> String {
 /// full stderr pipe meanwhile.
 struct StderrDrain {
     thread: std::thread::JoinHandle<()>,
+    /// Where its lines are gathered, and another handle on the pipe to see what is unread.
+    lines: Option<(Arc<StderrLines>, OwnedFd)>,
     /// Resolves when the thread has read the end of the stream (`None` once it has).
     done: Option<tokio::sync::oneshot::Receiver<()>>,
     /// The last bytes read, for a crash's message.
@@ -654,6 +668,10 @@ impl StderrDrain {
             &fd,
             nix::fcntl::FcntlArg::F_SETFL(flags - nix::fcntl::OFlag::O_NONBLOCK),
         )?;
+        let lines = match &sink.lines {
+            Some(lines) => Some((Arc::clone(lines), fd.try_clone()?)),
+            None => None,
+        };
         let (tx, done) = tokio::sync::oneshot::channel();
         let tail = Arc::new(std::sync::Mutex::new(Tail::default()));
         let kept = Arc::clone(&tail);
@@ -665,6 +683,7 @@ impl StderrDrain {
             })?;
         Ok(StderrDrain {
             thread,
+            lines,
             done: Some(done),
             tail,
         })
@@ -719,6 +738,9 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mute
         if let Some(prefix) = &prefix {
             pending.extend_from_slice(chunk);
             echo(prefix, &mut pending, false);
+        }
+        if let Some(lines) = &sink.lines {
+            lines.add(chunk);
         }
     }
     if let Some(prefix) = &prefix {

@@ -215,9 +215,6 @@ async fn play_scenario(
 /// The fault, the line that caused it (if any) and the game's log (if any).
 fn describe_fault(fault: &Fault, log: Option<&Path>) -> String {
     let mut text = fault.to_string();
-    if let Some(input) = &fault.input {
-        text.push_str(&format!(" (it wrote: {})", crate::text::terminal(input)));
-    }
     if let Some(log) = log {
         text.push_str(&format!("; log: {}", log.display()));
     }

@@ -452,7 +452,8 @@ impl SandboxArgs {
 /// `allfives replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The game log (a .jsonl file written by `allfives match`).
+    /// The game log (a .jsonl file written by `allfives match`); with --html, also a folder of
+    /// them.
     pub log: PathBuf,
     /// Print only the check's verdict, not the game.
     #[arg(long, conflicts_with_all = ["json", "html", "turn"])]
@@ -460,14 +461,15 @@ pub struct ReplayArgs {
     /// Show only what this seat saw (its own tiles, the others' counts, no boneyard, no seed).
     #[arg(long, value_name = "N")]
     pub seat: Option<usize>,
-    /// Start the text at this hand.
-    #[arg(long, value_name = "H")]
+    /// Start the text at this hand (from 1).
+    #[arg(long, value_name = "H", conflicts_with_all = ["json", "html", "turn", "quiet"])]
     pub hand: Option<u32>,
-    /// Start the text at this move of the hand (of hand 1 without --hand).
-    #[arg(long = "move", value_name = "M")]
+    /// Start the text at this move of the hand (from 1; of hand 1 without --hand).
+    #[arg(long = "move", value_name = "M", conflicts_with_all = ["json", "html", "turn", "quiet"])]
     pub from_move: Option<u32>,
-    /// The game's K-th decision (a move a bot was asked for; with --seat, that seat's K-th):
-    /// the position and what was played; with --json the exact `turn` message the bot received.
+    /// The game's K-th decision (every time a bot was asked for a move, answered or faulted;
+    /// with --seat, that seat's K-th): the table, the legal moves, the fault, what was played,
+    /// the info and stderr; with --json the exact `turn` message the bot received.
     #[arg(long, value_name = "K")]
     pub turn: Option<u32>,
     /// Print the verified game as one JSON document (with --turn: the turn message).
@@ -476,7 +478,9 @@ pub struct ReplayArgs {
     /// Pose the position of --turn K to this bot and print its answer beside what was played.
     #[arg(long, value_name = "BOT", requires = "turn", conflicts_with_all = ["json", "html"])]
     pub ask: Option<String>,
-    /// Write the game as one self-contained HTML page to FILE (it must not exist yet).
+    /// Write the game as one self-contained HTML page to FILE (it must not exist yet; `-`:
+    /// to stdout). With a folder of logs for LOG: FILE is a folder to create, holding an index
+    /// page and every game's page.
     #[arg(long, value_name = "FILE", conflicts_with = "turn")]
     pub html: Option<PathBuf>,
     /// How the bot of --ask is contained (the log's folder is kept out of its reach).

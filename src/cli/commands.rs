@@ -22,8 +22,10 @@ use crate::cli::args::{
 };
 use crate::cli::kit;
 use crate::cli::output;
+use crate::cli::pages;
 use crate::cli::tournament;
-use crate::gamelog::{self, describe};
+use crate::gamelog;
+use crate::gamelog::describe;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
@@ -299,10 +301,16 @@ pub fn output_failed(e: &std::io::Error) -> u8 {
 
 fn replay_command(args: &ReplayArgs) -> u8 {
     let shown = args.log.display();
+    if args.log.is_dir() {
+        return folder_pages(args);
+    }
     let text = match std::fs::read(&args.log) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => return fail(BAD_INPUT, format!("cannot read {shown}: {e}")),
     };
+    if let Some(path) = &args.html {
+        return game_page(args, &text, path);
+    }
     let replay = match gamelog::replay(&text) {
         Ok(replay) => replay,
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
@@ -326,18 +334,12 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         };
     }
     let doc = steps::document(&replay, args.seat);
+    if let Err(message) = check_start(&doc, args.hand, args.from_move) {
+        return fail(BAD_INPUT, message);
+    }
     if args.json {
         let json = serde_json::to_string(&doc).expect("a document of plain data always serializes");
         return emitted(emit(crate::text::json(&(json + "\n")).as_bytes()), done);
-    }
-    if let Some(path) = &args.html {
-        return write_new(path, html::page(&doc).as_bytes()).map_or_else(
-            |message| fail(BAD_INPUT, message),
-            |()| {
-                let said = format!("{}: the game's page is in {}", shown, path.display());
-                emitted(output::print_line(&said), done)
-            },
-        );
     }
     if !args.quiet {
         let options = TextOptions {
@@ -361,6 +363,115 @@ fn replay_command(args: &ReplayArgs) -> u8 {
         replay.deals_said()
     );
     emitted(output::print_line(&said), done)
+}
+
+/// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
+/// out gets a page of what does, marked where it stops, and exit code 3.
+fn game_page(args: &ReplayArgs, text: &str, path: &std::path::Path) -> u8 {
+    let shown = args.log.display();
+    let (data, error) = match pages::game_page(text, args.seat) {
+        Ok(page) => page,
+        Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
+    };
+    let players = data.about.header["rules"]["players"].as_u64().unwrap_or(0) as usize;
+    if let Some(seat) = args.seat.filter(|&s| s >= players) {
+        return fail(
+            BAD_INPUT,
+            format!(
+                "--seat {seat}: the game has seats 0 to {}",
+                players.saturating_sub(1)
+            ),
+        );
+    }
+    let page = html::page(&data);
+    let written = match path.as_os_str() == "-" {
+        true => emit(page.as_bytes()).map_err(|e| output_failed(&e)),
+        false => write_new(path, page.as_bytes()).map_err(|m| fail(BAD_INPUT, m)),
+    };
+    if let Err(code) = written {
+        return code;
+    }
+    // A log cut short checks out only as far as it goes: a code of its own tells scripts.
+    let done = match data.about.complete {
+        true => 0,
+        false => CUT_LOG,
+    };
+    match error {
+        Some(e) => fail(
+            BAD_LOG,
+            format!("{shown} does not check out: {e}; the page shows the game up to there"),
+        ),
+        None if path.as_os_str() == "-" => done,
+        None => {
+            let said = format!("{shown}: the game's page is in {}", path.display());
+            emitted(output::print_line(&said), done)
+        }
+    }
+}
+
+/// `replay DIR --html OUT`: every game's page and an index, in a new folder.
+fn folder_pages(args: &ReplayArgs) -> u8 {
+    let shown = args.log.display();
+    let Some(out) = args.html.as_deref().filter(|p| p.as_os_str() != "-") else {
+        return fail(
+            BAD_INPUT,
+            format!(
+                "{shown} is a folder: its games are shown as pages, with --html FOLDER (a new folder)"
+            ),
+        );
+    };
+    if args.quiet || args.json || args.ask.is_some() {
+        return fail(
+            BAD_INPUT,
+            "a folder of logs is shown only as pages (--html)",
+        );
+    }
+    match pages::folder(&args.log, out, args.seat) {
+        Err(message) => fail(BAD_INPUT, message),
+        Ok(folder) => {
+            let said = format!(
+                "{shown}: {} and their index are in {}",
+                describe::count(folder.games as u64, "game's page"),
+                out.join("index.html").display()
+            );
+            if let Err(e) = output::print_line(&said) {
+                return output_failed(&e);
+            }
+            for message in &folder.bad {
+                eprintln!("allfives: {message}");
+            }
+            if folder.bad.is_empty() { 0 } else { BAD_LOG }
+        }
+    }
+}
+
+/// Checks that `--hand H` and `--move M` name a hand and a move of the game.
+fn check_start(
+    doc: &steps::Document,
+    hand: Option<u32>,
+    from_move: Option<u32>,
+) -> Result<(), String> {
+    let hands = doc.steps.iter().map(|s| s.hand).max().unwrap_or(0);
+    let h = hand.unwrap_or(1);
+    if hand.is_some() && !(1..=hands).contains(&h) {
+        return Err(match hands {
+            0 => format!("--hand {h}: the log holds no hand"),
+            1 => format!("--hand {h}: the game has one hand, hand 1"),
+            n => format!("--hand {h}: the game has hands 1 to {n}"),
+        });
+    }
+    let Some(m) = from_move else { return Ok(()) };
+    let moves = doc
+        .steps
+        .iter()
+        .filter(|s| s.hand == h)
+        .filter_map(|s| s.move_number)
+        .max()
+        .unwrap_or(0);
+    match (1..=moves).contains(&m) {
+        true => Ok(()),
+        false => Err(format!("--move {m}: hand {h} has moves 1 to {moves}")),
+    }
 }
 
 /// Writes `bytes` to stdout as they are, flushed.
@@ -391,22 +502,9 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         Ok(spec) => spec,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let names = &replay.header.seats;
-    let seat = position.seat;
-    let view = position.game.view(seat);
-    let mut said = format!(
-        "turn {turn}: seat {seat} ({}) to move in hand {}; it holds {}",
-        names[seat].bot,
-        view.hand_number,
-        describe::tiles(&view.hand)
-    );
-    if asked.is_none() {
-        for choice in &view.legal {
-            said += &format!("\n  could play {}", position.describe(choice.to_move()));
-        }
-    }
-    said += &format!("\n  played {}", position.describe(position.played));
-    if let Err(e) = output::print_line(&said) {
+    let names: Vec<String> = replay.header.seats.iter().map(|s| s.bot.clone()).collect();
+    let shown = text::decision(&position, turn, &names, &text::Paint(colour()));
+    if let Err(e) = emit(shown.as_bytes()) {
         return output_failed(&e);
     }
     let Some(spec) = asked else { return 0 };
@@ -496,6 +594,7 @@ fn check_command(args: &CheckArgs) -> u8 {
         file: Some(stderr.clone()),
         cap: 1024 * 1024,
         echo_prefix: args.verbose.then(|| prefix.clone()),
+        lines: None,
     };
     // Contained exactly as in a match from here: a PASS means the match will play.
     let policy = match args.sandbox.policy(hidden_with(dir.path().to_path_buf())) {

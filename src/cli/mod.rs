@@ -7,5 +7,6 @@ pub mod deal_file;
 pub mod entrants;
 pub mod kit;
 pub mod output;
+pub mod pages;
 pub mod progress;
 pub mod tournament;

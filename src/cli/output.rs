@@ -6,7 +6,7 @@ use std::io::{self, Write as _};
 
 use std::collections::BTreeMap;
 
-use crate::bot::fault::FaultKind;
+use crate::bot::fault::{FaultKind, wrote};
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::tournament::results::{GameLine, Report};
@@ -62,7 +62,10 @@ pub fn game_line(line: &GameLine) -> String {
                 .faults
                 .iter()
                 .find(|f| f.forfeit)
-                .map(|f| format!("{}: {}", f.kind, crate::text::terminal(&f.detail)))
+                .map(|f| {
+                    let detail = crate::text::terminal(&f.detail);
+                    format!("{}: {detail}{}", f.kind, wrote(f.input.as_deref()))
+                })
                 .unwrap_or_default();
             format!("{} forfeits: {why}", line.seats[seat].name)
         }

@@ -7,7 +7,7 @@ use crate::bot::clock::ClockKind;
 use crate::bot::fault::Fault;
 use crate::sandbox::Protections;
 use allfives_engine::game::{Event, GameResult};
-use allfives_engine::protocol::ClockInfo;
+use allfives_engine::protocol::{ClockInfo, Info};
 use allfives_engine::rules::{Rules, Seat};
 
 /// The log format's version; bumped on any change a reader must know about. Version 1 (no
@@ -67,7 +67,7 @@ pub struct SeatInfo {
 }
 
 /// How a move came to be, for the log.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// The bot's thinking time in microseconds, from the request written to the answer read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +82,9 @@ pub struct Decision {
     /// The id of the `turn` request the bot was sent (absent for forced moves and in format 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<u64>,
+    /// What the bot said it was thinking, sent with its move (capped; absent when it sent none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Info>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -98,6 +101,22 @@ pub struct SeatFault {
     pub fault: Fault,
     /// Whether it cost the game.
     pub forfeit: bool,
+    /// The id of the `turn` request the bot faulted on (absent for a fault while starting, and
+    /// in logs written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+}
+
+/// The stderr lines a bot wrote while it decided a move (between the request before and its
+/// answer), as logged just before that move (or its fault).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StderrRecord {
+    /// The seat.
+    pub seat: Seat,
+    /// The id of the `turn` request being answered.
+    pub id: u64,
+    /// The lines, in order, each cut short (see `bot::stderr_lines`).
+    pub lines: Vec<String>,
 }
 
 /// The last line of a game log.
@@ -116,6 +135,7 @@ pub struct GameEnd {
 pub(crate) enum RefereeLine {
     Header(Header),
     Fault(SeatFault),
+    Stderr(StderrRecord),
     GameEnd(GameEnd),
 }
 

@@ -9,6 +9,6 @@ pub mod format;
 pub mod replay;
 pub mod writer;
 
-pub use format::{Decision, GameEnd, Header, LOG_FORMAT, SeatFault, SeatInfo};
-pub use replay::{LogError, LoggedFault, Replay, replay};
+pub use format::{Decision, GameEnd, Header, LOG_FORMAT, SeatFault, SeatInfo, StderrRecord};
+pub use replay::{LogError, LoggedFault, LoggedStderr, Replay, replay};
 pub use writer::GameLog;

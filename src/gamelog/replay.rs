@@ -3,7 +3,7 @@
 
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, Move, Play, Status};
-use allfives_engine::protocol::PROTOCOL_VERSION;
+use allfives_engine::protocol::{MAX_INFO, PROTOCOL_VERSION};
 use allfives_engine::rules::Seat;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -14,8 +14,10 @@ use serde_json::Value;
 use super::describe;
 use super::format::{
     Decision, GameEnd, Header, LOG_FORMAT, Logged, OLDEST_LOG_FORMAT, RefereeLine, SeatFault,
+    StderrRecord,
 };
 use crate::bot::fault::{EXCERPT, FaultKind};
+use crate::bot::stderr_lines::{MAX_LINE_CHARS, MAX_LINES};
 
 /// Why a log cannot be replayed, with the line it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -36,6 +38,15 @@ pub struct LoggedFault {
     pub fault: SeatFault,
 }
 
+/// A bot's stderr lines as logged, with where they fell in the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedStderr {
+    /// How many engine events came before them.
+    pub after: usize,
+    /// The lines, with their seat and request id.
+    pub record: StderrRecord,
+}
+
 /// A log read back and checked against the engine.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -49,6 +60,8 @@ pub struct Replay {
     pub decisions: Vec<(Seat, Move, Decision)>,
     /// The faults logged, in order.
     pub faults: Vec<LoggedFault>,
+    /// The bots' stderr lines logged, in order.
+    pub stderr: Vec<LoggedStderr>,
     /// The last line, if the log is complete.
     pub end: Option<GameEnd>,
     /// The number of a last line cut off mid-way (the referee was killed while writing it).
@@ -274,6 +287,8 @@ struct Checker {
     rng: ChaCha8Rng,
     /// A fault that did not cost the game: the seat's fallback move comes next.
     pending: Option<Seat>,
+    /// The turn request that fault answered, if logged: the fallback move carries it too.
+    pending_id: Option<u64>,
     /// The seat whose fault cost the game, if one did.
     forfeited: Option<Seat>,
     fault_counts: Vec<u32>,
@@ -281,6 +296,8 @@ struct Checker {
     bank_used_us: Vec<u64>,
     /// Each seat's last request id (each bot numbers its own requests).
     last_ids: Vec<u64>,
+    /// Each seat's stderr lines logged so far.
+    stderr_counts: Vec<usize>,
     legal: Vec<Move>,
 }
 
@@ -295,17 +312,20 @@ impl Checker {
             fault_counts: vec![0; header.rules.players],
             bank_used_us: vec![0; header.rules.players],
             last_ids: vec![0; header.rules.players],
+            stderr_counts: vec![0; header.rules.players],
             replay: Replay {
                 header,
                 game,
                 events: Vec::new(),
                 decisions: Vec::new(),
                 faults: Vec::new(),
+                stderr: Vec::new(),
                 end: None,
                 torn: None,
             },
             checked: 0,
             pending: None,
+            pending_id: None,
             forfeited: None,
             legal: Vec::new(),
         })
@@ -318,8 +338,9 @@ impl Checker {
             .ok_or("a line without a \"type\"")?;
         match kind {
             "header" => Err("a second header".into()),
-            "fault" | "game_end" => match strict::<RefereeLine>(value, kind)? {
+            "fault" | "game_end" | "stderr" => match strict::<RefereeLine>(value, kind)? {
                 RefereeLine::Fault(fault) => self.fault(fault),
+                RefereeLine::Stderr(record) => self.stderr(record),
                 RefereeLine::GameEnd(end) => self.game_end(end),
                 RefereeLine::Header(_) => Err("a second header".into()),
             },
@@ -341,7 +362,7 @@ impl Checker {
     fn event(&mut self, logged: &Logged) -> Result<(), String> {
         match &logged.event {
             Event::HandStart { hand, deal } => self.deal(*hand, deal)?,
-            Event::Play(play) => self.play(play, logged.decision)?,
+            Event::Play(play) => self.play(play, &logged.decision)?,
             _ => {}
         }
         if self.pending.is_some() && !matches!(logged.event, Event::Play(_)) {
@@ -384,7 +405,7 @@ impl Checker {
             .map_err(|e| format!("the deal of hand {hand} is refused: {e}"))
     }
 
-    fn play(&mut self, play: &Play, decision: Decision) -> Result<(), String> {
+    fn play(&mut self, play: &Play, decision: &Decision) -> Result<(), String> {
         let game = &mut self.replay.game;
         let (seat, mv) = (
             play.seat,
@@ -401,12 +422,12 @@ impl Checker {
         let game = &mut self.replay.game;
         game.play(seat, mv)
             .map_err(|e| format!("seat {seat} plays {}, which is illegal: {e}", play.tile))?;
-        self.replay.decisions.push((seat, mv, decision));
+        self.replay.decisions.push((seat, mv, decision.clone()));
         Ok(())
     }
 
     /// Checks how a move is said to have been decided against the position and the faults.
-    fn check_decision(&mut self, seat: Seat, mv: Move, d: Decision) -> Result<(), String> {
+    fn check_decision(&mut self, seat: Seat, mv: Move, d: &Decision) -> Result<(), String> {
         // Moves that mirror each other are one choice, which the referee plays itself; logs of
         // referees from before that rule asked there, and still check out.
         let choices = self.replay.game.choices(&self.legal);
@@ -429,6 +450,11 @@ impl Checker {
         }
         match (d.fallback, self.pending) {
             (true, Some(faulty)) if faulty == seat => {
+                if let Some(id) = self.pending_id.filter(|&id| d.id != Some(id)) {
+                    return Err(format!(
+                        "the fallback move's request id is not its fault's, {id}"
+                    ));
+                }
                 if mv != self.legal[0] {
                     return Err(format!(
                         "a fallback move is the first legal move, {}, not this one",
@@ -451,6 +477,16 @@ impl Checker {
                 true => "a move the bot chose must carry its thinking time (time_us)".into(),
                 false => "only a move the bot chose carries a thinking time (time_us)".into(),
             });
+        }
+        if let Some(info) = &d.info {
+            if !timed {
+                return Err("only a move the bot chose carries its info".into());
+            }
+            if info.clone().capped() != *info {
+                return Err(format!(
+                    "the move's info is over the cap of {MAX_INFO} bytes, which the referee cuts"
+                ));
+            }
         }
         let clock = self.replay.header.clock;
         let limit_ms = clock.move_ms.saturating_add(clock.bank_ms);
@@ -539,6 +575,18 @@ impl Checker {
                  a bot that did not start"
             ));
         }
+        match (started, fault.id) {
+            (false, Some(_)) => {
+                return Err("a fault before the first deal carries a turn's request id".into());
+            }
+            (true, Some(id)) if id <= self.last_ids[seat] => {
+                return Err(format!(
+                    "request id {id} does not follow seat {seat}'s last, {}: a bot's ids grow",
+                    self.last_ids[seat]
+                ));
+            }
+            _ => {}
+        }
         self.fault_counts[seat] += 1;
         let count = self.fault_counts[seat];
         let costs = match (started, header.on_fault.as_str(), header.max_faults) {
@@ -559,11 +607,51 @@ impl Checker {
         }
         match fault.forfeit {
             true => self.forfeited = self.forfeited.or(Some(seat)),
-            false => self.pending = Some(seat),
+            false => (self.pending, self.pending_id) = (Some(seat), fault.id),
         }
         self.replay.faults.push(LoggedFault {
             after: game.event_count(),
             fault,
+        });
+        Ok(())
+    }
+
+    /// Checks a bot's stderr lines: logged when it has answered, before its move (or fault),
+    /// with that turn's id, within the caps.
+    fn stderr(&mut self, record: StderrRecord) -> Result<(), String> {
+        let seat = record.seat;
+        let game = &self.replay.game;
+        match game.status() {
+            Status::ToPlay { seat: turn } if turn == seat && game.hand_number() > 0 => {}
+            _ => return Err(format!("stderr lines of seat {seat}, which is not on move")),
+        }
+        if record.id <= self.last_ids.get(seat).copied().unwrap_or(0) {
+            return Err(format!(
+                "stderr lines for request id {}, which seat {seat} has answered already",
+                record.id
+            ));
+        }
+        let logged = self.stderr_counts[seat] + record.lines.len();
+        if record.lines.is_empty() || logged > MAX_LINES + 1 {
+            return Err(format!(
+                "{} of seat {seat}'s stderr, where the referee logs 1 to {MAX_LINES} a game",
+                describe::count(logged as u64, "line")
+            ));
+        }
+        if let Some(line) = record
+            .lines
+            .iter()
+            .find(|l| l.chars().count() > MAX_LINE_CHARS + 1)
+        {
+            return Err(format!(
+                "a stderr line of {} characters, over the cap of {MAX_LINE_CHARS}",
+                line.chars().count()
+            ));
+        }
+        self.stderr_counts[seat] = logged;
+        self.replay.stderr.push(LoggedStderr {
+            after: game.event_count(),
+            record,
         });
         Ok(())
     }
@@ -676,7 +764,7 @@ fn strict_event(value: &Value, kind: &str) -> Result<Logged, String> {
     let logged: Logged =
         serde_json::from_value(value.clone()).map_err(|e| format!("not a valid {kind}: {e}"))?;
     let mut canonical = serde_json::to_value(&logged.event).map_err(|e| e.to_string())?;
-    let decision = serde_json::to_value(logged.decision).map_err(|e| e.to_string())?;
+    let decision = serde_json::to_value(&logged.decision).map_err(|e| e.to_string())?;
     if let (Value::Object(line), Value::Object(fields)) = (&mut canonical, decision) {
         line.extend(fields);
     }

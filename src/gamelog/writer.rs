@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::sandbox::files;
 
-use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault};
+use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault, StderrRecord};
 
 /// Gathered lines are written once they reach this many bytes, so that a log's memory stays
 /// bounded however long the game.
@@ -59,7 +59,7 @@ impl GameLog {
     }
 
     /// Writes an engine event; `decision` goes with plays.
-    pub fn event(&mut self, event: &Event, decision: Decision) -> io::Result<()> {
+    pub fn event(&mut self, event: &Event, decision: &Decision) -> io::Result<()> {
         // The events of play are most of a log: they are written by hand.
         let seen = match *event {
             Event::Play(play) => {
@@ -91,6 +91,14 @@ impl GameLog {
     /// Writes a fault.
     pub fn fault(&mut self, fault: &SeatFault) -> io::Result<()> {
         self.write(&RefereeLine::Fault(fault.clone()))
+    }
+
+    /// Writes the stderr lines a bot wrote while deciding (nothing when there are none).
+    pub fn stderr(&mut self, record: StderrRecord) -> io::Result<()> {
+        match record.lines.is_empty() {
+            true => Ok(()),
+            false => self.write(&RefereeLine::Stderr(record)),
+        }
     }
 
     /// Writes the last line, and flushes.
@@ -137,7 +145,7 @@ impl GameLog {
 
 /// A play with its decision's fields spliced into its object: the same bytes as serde writes
 /// with the two flattened into one object.
-fn write_logged_play(play: &Play, decision: Decision, line: &mut Vec<u8>) {
+fn write_logged_play(play: &Play, decision: &Decision, line: &mut Vec<u8>) {
     write_play(play, line);
     line.pop();
     if let Some(us) = decision.time_us {
@@ -154,6 +162,10 @@ fn write_logged_play(play: &Play, decision: Decision, line: &mut Vec<u8>) {
         line.extend_from_slice(br#","id":"#);
         line.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
     }
+    if let Some(info) = &decision.info {
+        line.extend_from_slice(br#","info":"#);
+        serde_json::to_writer(&mut *line, info).expect("an info of plain data always serializes");
+    }
     line.push(b'}');
 }
 
@@ -161,6 +173,7 @@ fn write_logged_play(play: &Play, decision: Decision, line: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use allfives_engine::layout::EndId;
+    use allfives_engine::protocol::Info;
     use allfives_engine::tile::Tile;
 
     /// What serde writes for an event with its decision's fields flattened into it.
@@ -169,7 +182,16 @@ mod tests {
         #[serde(flatten)]
         event: &'a Event,
         #[serde(flatten)]
-        decision: Decision,
+        decision: &'a Decision,
+    }
+
+    /// No info, a text, or an object, one for each id tried.
+    fn info_for(id: Option<u64>) -> Option<Info> {
+        match id {
+            None => None,
+            Some(1) => Some(Info::Text("expects \"15\" ✓".into())),
+            Some(_) => serde_json::from_str(r#"{"eval":-0.5,"pv":[[6,4],[4,4]]}"#).ok(),
+        }
     }
 
     #[test]
@@ -183,21 +205,22 @@ mod tests {
         };
         for time_us in [None, Some(0), Some(1_234_567)] {
             for forced in [false, true] {
-                for (fallback, id) in [false, true]
+                for (fallback, id, info) in [false, true]
                     .into_iter()
-                    .flat_map(|f| [None, Some(1), Some(987_654)].map(|id| (f, id)))
+                    .flat_map(|f| [None, Some(1), Some(987_654)].map(|id| (f, id, info_for(id))))
                 {
                     let decision = Decision {
                         time_us,
                         forced,
                         fallback,
                         id,
+                        info,
                     };
                     let mut line = Vec::new();
-                    write_logged_play(&play, decision, &mut line);
+                    write_logged_play(&play, &decision, &mut line);
                     let expected = serde_json::to_string(&Flattened {
                         event: &Event::Play(play),
-                        decision,
+                        decision: &decision,
                     })
                     .expect("serializes");
                     assert_eq!(String::from_utf8_lossy(&line), expected);

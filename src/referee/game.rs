@@ -12,8 +12,10 @@ use serde::Serialize;
 
 use crate::bot::clock::{Clock, Clocks};
 use crate::bot::fault::{Fault, FaultKind};
-use crate::bot::player::{Player, Stop, encode};
-use crate::gamelog::{Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo};
+use crate::bot::player::{Answered, Player, Stop, encode};
+use crate::gamelog::{
+    Decision, GameEnd, GameLog, Header, LOG_FORMAT, SeatFault, SeatInfo, StderrRecord,
+};
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, GameResult, Move, Status};
 use allfives_engine::json::{TurnWriter, write_event_message, write_hand_end, write_hand_start};
@@ -187,6 +189,7 @@ impl Table<'_> {
         let mut failed = Vec::new();
         for seat in 0..self.setup.rules.players {
             let player = self.setup.seating[seat];
+            self.players[player].new_game_lines();
             if let Err(fault) = self.players[player].start(&self.setup.clocks).await {
                 failed.push((seat, fault));
             }
@@ -208,7 +211,7 @@ impl Table<'_> {
         }
         // Every bot that runs hears of the game before it hears of its end.
         for (seat, fault) in failed {
-            self.fault(game, seat, fault, true).await?;
+            self.fault(game, seat, fault, None).await?;
         }
         Ok(())
     }
@@ -256,12 +259,17 @@ impl Table<'_> {
             self.log.flush()?;
         }
         let answer = player.ask(game, seat, &mut self.turns, clock).await;
+        let lines = player.stderr_lines();
+        if let Some(id) = id {
+            self.log.stderr(StderrRecord { seat, id, lines })?;
+        }
         let fault = match answer {
-            Ok((mv, took)) => match game.play(seat, mv) {
+            Ok(Answered { mv, took, info }) => match game.play(seat, mv) {
                 Ok(_) => {
                     self.decision = Decision {
                         time_us: Some(took.as_micros() as u64),
                         id,
+                        info,
                         ..Decision::default()
                     };
                     return Ok(());
@@ -274,7 +282,7 @@ impl Table<'_> {
             },
             Err(fault) => fault,
         };
-        self.fault(game, seat, fault, false).await?;
+        self.fault(game, seat, fault, id).await?;
         if game.result().is_none() {
             self.decision = Decision {
                 fallback: true,
@@ -286,18 +294,19 @@ impl Table<'_> {
         Ok(())
     }
 
-    /// Records a fault and applies the policy: a forfeit ends the game and kills the process.
+    /// Records a fault (at the turn request `id`, or while starting when `None`, which always
+    /// forfeits) and applies the policy: a forfeit ends the game and kills the process.
     async fn fault(
         &mut self,
         game: &mut Game,
         seat: Seat,
         fault: Fault,
-        fatal: bool,
+        id: Option<u64>,
     ) -> io::Result<()> {
         let player = &mut self.players[self.setup.seating[seat]];
         player.stats.faulted(fault.kind);
         self.fault_counts[seat] += 1;
-        let forfeit = fatal
+        let forfeit = id.is_none()
             || fault.kind.is_fatal()
             || match self.setup.on_fault {
                 FaultPolicy::Forfeit => true,
@@ -308,6 +317,7 @@ impl Table<'_> {
             seat,
             fault,
             forfeit,
+            id,
         };
         self.log.fault(&record)?;
         self.log.flush()?;
@@ -332,7 +342,7 @@ impl Table<'_> {
                     Event::Play(_) => std::mem::take(&mut self.decision),
                     _ => Decision::default(),
                 };
-                self.log.event(event, decision)?;
+                self.log.event(event, &decision)?;
             }
             self.broadcast(event);
         }

@@ -321,6 +321,7 @@ pub fn player(
         file: stderr,
         cap: settings.stderr_cap,
         echo_prefix: echo.then(|| format!("[{}] ", spec.name)),
+        lines: Some(Arc::default()),
     };
     Player::new(spec.clone(), 0, sink, settings.max_line, Arc::clone(policy))
 }

@@ -18,6 +18,8 @@ pub struct Laid {
     pub inner: u8,
     /// The number away from the lead.
     pub outer: u8,
+    /// Its place in the hand's order of play, from 1 (the lead is 1).
+    pub order: usize,
     /// For a spinner with tiles on its short ends: its `up` arm and its `down` arm.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub branches: Vec<Arm>,
@@ -131,6 +133,7 @@ fn laid(nodes: &[Node], arms: &[(EndId, Vec<usize>)], index: usize) -> Laid {
         tile: node.tile,
         inner: node.inner,
         outer: node.outer,
+        order: index + 1,
         branches,
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod drawing;
 pub mod html;
+pub mod page_data;
 pub mod steps;
 pub mod text;
 pub mod turn;

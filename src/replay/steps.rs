@@ -5,12 +5,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::gamelog::describe;
-use crate::gamelog::{Decision, GameEnd, Replay, SeatFault};
+use crate::gamelog::{Decision, GameEnd, LoggedFault, Replay, StderrRecord};
 use crate::replay::drawing::{Drawing, draw};
-use allfives_engine::game::{Event, Play};
+use allfives_engine::game::{Event, Game, Move, Play};
 use allfives_engine::layout::{Layout, OpenEnd};
 use allfives_engine::rules::Seat;
 use allfives_engine::tile::Tile;
+use allfives_engine::view::Choice;
 
 /// The table after one event or fault.
 #[derive(Debug, Clone, Serialize)]
@@ -49,11 +50,17 @@ pub struct Step {
     pub boneyard_size: usize,
     /// Each side's score.
     pub scores: Vec<i32>,
+    /// What the bot wrote on stderr while it decided this move (or faulted).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<String>,
+    /// At a decision: every move the bot could have made, with what each would have scored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub legal: Vec<Choice>,
 }
 
-/// The verified game as one document (`replay --json`, and the data of `replay --html`).
+/// What is said of a verified game besides its steps (`replay --json` and the page both hold it).
 #[derive(Debug, Clone, Serialize)]
-pub struct Document {
+pub struct About {
     /// The log's header (without the seed in one seat's view: it gives every deal away).
     pub header: Value,
     /// The seat whose view this is, if it is one seat's.
@@ -68,6 +75,29 @@ pub struct Document {
     pub deals: String,
     /// The referee's last line, if the log is complete.
     pub end: Option<GameEnd>,
+}
+
+impl About {
+    /// Each seat's bot name, seat 0 first.
+    pub fn names(&self) -> Vec<String> {
+        self.header["seats"]
+            .as_array()
+            .map(|seats| {
+                seats
+                    .iter()
+                    .map(|s| s["bot"].as_str().unwrap_or("?").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The verified game as one document (`replay --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Document {
+    /// What is said of the game.
+    #[serde(flatten)]
+    pub about: About,
     /// Every step of the game.
     pub steps: Vec<Step>,
 }
@@ -95,23 +125,100 @@ pub fn steps(replay: &Replay) -> Vec<Step> {
         moves: 0,
         turns: 0,
     };
-    let mut decisions = replay.decisions.iter().map(|(_, _, d)| *d);
+    let mut decisions = replay.decisions.iter().map(|(_, _, d)| d.clone());
     let mut faults = replay.faults.iter().peekable();
+    let mut stderr = replay.stderr.iter().peekable();
+    // Lines a bot wrote while deciding: they go with that decision's step.
+    let mut said: Option<&StderrRecord> = None;
     let mut steps = Vec::new();
+    // The engine alongside, for the moves a bot could have made at each decision.
+    let mut legal = Legal::new(replay);
     for (index, event) in replay.events.iter().enumerate() {
+        while let Some(s) = stderr.next_if(|s| s.after <= index) {
+            said = Some(&s.record);
+        }
         while let Some(f) = faults.next_if(|f| f.after <= index) {
-            steps.push(table.fault_step(&f.fault));
+            let mut step = with_lines(table.fault_step(f), &mut said);
+            step.legal = legal.at(step.turn.is_some());
+            steps.push(step);
         }
         let decision = match event {
             Event::Play(_) => decisions.next(),
             _ => None,
         };
-        steps.push(table.apply(event, decision, &rules));
+        let mut step = table.apply(event, decision, &rules);
+        step.legal = legal.at(step.turn.is_some());
+        legal.follow(event);
+        match step.turn {
+            Some(_) => steps.push(with_lines(step, &mut said)),
+            None => steps.push(step),
+        }
+    }
+    if let Some(s) = stderr.last() {
+        said = Some(&s.record);
     }
     for f in faults {
-        steps.push(table.fault_step(&f.fault));
+        let mut step = with_lines(table.fault_step(f), &mut said);
+        step.legal = legal.at(step.turn.is_some());
+        steps.push(step);
     }
     steps
+}
+
+/// The game replayed again beside the steps, to list the legal moves at each decision.
+struct Legal {
+    game: Option<Game>,
+    moves: Vec<Move>,
+    choices: Vec<Choice>,
+}
+
+impl Legal {
+    fn new(replay: &Replay) -> Legal {
+        Legal {
+            // The rules were checked with the log: a game can be made of them.
+            game: Game::new(replay.header.rules).ok(),
+            moves: Vec::new(),
+            choices: Vec::new(),
+        }
+    }
+
+    /// The legal moves of the seat on move, with what each would score, at a decision.
+    fn at(&mut self, decision: bool) -> Vec<Choice> {
+        match (&self.game, decision) {
+            (Some(game), true) => {
+                game.legal_choices(&mut self.moves, &mut self.choices);
+                self.choices.clone()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Feeds the engine the logged deals and plays (it makes the draws, passes and ends).
+    fn follow(&mut self, event: &Event) {
+        let Some(game) = &mut self.game else { return };
+        // The log was verified against the engine: these cannot fail.
+        match event {
+            Event::HandStart { deal, .. } => {
+                let _ = game.start_hand((**deal).clone());
+            }
+            Event::Play(play) => {
+                let mv = Move {
+                    tile: play.tile,
+                    end: play.end,
+                };
+                let _ = game.play(play.seat, mv);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Gives a decision's step the lines its bot wrote while deciding, if they are its seat's.
+fn with_lines(mut step: Step, said: &mut Option<&StderrRecord>) -> Step {
+    if let Some(record) = said.take_if(|r| Some(r.seat) == step.seat) {
+        step.stderr = record.lines.clone();
+    }
+    step
 }
 
 impl Table {
@@ -143,7 +250,7 @@ impl Table {
                 self.scores[rules.side_of(*by)] += *points as i32;
                 self.moves += 1;
                 move_number = Some(self.moves);
-                if decision.is_some_and(|d| !d.forced) {
+                if decision.as_ref().is_some_and(|d| !d.forced) {
                     self.turns += 1;
                     turn = Some(self.turns);
                 }
@@ -167,7 +274,10 @@ impl Table {
         step
     }
 
-    fn fault_step(&self, fault: &SeatFault) -> Step {
+    /// A fault's step; a fault at a decision that cost the game ends that decision, so it is
+    /// numbered as a turn (a fault the referee played on from is numbered with its move).
+    fn fault_step(&mut self, logged: &LoggedFault) -> Step {
+        let fault = &logged.fault;
         let mut event = serde_json::to_value(fault).unwrap_or(Value::Null);
         event["type"] = Value::from("fault");
         let cost = if fault.forfeit {
@@ -180,6 +290,10 @@ impl Table {
             format!("seat {} faults: {}{cost}", fault.seat, fault.fault),
         );
         step.seat = Some(fault.seat);
+        if fault.forfeit && logged.after > 0 {
+            self.turns += 1;
+            step.turn = Some(self.turns);
+        }
         step
     }
 
@@ -201,6 +315,8 @@ impl Table {
             boneyard: Some(self.boneyard.clone()),
             boneyard_size: self.boneyard.len(),
             scores: self.scores.clone(),
+            stderr: Vec::new(),
+            legal: Vec::new(),
         }
     }
 }
@@ -224,13 +340,15 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
         }
     }
     Document {
-        header,
-        seat,
-        complete: replay.end.is_some(),
-        torn: replay.torn,
-        deals_checked: replay.deals_checked(),
-        deals: replay.deals_said(),
-        end: replay.end.clone(),
+        about: About {
+            header,
+            seat,
+            complete: replay.end.is_some(),
+            torn: replay.torn,
+            deals_checked: replay.deals_checked(),
+            deals: replay.deals_said(),
+            end: replay.end.clone(),
+        },
         steps: all,
     }
 }
@@ -240,8 +358,10 @@ pub fn document(replay: &Replay, seat: Option<Seat>) -> Document {
 fn hide(step: &mut Step, seat: Seat) {
     step.boneyard = None;
     if step.seat != Some(seat) {
-        // How another bot decided (its thinking time) is not the seat's to know either.
-        (step.decision, step.turn) = (None, None);
+        // How another bot decided (its thinking time, its info, what it wrote on stderr) is
+        // not the seat's to know either.
+        (step.decision, step.turn, step.stderr) = (None, None, Vec::new());
+        step.legal.clear();
     }
     for (s, hand) in step.hands.iter_mut().enumerate() {
         if s != seat {

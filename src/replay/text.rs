@@ -5,9 +5,14 @@ use std::fmt::Write;
 
 use allfives_engine::rules::Seat;
 
-use crate::gamelog::describe::{self, count, tiles};
+use crate::gamelog::describe::{count, tiles};
+use allfives_engine::layout::OpenEnd;
+use allfives_engine::protocol::Info;
+
+use crate::gamelog::Decision;
 use crate::replay::drawing::{Arm, Drawing, Laid};
 use crate::replay::steps::{Document, Step};
+use crate::replay::turn::Position;
 
 /// What to show, and how.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,7 +25,8 @@ pub struct TextOptions {
     pub colour: bool,
 }
 
-struct Paint(bool);
+/// Colours text, or leaves it plain.
+pub struct Paint(pub bool);
 
 impl Paint {
     fn wrap(&self, code: &str, text: &str) -> String {
@@ -46,17 +52,15 @@ impl Paint {
 /// The game as text, from the chosen hand and move on.
 pub fn render(doc: &Document, options: TextOptions) -> String {
     let paint = Paint(options.colour);
-    let names: Vec<String> = doc.header["seats"]
-        .as_array()
-        .map(|seats| {
-            seats
-                .iter()
-                // A log is a file a user may edit: its names are made safe for a terminal.
-                .map(|s| crate::text::terminal(s["bot"].as_str().unwrap_or("?")))
-                .collect()
-        })
-        .unwrap_or_default();
+    // A log is a file a user may edit: its names are made safe for a terminal.
+    let names: Vec<String> = doc
+        .about
+        .names()
+        .iter()
+        .map(|n| crate::text::terminal(n))
+        .collect();
     let who = |seat: Seat| format!("seat {seat} ({})", names.get(seat).map_or("?", |n| n));
+    let labels = side_labels(&names, doc.about.header["rules"]["teams"] == true);
     let mut text = title(doc, &names, &paint);
     let from = |step: &Step| match (options.hand, options.from_move) {
         (None, None) => true,
@@ -82,13 +86,13 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
         }
         started = started || from(step);
         if started {
-            step_text(&mut text, doc.seat, step, &who, &paint);
+            step_text(&mut text, doc.about.seat, step, &who, &labels, &paint);
         }
     }
     if !started {
         let _ = writeln!(text, "(the game has no such hand or move)");
     }
-    match (doc.complete, doc.torn) {
+    match (doc.about.complete, doc.about.torn) {
         (true, _) => {}
         (false, Some(line)) => {
             let _ = writeln!(
@@ -111,17 +115,17 @@ pub fn render(doc: &Document, options: TextOptions) -> String {
 }
 
 fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
-    let h = &doc.header;
+    let h = &doc.about.header;
     let players: Vec<String> = names
         .iter()
         .enumerate()
         .map(|(seat, n)| format!("{n} (seat {seat})"))
         .collect();
-    let mut text = paint.bold(&format!("game {}: {}", h["game"], players.join(" vs ")));
-    text.push('\n');
+    let mut text = String::new();
+    let head = format!("game {}: {}", h["game"], players.join(" vs "));
+    wrapped(&mut text, "", &paint.bold(&head));
     let rules = &h["rules"];
-    let _ = writeln!(
-        text,
+    let line = format!(
         "rules: {} players{}, {} tiles each, spinner {}, hand end {}, target {}, finish {}, at most {}",
         rules["players"],
         if rules["teams"] == true {
@@ -136,12 +140,13 @@ fn title(doc: &Document, names: &[String], paint: &Paint) -> String {
         rules["finish"].as_str().unwrap_or("?"),
         count(rules["max_hands"].as_u64().unwrap_or(0), "hand")
     );
-    match doc.seat {
+    wrapped(&mut text, "", &line);
+    match doc.about.seat {
         Some(seat) => {
             let _ = writeln!(text, "as seat {seat} saw it");
         }
         None => {
-            let _ = writeln!(text, "seed {}; {}", h["seed"], doc.deals);
+            let _ = writeln!(text, "seed {}; {}", h["seed"], doc.about.deals);
         }
     }
     text
@@ -152,6 +157,7 @@ fn step_text(
     viewer: Option<Seat>,
     step: &Step,
     who: &dyn Fn(Seat) -> String,
+    labels: &[String],
     paint: &Paint,
 ) {
     let kind = step.event["type"].as_str().unwrap_or("");
@@ -174,12 +180,12 @@ fn step_text(
             if let Some(turn) = step.turn {
                 how.push(format!("turn {turn}"));
             }
-            if let Some(d) = step.decision {
+            if let Some(d) = &step.decision {
                 if d.forced {
                     how.push("only move".into());
                 }
                 if d.fallback {
-                    how.push("played by the referee after a fault".into());
+                    how.push("the bot faulted: the referee played for it".into());
                 }
                 if let Some(us) = d.time_us {
                     how.push(format!("{:.3} ms", us as f64 / 1000.0));
@@ -200,30 +206,15 @@ fn step_text(
                 true => String::new(),
                 false => paint.dim(&format!("  ({})", how.join(", "))),
             };
-            let _ = writeln!(
-                text,
+            let line = format!(
                 "move {}: {} plays {tile} {place}: sum {}, {scored}{how}",
                 step.move_number.unwrap_or(0),
                 who(seat),
                 step.sum,
             );
-            if let Some(drawing) = &step.layout {
-                for row in cross(drawing) {
-                    let _ = writeln!(text, "    {}", row.trim_end());
-                }
-            }
-            let ends: Vec<String> = step
-                .ends
-                .iter()
-                .map(|e| format!("{} {} (counts {})", e.end, e.number, e.counts))
-                .collect();
-            let _ = writeln!(
-                text,
-                "  ends: {}; sum {}; scores {}",
-                ends.join(", "),
-                step.sum,
-                describe::list(&step.scores)
-            );
+            wrapped(text, "", &line);
+            table_text(text, step.layout.as_ref(), &step.ends, &step.scores, labels);
+            thinking_text(text, step.decision.as_ref(), &step.stderr, paint);
             if viewer.is_some() {
                 hands_text(text, step, who);
             }
@@ -232,12 +223,12 @@ fn step_text(
             let drawn = step.event["tile"]
                 .as_array()
                 .map_or("a tile".to_string(), |t| format!("[{}|{}]", t[0], t[1]));
-            let _ = writeln!(
-                text,
-                "  {} draws {drawn} ({} left in the boneyard)",
+            let line = format!(
+                "{} draws {drawn} ({} left in the boneyard)",
                 who(seat),
                 step.boneyard_size
             );
+            wrapped(text, "  ", &line);
         }
         "pass" => {
             let _ = writeln!(text, "  {} passes", who(seat));
@@ -248,18 +239,17 @@ fn step_text(
                 .split_once(" faults: ")
                 .map_or(step.says.as_str(), |(_, w)| w);
             let line = format!("{} faults: {what}", who(seat));
-            let _ = writeln!(text, "  {}", paint.warn(&line));
+            wrapped(text, "  ", &paint.warn(&line));
+            thinking_text(text, None, &step.stderr, paint);
         }
-        "hand_end" => hand_end_text(text, step, who, paint),
+        "hand_end" => hand_end_text(text, step, who, labels, paint),
         "game_end" => {
-            let _ = writeln!(
-                text,
-                "\n{}",
-                paint.bold(&format!(
-                    "game over: {}",
-                    step.says.trim_start_matches("the game ends: ")
-                ))
+            let line = format!(
+                "game over: {}",
+                step.says.trim_start_matches("the game ends: ")
             );
+            text.push('\n');
+            wrapped(text, "", &paint.bold(&line));
         }
         _ => {}
     }
@@ -271,16 +261,22 @@ fn hands_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String) {
             Some(tiles_held) => tiles(tiles_held),
             None => count(step.hand_sizes[seat] as u64, "tile"),
         };
-        let _ = writeln!(text, "  {} holds {shown}", who(seat));
+        wrapped(text, "  ", &format!("{} holds {shown}", who(seat)));
     }
     let boneyard = match &step.boneyard {
         Some(b) => tiles(b),
         None => count(step.boneyard_size as u64, "tile"),
     };
-    let _ = writeln!(text, "  boneyard {boneyard}");
+    wrapped(text, "  ", &format!("boneyard {boneyard}"));
 }
 
-fn hand_end_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String, paint: &Paint) {
+fn hand_end_text(
+    text: &mut String,
+    step: &Step,
+    who: &dyn Fn(Seat) -> String,
+    labels: &[String],
+    paint: &Paint,
+) {
     let summary = &step.event;
     let how = match summary["ending"]["kind"].as_str() {
         Some("went_out") => format!(
@@ -303,9 +299,8 @@ fn hand_end_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String, p
             .iter()
             .map(|t| format!("[{}|{}]", t[0], t[1]))
             .collect();
-        let _ = writeln!(
-            text,
-            "  {} is left with {} ({} pips)",
+        let line = format!(
+            "{} is left with {} ({} pips)",
             who(seat),
             if held.is_empty() {
                 "nothing".into()
@@ -314,6 +309,7 @@ fn hand_end_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String, p
             },
             summary["pips"][seat]
         );
+        wrapped(text, "  ", &line);
     }
     let points: Vec<String> = summary["points"]
         .as_array()
@@ -321,105 +317,370 @@ fn hand_end_text(text: &mut String, step: &Step, who: &dyn Fn(Seat) -> String, p
         .iter()
         .map(ToString::to_string)
         .collect();
-    let _ = writeln!(
-        text,
-        "  end-of-hand points {}; scores {}",
+    let line = format!(
+        "end-of-hand points {}; scores: {}",
         points.join(", "),
-        describe::list(&step.scores)
+        scores_text(&step.scores, labels)
     );
+    wrapped(text, "  ", &line);
 }
 
-/// The layout as text rows: the line of play across, with the short arms of the spinners on it
-/// up and down in their columns; spinners off a short arm are listed beneath, arm by arm.
-pub fn cross(drawing: &Drawing) -> Vec<String> {
-    let mut cells: Vec<(String, &Laid)> = drawing
-        .left
-        .tiles
-        .iter()
-        .rev()
-        .map(|l| (face(l.outer, l.inner), l))
-        .collect();
-    cells.push((face(drawing.lead.inner, drawing.lead.outer), &drawing.lead));
-    cells.extend(
-        drawing
-            .right
-            .tiles
-            .iter()
-            .map(|l| (face(l.inner, l.outer), l)),
-    );
-    let mut line = String::new();
-    let mut columns: Vec<(usize, &Laid)> = Vec::new();
-    for (text, laid) in cells {
-        if !laid.branches.is_empty() {
-            columns.push((line.len(), laid));
-        }
-        line.push_str(&text);
-    }
-    let column_rows = |up: bool| -> Vec<String> {
-        let height = columns
-            .iter()
-            .filter_map(|(_, l)| arm_of(l, up))
-            .map(|a| a.tiles.len())
-            .max()
-            .unwrap_or(0);
-        (0..height)
-            .map(|row| {
-                let mut text = String::new();
-                for (col, laid) in &columns {
-                    if let Some(t) = arm_of(laid, up).and_then(|a| a.tiles.get(row)) {
-                        let face = match up {
-                            true => face(t.outer, t.inner),
-                            false => face(t.inner, t.outer),
-                        };
-                        text.push_str(&" ".repeat(col.saturating_sub(text.len())));
-                        text.push_str(&face);
-                    }
-                }
-                text
+/// The widest line the text replay writes (a layout wider than this is cut into bands).
+pub const WIDTH: usize = 100;
+
+/// Each side's name for the scores: a bot, or a team (`team 0+2 (a+c)`).
+pub fn side_labels(names: &[String], teams: bool) -> Vec<String> {
+    match teams {
+        false => names.to_vec(),
+        true => (0..2)
+            .map(|side| {
+                let seats: Vec<usize> = (side..names.len()).step_by(2).collect();
+                let numbers: Vec<String> = seats.iter().map(ToString::to_string).collect();
+                let bots: Vec<&str> = seats.iter().map(|&s| names[s].as_str()).collect();
+                format!("team {} ({})", numbers.join("+"), bots.join("+"))
             })
-            .collect()
-    };
-    let mut rows: Vec<String> = column_rows(true).into_iter().rev().collect();
-    rows.push(line);
-    rows.extend(column_rows(false));
-    let mut nested = Vec::new();
-    for (_, laid) in &columns {
-        for arm in &laid.branches {
-            nested_arms(arm, &mut nested);
+            .collect(),
+    }
+}
+
+/// The scores, each labelled with its side.
+fn scores_text(scores: &[i32], labels: &[String]) -> String {
+    let each: Vec<String> = scores
+        .iter()
+        .enumerate()
+        .map(|(side, s)| format!("{} {s}", labels.get(side).map_or("?", |l| l)))
+        .collect();
+    each.join(", ")
+}
+
+/// The layout drawn (in bands of at most [`WIDTH`] columns), the open ends and the scores.
+pub fn table_text(
+    text: &mut String,
+    layout: Option<&Drawing>,
+    ends: &[OpenEnd],
+    scores: &[i32],
+    labels: &[String],
+) {
+    if let Some(drawing) = layout {
+        let rows = cross(drawing);
+        let widest = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        let band = WIDTH - 4;
+        for start in (0..widest).step_by(band) {
+            if start > 0 {
+                let _ = writeln!(text, "    ... the layout goes on:");
+            }
+            for row in &rows {
+                let part: String = row.chars().skip(start).take(band).collect();
+                if !part.trim().is_empty() {
+                    let _ = writeln!(text, "    {}", part.trim_end());
+                }
+            }
         }
     }
-    rows.extend(nested);
+    let sum: u32 = ends.iter().map(|e| e.counts).sum();
+    let shown: Vec<String> = ends
+        .iter()
+        .map(|e| format!("{} {} (counts {})", e.end, e.number, e.counts))
+        .collect();
+    let line = format!(
+        "ends: {}; sum {sum}; scores: {}",
+        shown.join(", "),
+        scores_text(scores, labels)
+    );
+    wrapped(text, "  ", &line);
+}
+
+/// What the bot said it was thinking (its move's `info`) and wrote on stderr meanwhile.
+pub fn thinking_text(text: &mut String, d: Option<&Decision>, stderr: &[String], paint: &Paint) {
+    for line in stderr {
+        let shown = format!("stderr: {}", crate::text::terminal(line));
+        wrapped(text, "  ", &paint.dim(&shown));
+    }
+    if let Some(info) = d.and_then(|d| d.info.as_ref()) {
+        let shown = match info {
+            Info::Text(t) => crate::text::terminal(t),
+            Info::Object(_) => {
+                crate::text::terminal(&serde_json::to_string(info).unwrap_or_default())
+            }
+        };
+        wrapped(text, "  ", &paint.dim(&format!("info: {shown}")));
+    }
+}
+
+/// Writes `line` after `indent`, broken at spaces so that no line passes [`WIDTH`] columns;
+/// the lines it goes on to are indented two more, and a word too long for a line is cut.
+pub fn wrapped(text: &mut String, indent: &str, line: &str) {
+    let room = WIDTH - indent.len();
+    let (mut current, mut width, mut fresh) = (String::new(), 0, true);
+    for word in line.split(' ') {
+        let mut word = word.to_string();
+        let mut w = visible(&word);
+        if !fresh && width + 1 + w > room {
+            let _ = writeln!(text, "{indent}{current}");
+            (current, width, fresh) = ("  ".to_string(), 2, true);
+        }
+        if !fresh {
+            current.push(' ');
+            width += 1;
+        }
+        while width + w > room {
+            let take = room - width;
+            let head: String = word.chars().take(take).collect();
+            let _ = writeln!(text, "{indent}{current}{head}");
+            word = word.chars().skip(take).collect();
+            w = visible(&word);
+            (current, width) = ("  ".to_string(), 2);
+        }
+        current.push_str(&word);
+        width += w;
+        fresh = false;
+    }
+    let _ = writeln!(text, "{indent}{current}");
+}
+
+/// The columns a word takes, its colour escapes left out.
+fn visible(word: &str) -> usize {
+    let mut n = 0;
+    let mut escape = false;
+    for c in word.chars() {
+        match (escape, c) {
+            (false, '\x1b') => escape = true,
+            (true, 'm') => escape = false,
+            (true, _) => {}
+            (false, _) => n += 1,
+        }
+    }
+    n
+}
+
+/// The layout as text rows, drawn as it lies on the table: the line of play across, every
+/// double laid crosswise (three rows tall, its numbers above and below the line), a spinner's
+/// short arms up and down from it, and the arms of a spinner on a short arm across from it. An
+/// arm that would run into tiles already drawn is listed beneath instead, so that what is drawn
+/// is never wrong.
+pub fn cross(drawing: &Drawing) -> Vec<String> {
+    let mut canvas = Canvas::default();
+    let lead = &drawing.lead;
+    let width = canvas.tile(lead, 0, 0, Way::Right);
+    let mut beneath = Vec::new();
+    canvas.arm(&drawing.left, 0, 0, Way::Left, &mut beneath);
+    canvas.arm(&drawing.right, 0, width, Way::Right, &mut beneath);
+    canvas.branches(lead, 0, 0, Way::Right, &mut beneath);
+    let mut rows = canvas.rows();
+    rows.extend(beneath);
     rows
 }
 
-/// A spinner's `up` arm (or its `down` arm), if it has tiles.
-fn arm_of(laid: &Laid, up: bool) -> Option<&Arm> {
-    laid.branches
-        .iter()
-        .find(|a| a.end.name().starts_with("up") == up)
+/// The way an arm grows on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Left,
+    Right,
+    Up,
+    Down,
 }
 
-/// Lists the arms of spinners that sit on a short arm (their arms run across it).
-fn nested_arms(arm: &Arm, out: &mut Vec<String>) {
-    for laid in &arm.tiles {
-        for branch in &laid.branches {
-            let faces: Vec<String> = branch
-                .tiles
-                .iter()
-                .map(|t| face(t.inner, t.outer))
-                .collect();
-            out.push(format!(
-                "  off {} on {}: {} {}",
-                face(laid.inner, laid.outer),
-                arm.end,
-                branch.end,
-                faces.join("")
-            ));
-            nested_arms(branch, out);
+impl Way {
+    fn across(self) -> bool {
+        matches!(self, Way::Left | Way::Right)
+    }
+}
+
+/// Characters placed at (row, column); a space is left transparent.
+#[derive(Default)]
+struct Canvas {
+    cells: std::collections::BTreeMap<(i32, i32), char>,
+}
+
+impl Canvas {
+    /// Puts `lines` with their top-left corner at (row, col), unless a cell is taken.
+    fn put(&mut self, row: i32, col: i32, lines: &[String]) -> bool {
+        let cells: Vec<((i32, i32), char)> = lines
+            .iter()
+            .enumerate()
+            .flat_map(|(r, line)| {
+                line.chars()
+                    .enumerate()
+                    .filter(|(_, c)| *c != ' ')
+                    .map(move |(c, ch)| ((row + r as i32, col + c as i32), ch))
+            })
+            .collect();
+        if cells.iter().any(|(at, _)| self.cells.contains_key(at)) {
+            return false;
+        }
+        self.cells.extend(cells);
+        true
+    }
+
+    /// Draws a tile in an arm growing `way` at (row, col), its left edge at col; returns its
+    /// width, 0 if it could not be drawn.
+    fn tile(&mut self, laid: &Laid, row: i32, col: i32, way: Way) -> i32 {
+        let (near, far) = (laid.inner, laid.outer);
+        let lines: Vec<String> = match (laid.tile.is_double(), way.across()) {
+            (true, true) => vec![format!("┌{near}┐"), "├─┤".to_string(), format!("└{near}┘")],
+            (_, true) if way == Way::Left => vec![face(far, near)],
+            (_, true) => vec![face(near, far)],
+            (_, false) if way == Way::Up => vec![face(far, near)],
+            (_, false) => vec![face(near, far)],
+        };
+        let top = if lines.len() == 3 { row - 1 } else { row };
+        let width = lines[0].chars().count() as i32;
+        match self.put(top, col, &lines) {
+            true => width,
+            false => 0,
         }
     }
+
+    /// Draws an arm growing `way` from a tile at (row, col): across, from its edge at `col`;
+    /// up or down, from that tile's row, centred on `col`.
+    fn arm(&mut self, arm: &Arm, row: i32, col: i32, way: Way, beneath: &mut Vec<String>) {
+        let (mut row, mut col) = (row, col);
+        for (k, laid) in arm.tiles.iter().enumerate() {
+            let width = face_width(laid, way);
+            let (r, c) = match way {
+                Way::Left => (row, col - width),
+                Way::Right => (row, col),
+                Way::Up => (row - 1, col - width / 2),
+                Way::Down => (row + 1, col - width / 2),
+            };
+            if self.tile(laid, r, c, way) == 0 {
+                beneath.push(listed(arm, k));
+                return;
+            }
+            self.branches(laid, r, c, way, beneath);
+            (row, col) = match way {
+                Way::Left => (row, c),
+                Way::Right => (row, c + width),
+                Way::Up | Way::Down => (r, col),
+            };
+        }
+    }
+
+    /// Draws a spinner's short arms: up and down from a tile across, left and right (up and
+    /// down, by name) from a tile in a column.
+    fn branches(&mut self, laid: &Laid, row: i32, col: i32, way: Way, beneath: &mut Vec<String>) {
+        let width = face_width(laid, way);
+        for branch in &laid.branches {
+            let up = branch.end.name().starts_with("up");
+            match (way.across(), up) {
+                (true, true) => self.arm(branch, row - 1, col + width / 2, Way::Up, beneath),
+                (true, false) => self.arm(branch, row + 1, col + width / 2, Way::Down, beneath),
+                (false, true) => self.arm(branch, row, col, Way::Left, beneath),
+                (false, false) => self.arm(branch, row, col + width, Way::Right, beneath),
+            }
+        }
+    }
+
+    fn rows(&self) -> Vec<String> {
+        let Some(((top, _), _)) = self.cells.first_key_value() else {
+            return Vec::new();
+        };
+        let bottom = self.cells.keys().map(|(r, _)| *r).max().unwrap_or(*top);
+        let left = self.cells.keys().map(|(_, c)| *c).min().unwrap_or(0);
+        (*top..=bottom)
+            .map(|row| {
+                let mut line = String::new();
+                let mut at = left;
+                for (&(_, col), &ch) in self.cells.range((row, i32::MIN)..=(row, i32::MAX)) {
+                    line.extend(std::iter::repeat_n(' ', (col - at) as usize));
+                    line.push(ch);
+                    at = col + 1;
+                }
+                line
+            })
+            .collect()
+    }
+}
+
+/// How wide a tile is drawn in an arm growing `way`: a double across a line, 3; else 5.
+fn face_width(laid: &Laid, way: Way) -> i32 {
+    match laid.tile.is_double() && way.across() {
+        true => 3,
+        false => 5,
+    }
+}
+
+/// An arm that could not be drawn, from its `k`-th tile on, as a line beneath the drawing.
+fn listed(arm: &Arm, k: usize) -> String {
+    let faces: Vec<String> = arm.tiles[k..]
+        .iter()
+        .map(|t| face(t.inner, t.outer))
+        .collect();
+    format!(
+        "  (no room to draw) {} goes on: {}",
+        arm.end,
+        faces.join("")
+    )
 }
 
 fn face(a: u8, b: u8) -> String {
     format!("[{a}|{b}]")
+}
+
+/// A decision as its bot met it: the table (layout, ends, scores), the bot's tiles, every legal
+/// move with what it would have scored, then the fault, the move played and the bot's info.
+pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint) -> String {
+    let game = &position.game;
+    let seat = position.seat;
+    let view = game.view(seat);
+    let who = |s: Seat| format!("seat {s} ({})", names.get(s).map_or("?", |n| n));
+    let labels = side_labels(names, game.rules().teams);
+    let mut text = String::new();
+    let id = position
+        .id
+        .map_or("its id is not logged".to_string(), |id| {
+            format!("request id {id}")
+        });
+    let head = format!(
+        "turn {turn}: {} to move in hand {}, after {} ({id}, {} ms to answer)",
+        who(seat),
+        view.hand_number,
+        count(view.layout.len() as u64, "tile"),
+        position.time_left_ms
+    );
+    wrapped(&mut text, "", &paint.bold(&head));
+    let placements: Vec<_> = game.layout().placements().collect();
+    let drawing = crate::replay::drawing::draw(&placements);
+    table_text(
+        &mut text,
+        drawing.as_ref(),
+        &view.ends,
+        &view.scores,
+        &labels,
+    );
+    wrapped(&mut text, "  ", &format!("it holds {}", tiles(&view.hand)));
+    for choice in &view.legal {
+        let line = format!("could play {}", position.describe(choice.to_move()));
+        wrapped(&mut text, "  ", &line);
+    }
+    if let Some(fault) = &position.fault {
+        let cost = match fault.forfeit {
+            true => "; it cost the game",
+            false => "",
+        };
+        let line = format!("{} faults: {}{cost}", who(seat), fault.fault);
+        wrapped(&mut text, "  ", &paint.warn(&line));
+    }
+    match (position.played, position.decision.fallback) {
+        (Some(mv), true) => {
+            let line = format!(
+                "the referee played {} for it (the first legal move)",
+                position.describe(mv)
+            );
+            wrapped(&mut text, "  ", &line);
+        }
+        (Some(mv), false) => {
+            let took = position.decision.time_us.map_or(String::new(), |us| {
+                format!(" ({:.3} ms)", us as f64 / 1000.0)
+            });
+            wrapped(
+                &mut text,
+                "  ",
+                &format!("played {}{took}", position.describe(mv)),
+            );
+        }
+        (None, _) => {}
+    }
+    thinking_text(&mut text, Some(&position.decision), &position.stderr, paint);
+    text
 }

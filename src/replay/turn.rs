@@ -14,7 +14,7 @@ use crate::bot::fault::Fault;
 use crate::bot::player::{BotSpec, Player, Stop, encode};
 use crate::bot::process::StderrSink;
 use crate::gamelog::describe;
-use crate::gamelog::{Decision, Replay};
+use crate::gamelog::{Decision, LoggedFault, Replay, SeatFault};
 use crate::referee::game::{GRACE, told};
 use crate::sandbox::Policy;
 
@@ -25,17 +25,31 @@ pub struct Position {
     pub game: Game,
     /// The seat on move.
     pub seat: Seat,
-    /// What was played.
-    pub played: Move,
-    /// How it was decided.
+    /// What was played: the bot's move, or the referee's after its fault; `None` when the fault
+    /// cost the game.
+    pub played: Option<Move>,
+    /// How it was decided (for a fault that cost the game: nothing was).
     pub decision: Decision,
-    /// The id of the turn request.
-    pub id: u64,
+    /// The bot's fault at this decision, if it faulted.
+    pub fault: Option<SeatFault>,
+    /// The id of the turn request (`None` when the log does not say: a fault logged before
+    /// faults carried it, in a game of a match).
+    pub id: Option<u64>,
     /// The time the bot was given, in milliseconds.
     pub time_left_ms: u64,
+    /// What the bot wrote on stderr while it decided.
+    pub stderr: Vec<String>,
 }
 
-/// The game's `turn`-th decision (a move a bot was asked for, from 1), or with `seat` that seat's.
+/// A decision met on the way through the log.
+struct Met<'a> {
+    seat: Seat,
+    fault: Option<&'a LoggedFault>,
+    play: Option<&'a (Seat, Move, Decision)>,
+}
+
+/// The game's `turn`-th decision (every time a bot was asked for a move, whether it answered or
+/// faulted, from 1), or with `seat` that seat's.
 pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Position, String> {
     let h = &replay.header;
     let clocks = Clocks::from_info(h.clock, h.clock_kind);
@@ -45,38 +59,91 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
         .map_err(|e| e.to_string())?
         .numbered(h.game);
     let mut decisions = replay.decisions.iter();
+    // A fault before the first deal (a bot that did not start) is at no decision.
+    let mut faults = replay.faults.iter().filter(|f| f.after > 0).peekable();
     let mut found = 0;
-    for event in &replay.events {
-        match event {
-            Event::HandStart { deal, .. } => game
-                .start_hand((**deal).clone())
-                .map_err(|e| e.to_string())?,
-            Event::Play(_) => {
-                let &(by, mv, decision) = decisions.next().ok_or("a play without a decision")?;
-                if !decision.forced {
-                    asked[by] += 1;
-                    if seat.is_none_or(|s| s == by) {
-                        found += 1;
-                    }
-                    if found == turn && seat.is_none_or(|s| s == by) {
-                        return Ok(Position {
-                            // Format 1 logs carry no ids: a bot's hello is request 1.
-                            id: decision.id.unwrap_or(asked[by] + 1),
-                            time_left_ms: seat_clocks[by].allowance().as_millis() as u64,
-                            game,
-                            seat: by,
-                            played: mv,
-                            decision,
-                        });
-                    }
-                }
-                if let Some(us) = decision.time_us {
-                    seat_clocks[by].charge(Duration::from_micros(us));
-                }
-                game.play(by, mv).map_err(|e| e.to_string())?;
+    let mut index = 0;
+    loop {
+        let fault = faults.next_if(|f| f.after <= index);
+        let event = match fault {
+            Some(_) => None,
+            None => match replay.events.get(index) {
+                Some(event) => Some(event),
+                None => break,
+            },
+        };
+        let met = match (fault, event) {
+            (Some(f), _) => {
+                let fallback = (!f.fault.forfeit).then(|| decisions.next()).flatten();
+                index += usize::from(fallback.is_some());
+                Some(Met {
+                    seat: f.fault.seat,
+                    fault: Some(f),
+                    play: fallback,
+                })
             }
-            _ => {}
+            (None, Some(Event::Play(_))) => {
+                let play = decisions.next().ok_or("a play without a decision")?;
+                index += 1;
+                if play.2.forced {
+                    // Played without asking.
+                    game.play(play.0, play.1).map_err(|e| e.to_string())?;
+                    None
+                } else {
+                    Some(Met {
+                        seat: play.0,
+                        fault: None,
+                        play: Some(play),
+                    })
+                }
+            }
+            (None, Some(Event::HandStart { deal, .. })) => {
+                game.start_hand((**deal).clone())
+                    .map_err(|e| e.to_string())?;
+                index += 1;
+                None
+            }
+            (None, _) => {
+                index += 1;
+                None
+            }
+        };
+        let Some(met) = met else { continue };
+        let by = met.seat;
+        asked[by] += 1;
+        if seat.is_none_or(|s| s == by) {
+            found += 1;
+            if found == turn {
+                let logged_id = met
+                    .play
+                    .and_then(|p| p.2.id)
+                    .or(met.fault.and_then(|f| f.fault.id));
+                // Format 1 logs carry no ids: a bot's hello is request 1.
+                let id = logged_id.or((h.format == 1).then_some(asked[by] + 1));
+                let stderr = replay
+                    .stderr
+                    .iter()
+                    .find(|s| s.record.seat == by && Some(s.record.id) == logged_id)
+                    .map_or_else(Vec::new, |s| s.record.lines.clone());
+                return Ok(Position {
+                    stderr,
+                    id,
+                    time_left_ms: seat_clocks[by].allowance().as_millis() as u64,
+                    game,
+                    seat: by,
+                    played: met.play.map(|p| p.1),
+                    decision: met.play.map(|p| p.2.clone()).unwrap_or_default(),
+                    fault: met.fault.map(|f| f.fault.clone()),
+                });
+            }
         }
+        if let Some(us) = met.play.and_then(|p| p.2.time_us) {
+            seat_clocks[by].charge(Duration::from_micros(us));
+        }
+        match met.play {
+            Some(&(by, mv, _)) => game.play(by, mv).map_err(|e| e.to_string())?,
+            None => break,
+        };
     }
     let whose = seat.map_or(String::new(), |s| format!(" of seat {s}"));
     Err(format!(
@@ -91,7 +158,9 @@ impl Position {
     /// included).
     pub fn message(&self) -> Vec<u8> {
         let mut line = Vec::new();
-        TurnWriter::new().write_turn(&self.game, self.seat, self.id, self.time_left_ms, &mut line);
+        // An id the log does not hold (a fault of an older log) is written 0.
+        let id = self.id.unwrap_or(0);
+        TurnWriter::new().write_turn(&self.game, self.seat, id, self.time_left_ms, &mut line);
         line
     }
 
@@ -136,6 +205,7 @@ pub async fn ask(
         file: None,
         cap: 0,
         echo_prefix: Some(format!("[{}] ", spec.name)),
+        lines: None,
     };
     let mut player = Player::new(spec, h.seed, sink, MAX_BOT_LINE, policy);
     if let Err(fault) = player.start(&clocks).await {
@@ -163,7 +233,7 @@ pub async fn ask(
         .ask(&position.game, seat, &mut turns, &mut clock)
         .await
     {
-        Ok((mv, took)) => Answer::Move(mv, took),
+        Ok(answered) => Answer::Move(answered.mv, answered.took),
         Err(fault) => Answer::Fault(fault),
     };
     player.stop(Stop::Politely(GRACE)).await;

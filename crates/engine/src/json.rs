@@ -536,5 +536,10 @@ fn read_move(line: &[u8]) -> Option<FromBot> {
             }
         }
     };
-    Some(FromBot::Move { id, tile, end })
+    Some(FromBot::Move {
+        id,
+        tile,
+        end,
+        info: None,
+    })
 }

@@ -17,6 +17,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The longest line a bot may write, in bytes, its `\n` or `\r\n` excluded.
 pub const MAX_BOT_LINE: usize = 64 * 1024;
 
+/// The most bytes a move's `info` may take, written as compact JSON; a longer one is cut down to
+/// text ([`Info::capped`]).
+pub const MAX_INFO: usize = 1024;
+
 /// The time controls, as a bot is told them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ClockInfo {
@@ -123,7 +127,56 @@ pub enum FromBot {
         /// The end to play it on; `null` or absent when leading.
         #[serde(default)]
         end: Option<EndId>,
+        /// What the bot was thinking, for the log and the replay (never told to another bot): a
+        /// short text or a small object, at most [`MAX_INFO`] bytes as compact JSON.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        info: Option<Info>,
     },
+}
+
+/// A move's `info`: a text, or an object of the bot's own fields (an evaluation, a win
+/// estimate, the line it expects). At most 1,024 bytes ([`MAX_INFO`]) as compact JSON; a longer
+/// one is kept cut down to text, with a note of its length. Logged with the move, shown by the
+/// replay, never told to another bot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Info {
+    /// A short text.
+    Text(String),
+    /// A small JSON object.
+    Object(serde_json::Map<String, serde_json::Value>),
+}
+
+impl Info {
+    /// The info as the referee keeps it: as sent when its compact JSON fits in [`MAX_INFO`]
+    /// bytes; otherwise the text of its first bytes (cut at a character), followed by a note
+    /// of how long it was, so that a bot's debugging output never costs it the game.
+    pub fn capped(self) -> Info {
+        let json = serde_json::to_string(&self).unwrap_or_default();
+        if json.len() <= MAX_INFO {
+            return self;
+        }
+        let whole = match &self {
+            Info::Text(text) => text.as_str(),
+            Info::Object(_) => json.as_str(),
+        };
+        // Room for the note; the kept text is measured as JSON writes it (a control character
+        // takes six bytes there), so that what is kept is within the cap and stays as it is.
+        let room = MAX_INFO - 128;
+        let mut used = 0;
+        let cut = whole
+            .char_indices()
+            .find(|&(_, c)| {
+                used += serde_json::to_string(&c).map_or(6, |q| q.len() - 2);
+                used > room
+            })
+            .map_or(whole.len(), |(at, _)| at);
+        Info::Text(format!(
+            "{} [cut: the info took {} bytes, over the cap of {MAX_INFO}]",
+            &whole[..cut],
+            json.len()
+        ))
+    }
 }
 
 impl FromBot {
@@ -131,6 +184,14 @@ impl FromBot {
     pub fn id(&self) -> u64 {
         match self {
             FromBot::Hello { id, .. } | FromBot::Move { id, .. } => *id,
+        }
+    }
+
+    /// The move's info, if this is a move that carries one, capped ([`Info::capped`]).
+    pub fn info(self) -> Option<Info> {
+        match self {
+            FromBot::Move { info, .. } => info.map(Info::capped),
+            FromBot::Hello { .. } => None,
         }
     }
 
@@ -171,4 +232,50 @@ pub fn schema() -> serde_json::Value {
         "anyOf": [{ "$ref": "#/$defs/ToBot" }, { "$ref": "#/$defs/FromBot" }],
         "$defs": defs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size(info: &Info) -> usize {
+        serde_json::to_string(info).expect("plain data").len()
+    }
+
+    #[test]
+    fn an_info_within_the_cap_is_kept_and_a_longer_one_is_cut_to_text() {
+        let small: Info =
+            serde_json::from_str(r#"{"eval":1.5,"pv":["[1|2] left"]}"#).expect("info");
+        assert_eq!(small.clone().capped(), small);
+        // Multi-byte characters across the cut: it falls on a character's boundary.
+        let long = Info::Text("é✓".repeat(MAX_INFO));
+        let cut = long.capped();
+        let Info::Text(text) = &cut else {
+            panic!("cut to text: {cut:?}")
+        };
+        assert!(
+            text.ends_with(&format!("over the cap of {MAX_INFO}]")),
+            "{text}"
+        );
+        assert!(size(&cut) <= MAX_INFO, "{} bytes", size(&cut));
+        let mut fields = serde_json::Map::new();
+        fields.insert("moves".into(), serde_json::Value::from(vec![7.25; 400]));
+        let cut = Info::Object(fields).capped();
+        assert!(matches!(&cut, Info::Text(t) if t.starts_with("{\"moves\":[7.25,")));
+        assert_eq!(cut.clone().capped(), cut, "a cut info is within the cap");
+        // Characters JSON escapes count as written.
+        let control = Info::Text("\u{1}".repeat(2000)).capped();
+        assert!(size(&control) <= MAX_INFO, "{} bytes", size(&control));
+        assert_eq!(control.clone().capped(), control);
+    }
+
+    #[test]
+    fn a_move_reads_with_or_without_its_info() {
+        let plain = r#"{"type":"move","id":3,"tile":[1,2],"end":"left"}"#;
+        let with = r#"{"type":"move","id":3,"tile":[1,2],"end":"left","info":"sure"}"#;
+        let read = |line: &str| serde_json::from_str::<FromBot>(line).expect("a move");
+        assert_eq!(read(plain).info(), None);
+        assert_eq!(read(with).info(), Some(Info::Text("sure".into())));
+        assert!(serde_json::from_str::<FromBot>(&with.replace("\"sure\"", "3")).is_err());
+    }
 }

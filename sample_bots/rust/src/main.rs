@@ -40,7 +40,9 @@ mod strategy;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
-use allfives_engine::protocol::{FromBot, PROTOCOL_VERSION, ToBot};
+use allfives_engine::protocol::{FromBot, Info, PROTOCOL_VERSION, ToBot};
+use allfives_engine::view::View;
+use serde_json::{Map, Value, json};
 
 use strategy::Params;
 
@@ -141,6 +143,7 @@ fn main() -> io::Result<()> {
                     id,
                     tile: decision.choice.tile,
                     end: decision.choice.end,
+                    info: Some(info(&view, &decision)),
                 }
             }
             ToBot::Bye => break,
@@ -153,4 +156,41 @@ fn main() -> io::Result<()> {
         stdout.flush()?;
     }
     Ok(())
+}
+
+/// The most moves whose estimates go in a move's `info`, best first (the referee caps an info
+/// at 1,024 bytes).
+const INFO_MOVES: usize = 6;
+
+/// What the bot thought, for the log and the replay: each move's estimate (its mean utility
+/// over the sampled deals: points for its side minus the others', as the search counts them),
+/// best first, with the depth and the number of deals searched.
+fn info(view: &View, decision: &strategy::Decision) -> Info {
+    let mut fields = Map::new();
+    if decision.estimates.is_empty() {
+        fields.insert("note".into(), json!("no search: greedy"));
+        return Info::Object(fields);
+    }
+    let mut ranked: Vec<(String, f32)> = view
+        .legal
+        .iter()
+        .zip(&decision.estimates)
+        .map(|(c, &e)| {
+            let end = c.end.map_or("lead".to_string(), |e| e.to_string());
+            (format!("{} {end}", c.tile), e)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let round = |x: f32| (f64::from(x) * 10.0).round() / 10.0;
+    fields.insert("estimate".into(), json!(round(ranked[0].1)));
+    fields.insert("depth".into(), json!(decision.depth));
+    fields.insert("samples".into(), json!(decision.samples));
+    // Pairs in a list, not an object's fields, so that the order (best first) stays.
+    let moves: Vec<Value> = ranked
+        .into_iter()
+        .take(INFO_MOVES)
+        .map(|(name, e)| json!([name, round(e)]))
+        .collect();
+    fields.insert("moves".into(), Value::Array(moves));
+    Info::Object(fields)
 }

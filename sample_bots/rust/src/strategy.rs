@@ -41,7 +41,7 @@ impl Default for Params {
 }
 
 /// A move chosen, with what it took.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     /// The move.
     pub choice: Choice,
@@ -49,6 +49,11 @@ pub struct Decision {
     pub depth: u32,
     /// Positions visited.
     pub nodes: u64,
+    /// Each legal move's mean utility over the deals searched, in the view's `legal` order
+    /// (empty when there was nothing to search).
+    pub estimates: Vec<f32>,
+    /// How many sampled deals were searched.
+    pub samples: usize,
 }
 
 /// The legal move that scores most now, ties to the heaviest tile: the fallback when the view
@@ -73,6 +78,8 @@ pub fn choose(view: &View, params: &Params, deadline: Option<Instant>) -> Option
         choice,
         depth: 0,
         nodes: 0,
+        estimates: Vec::new(),
+        samples: 0,
     };
     if view.legal.len() <= 1 {
         return view.legal.first().copied().map(unsearched);
@@ -101,10 +108,12 @@ pub fn choose(view: &View, params: &Params, deadline: Option<Instant>) -> Option
         depth -= 1;
         (totals, nodes) = evaluate(view, &mut searches[0], depth);
     }
+    let mut searched = 1;
     for search in &mut searches[1..] {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
+        searched += 1;
         let (utilities, n) = evaluate(view, search, depth);
         for (total, u) in totals.iter_mut().zip(utilities) {
             *total += u;
@@ -127,6 +136,8 @@ pub fn choose(view: &View, params: &Params, deadline: Option<Instant>) -> Option
         choice,
         depth,
         nodes,
+        estimates: totals.iter().map(|t| t / searched as f32).collect(),
+        samples: searched,
     })
 }
 
@@ -189,6 +200,10 @@ mod tests {
                     let again = choose(&view, &params, None).expect("a move");
                     assert_eq!(decision, again, "the same view gives the same move");
                     assert!(view.legal.contains(&decision.choice));
+                    assert!(
+                        decision.estimates.is_empty()
+                            || decision.estimates.len() == view.legal.len()
+                    );
                     decision.choice
                 } else {
                     greedy(&view).expect("a move")

@@ -55,11 +55,19 @@ fn answers_hello_and_a_turn_then_exits_on_bye() {
         view: Box::new(view),
     });
     match answer {
-        Some(FromBot::Move { id: 7, tile, end }) => {
+        Some(FromBot::Move {
+            id: 7,
+            tile,
+            end,
+            info,
+        }) => {
             assert!(
                 legal.contains(&Move { tile, end }),
                 "{tile} on {end:?} is not legal"
-            )
+            );
+            // What it thought goes with the move, for the log: each move's estimate.
+            let info = serde_json::to_value(info.expect("an info")).expect("plain data");
+            assert!(info["estimate"].is_number(), "{info}");
         }
         other => panic!("expected a move for turn 7, got {other:?}"),
     }

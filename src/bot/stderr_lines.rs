@@ -1,0 +1,169 @@
+//! A bot's stderr lines gathered for its game's log, so that each is recorded with the decision
+//! it was written during: the drain thread ([`crate::bot::process`]) adds lines as they come,
+//! and the referee takes them when the bot has answered (or faulted).
+//!
+//! A bot that writes nothing to stderr costs the referee one atomic load a move; one that
+//! writes waits, at an answer, only for what is already in the pipe to be read (a few
+//! microseconds), so that a line written just before the answer is not put with the next move.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// The most lines a seat's log keeps of one game; past it, one line says where they were cut.
+pub const MAX_LINES: usize = 500;
+
+/// The most characters of a line kept; a longer one is cut and ends with `…`.
+pub const MAX_LINE_CHARS: usize = 300;
+
+/// How long, at most, an answer waits for the stderr already in the pipe to be read.
+const SETTLE: Duration = Duration::from_millis(20);
+
+/// The lines a bot wrote that the referee has not taken yet.
+#[derive(Debug, Default)]
+pub struct StderrLines {
+    /// Whether the bot ever wrote to stderr: until then, taking costs nothing.
+    wrote: AtomicBool,
+    state: Mutex<State>,
+    /// Signalled when the drain thread has read more.
+    read: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Whole lines not yet taken.
+    lines: Vec<String>,
+    /// The start of a line whose end has not come yet.
+    partial: Vec<u8>,
+    /// Lines kept this game (the cap counts them).
+    kept: usize,
+    /// Whether the cap's note was added this game.
+    capped: bool,
+}
+
+impl StderrLines {
+    /// Adds what the drain thread read (any bytes; cut into lines here).
+    pub fn add(&self, chunk: &[u8]) {
+        self.wrote.store(true, Ordering::Release);
+        let mut state = self.lock();
+        for &byte in chunk {
+            match byte {
+                b'\n' => {
+                    let line = std::mem::take(&mut state.partial);
+                    state.push(&line);
+                }
+                _ if state.partial.len() < MAX_LINE_CHARS * 4 + 4 => state.partial.push(byte),
+                _ => {}
+            }
+        }
+        drop(state);
+        self.read.notify_all();
+    }
+
+    /// Takes the lines written so far, once what is already in the pipe `peek` has been read
+    /// (at most [`SETTLE`]); nothing to do for a bot that never wrote.
+    pub fn take(&self, peek: Option<&OwnedFd>) -> Vec<String> {
+        if !self.wrote.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        let mut state = self.lock();
+        if let Some(fd) = peek {
+            let until = Instant::now() + SETTLE;
+            while unread(fd) > 0 {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                state = match self.read.wait_timeout(state, left) {
+                    Ok((state, _)) => state,
+                    Err(poisoned) => poisoned.into_inner().0,
+                };
+            }
+        }
+        std::mem::take(&mut state.lines)
+    }
+
+    /// Starts a new game: what is left over from the last is dropped (it stays in the stderr
+    /// file) and the cap starts afresh.
+    pub fn new_game(&self) {
+        let mut state = self.lock();
+        state.lines.clear();
+        state.kept = 0;
+        state.capped = false;
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere while holding it leaves plain data: still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl State {
+    fn push(&mut self, bytes: &[u8]) {
+        if self.kept >= MAX_LINES {
+            if !self.capped {
+                self.capped = true;
+                self.lines.push(format!(
+                    "[allfives: stderr lines cut here: {MAX_LINES} lines a game are logged]"
+                ));
+            }
+            return;
+        }
+        self.kept += 1;
+        self.lines.push(cut(bytes));
+    }
+}
+
+/// A line as logged: UTF-8 (invalid bytes replaced), no `\r` at its end, at most
+/// [`MAX_LINE_CHARS`] characters.
+fn cut(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_suffix('\r').unwrap_or(&text);
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// How many bytes wait in the pipe `fd` (0 if it cannot be told).
+fn unread(fd: &OwnedFd) -> libc::c_int {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int through the pointer, which points to a live c_int; the
+    // descriptor is owned and open for the call.
+    let ok = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if ok < 0 { 0 } else { n }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_cut_at_newlines_capped_and_taken_once() {
+        let lines = StderrLines::default();
+        assert!(lines.take(None).is_empty());
+        lines.add(b"one\ntw");
+        assert_eq!(lines.take(None), ["one"]);
+        lines.add(b"o\r\n");
+        assert_eq!(lines.take(None), ["two"]);
+        let long = "x".repeat(MAX_LINE_CHARS + 10) + "\n";
+        lines.add(long.as_bytes());
+        let taken = lines.take(None);
+        assert_eq!(taken[0].chars().count(), MAX_LINE_CHARS + 1);
+        assert!(taken[0].ends_with('…'));
+        for _ in 0..MAX_LINES + 5 {
+            lines.add(b"again\n");
+        }
+        let taken = lines.take(None);
+        assert_eq!(
+            taken.len(),
+            MAX_LINES - 3 + 1,
+            "the cap counts this game's lines"
+        );
+        assert!(taken.last().is_some_and(|l| l.contains("cut here")));
+        lines.new_game();
+        lines.add(b"fresh\n");
+        assert_eq!(lines.take(None), ["fresh"]);
+    }
+}

@@ -1,0 +1,269 @@
+//! `allfives replay` as a bot author's debugger (issue 20): every decision a bot was asked for
+//! is a turn, faulted or not; a move's `info` and the bot's stderr lines are logged with the
+//! decision, shown where the decision is, and only to the seat that wrote them; the text stays
+//! within 100 columns; the text options are checked.
+
+use std::fs;
+use std::path::PathBuf;
+
+use crate::harness::*;
+
+/// A game in which `thinks_aloud` (seat 0: an info and a stderr line each turn) times out at
+/// its 4th turn, against greedy; the log's path.
+fn stalled_game(sb: &Sandbox) -> PathBuf {
+    play(
+        sb,
+        &[sb.fixture("thinks_aloud", &["4"]), "builtin:greedy".into()],
+        &["--seed", "5", "--move-ms", "300", "--no-rotate"],
+    );
+    sb.log(1)
+}
+
+fn replay<S: AsRef<str>>(args: &[S]) -> Ran {
+    let mut all = vec!["replay".to_string()];
+    all.extend(args.iter().map(|a| a.as_ref().to_string()));
+    allfives(&all)
+}
+
+#[test]
+fn the_decision_a_bot_faulted_at_is_a_turn_shown_with_what_it_wrote() {
+    let sb = Sandbox::new();
+    let log = stalled_game(&sb).display().to_string();
+    let ran = replay(&[&log, "--seat", "0", "--turn", "4"]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let out = &ran.stdout;
+    for shown in [
+        "turn 4: seat 0 (thinks_aloud) to move",
+        "ends: ",
+        "scores: thinks_aloud ",
+        "could play ",
+        "faults: timeout",
+        "it cost the game",
+        "stderr: thinking about turn 4 <b>",
+    ] {
+        assert!(out.contains(shown), "no {shown:?} in:\n{out}");
+    }
+    // The exact message the bot failed to answer.
+    let message = replay(&[&log, "--seat", "0", "--turn", "4", "--json"]).json();
+    assert_eq!(message["type"], "turn");
+    assert_eq!(message["id"], 5, "hello is 1, turns 1 to 3 are 2 to 4");
+    let none = replay(&[&log, "--seat", "0", "--turn", "5"]);
+    assert_eq!(none.code, Some(2), "{none:?}");
+    assert!(none.stderr.contains("4 decisions"), "{}", none.stderr);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_fallback_move_says_the_bot_faulted_and_what_it_wrote() {
+    let sb = Sandbox::new();
+    play(
+        &sb,
+        &[sb.fixture("misbehaves_once", &[]), "builtin:greedy".into()],
+        &["--seed", "7", "--on-fault", "fallback", "--no-rotate"],
+    );
+    let log = sb.log(1).display().to_string();
+    let ran = replay(&[&log, "--seat", "0", "--turn", "2"]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(
+        ran.stdout.contains("faults: malformed")
+            && ran.stdout.contains("(it wrote: \"not json\")")
+            && ran.stdout.contains("the referee played "),
+        "{}",
+        ran.stdout
+    );
+    let full = replay(&[&log]);
+    assert!(
+        full.stdout.contains("the bot faulted:")
+            && full.stdout.contains("(it wrote: \"not json\")"),
+        "{}",
+        full.stdout
+    );
+}
+
+#[test]
+fn info_and_stderr_go_with_the_move_and_only_to_their_seat() {
+    let sb = Sandbox::new();
+    let log = stalled_game(&sb).display().to_string();
+    let lines = log_lines(std::path::Path::new(&log));
+    let play = lines
+        .iter()
+        .find(|l| kind(l) == "play" && l["seat"] == 0 && l.get("id").is_some())
+        .expect("a move of seat 0");
+    assert_eq!(play["info"]["note"], "first legal <script>");
+    // Each stderr line goes with the request being answered when it was written (the first
+    // line a bot ever writes may go with the next one: see protocol.md).
+    let second = lines
+        .iter()
+        .filter(|l| kind(l) == "play" && l["seat"] == 0 && l.get("id").is_some())
+        .nth(1)
+        .expect("a second move of seat 0");
+    let said = lines
+        .iter()
+        .find(|l| {
+            kind(l) == "stderr"
+                && l["lines"]
+                    .as_array()
+                    .is_some_and(|ls| ls.iter().any(|x| x == "thinking about turn 2 <b>"))
+        })
+        .expect("the stderr line of turn 2");
+    assert_eq!(
+        said["id"], second["id"],
+        "logged with the request it answers"
+    );
+    let text = replay(&[&log]).stdout;
+    assert!(
+        text.contains("info: {\"note\":\"first legal <script>\""),
+        "{text}"
+    );
+    assert!(text.contains("stderr: thinking about turn 2 <b>"), "{text}");
+    let own = replay(&[&log, "--seat", "0", "--json"]).stdout;
+    assert!(own.contains("first legal") && own.contains("thinking about"));
+    // Seat 1 sees neither what seat 0 thought nor what it wrote.
+    for view in [
+        replay(&[&log, "--seat", "1", "--json"]).stdout,
+        replay(&[&log, "--seat", "1"]).stdout,
+    ] {
+        assert!(!view.contains("first legal"), "{view}");
+        assert!(!view.contains("thinking about"), "{view}");
+    }
+    // Legal moves with their points, at each of the seat's decisions.
+    let doc = replay(&[&log, "--seat", "0", "--json"]).json();
+    let decision = doc["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .find(|s| s["turn"] == 1)
+        .expect("turn 1");
+    assert!(decision["legal"][0]["points"].is_u64(), "{decision}");
+}
+
+#[test]
+fn a_forged_info_or_stderr_line_is_refused() {
+    let sb = Sandbox::new();
+    let log = stalled_game(&sb);
+    let text = fs::read_to_string(&log).expect("log");
+    let cases = [
+        (
+            "an info over the cap",
+            text.replacen(
+                "\"info\":{\"note\":\"first legal <script>\",\"turn\":1}",
+                &format!("\"info\":\"{}\"", "x".repeat(2000)),
+                1,
+            ),
+            "over the cap",
+        ),
+        (
+            "stderr of a seat not on move",
+            text.replacen(
+                "{\"type\":\"stderr\",\"seat\":0",
+                "{\"type\":\"stderr\",\"seat\":1",
+                1,
+            ),
+            "not on move",
+        ),
+    ];
+    for (case, forged, says) in cases {
+        assert_ne!(forged, text, "{case}: the forgery changed nothing");
+        let path = sb.path("forged.jsonl");
+        fs::write(&path, forged).expect("write");
+        let ran = replay(&[&path.display().to_string(), "--quiet"]);
+        assert_eq!(ran.code, Some(3), "{case}: {ran:?}");
+        assert!(ran.stderr.contains(says), "{case}: {}", ran.stderr);
+    }
+}
+
+#[test]
+fn the_sample_bots_send_info() {
+    let sb = Sandbox::new();
+    play(
+        &sb,
+        &[
+            sb.sample("greedy_bot", &[]),
+            strong_bot().display().to_string(),
+        ],
+        &["--seed", "3", "--max-hands", "1", "--no-rotate"],
+    );
+    let lines = log_lines(&sb.log(1));
+    let info = |seat: u64| {
+        lines
+            .iter()
+            .find(|l| kind(l) == "play" && l["seat"] == seat && l.get("time_us").is_some())
+            .map(|l| l["info"].clone())
+            .expect("a move the bot chose")
+    };
+    assert!(info(0)["points"].is_u64(), "greedy: {}", info(0));
+    let strong = info(1);
+    assert!(
+        strong["estimate"].is_number() && strong["moves"][0][0].is_string(),
+        "strong: {strong}"
+    );
+}
+
+#[test]
+fn text_lines_stay_within_100_columns_and_spinners_are_drawn() {
+    let sb = Sandbox::new();
+    play(
+        &sb,
+        &["builtin:greedy".into(), "builtin:random".into()],
+        &["--seed", "11", "--spinner", "all", "--hand-size", "4"],
+    );
+    for log in [
+        sb.log(1),
+        root().join("tests/fixtures/golden/four-game-1.jsonl"),
+    ] {
+        let out = replay(&[&log.display().to_string()]).stdout;
+        // The verdict, last, is one line for scripts, naming the log as given.
+        let game = out.lines().take(out.lines().count() - 1);
+        let widest = game.map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(
+            widest <= 100,
+            "a line of {widest} columns in {}",
+            log.display()
+        );
+        assert!(out.contains("├─┤"), "a double laid crosswise");
+        assert!(!out.contains(" off ["), "nested arms drawn, not listed");
+    }
+    let teams = replay(&[root()
+        .join("tests/fixtures/golden/four-game-1.jsonl")
+        .display()
+        .to_string()]);
+    assert!(
+        teams.stdout.contains("scores: team 0+2 (greedy+greedy#2) "),
+        "{}",
+        teams.stdout
+    );
+}
+
+#[test]
+fn hands_and_moves_outside_the_game_and_option_clashes_exit_2() {
+    let log = root()
+        .join("tests/fixtures/golden/two-game-1.jsonl")
+        .display()
+        .to_string();
+    for args in [
+        vec!["--hand", "0"],
+        vec!["--hand", "99"],
+        vec!["--hand", "1", "--move", "0"],
+        vec!["--hand", "1", "--move", "999"],
+        vec!["--hand", "1", "--json"],
+        vec!["--move", "2", "--quiet"],
+        vec!["--hand", "2", "--turn", "1"],
+        vec!["--hand", "2", "--html", "-"],
+    ] {
+        let mut all = vec![log.as_str()];
+        all.extend(&args);
+        let ran = replay(&all);
+        assert_eq!(ran.code, Some(2), "{args:?}: {ran:?}");
+        assert_eq!(ran.stderr.lines().count(), 1, "{args:?}: {}", ran.stderr);
+    }
+    let from = replay(&[&log, "--hand", "2", "--move", "3"]);
+    assert_eq!(from.code, Some(0));
+    assert!(
+        from.stdout.contains("hand 2, from move 3:"),
+        "{}",
+        from.stdout
+    );
+    let page = replay(&[&log, "--html", "-"]);
+    assert_eq!(page.code, Some(0), "{page:?}");
+    assert!(page.stdout.starts_with("<!DOCTYPE html>"));
+}
