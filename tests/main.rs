@@ -23,4 +23,5 @@ mod seed_secrecy_tests;
 mod start_tests;
 mod starter_kit_tests;
 mod text_safety_tests;
+mod tournament_folder_tests;
 mod tournament_tests;

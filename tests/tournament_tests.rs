@@ -12,6 +12,8 @@ use nix::unistd::Pid;
 use serde_json::Value;
 
 use crate::harness::*;
+use allfives::tournament::definition::Definition;
+use allfives::tournament::seeds::derive;
 
 /// Runs a tournament into `out` with `--json --quiet`; returns the run and its report.
 fn tournament(out: &Path, args: &[&str]) -> (Ran, Value) {
@@ -378,7 +380,8 @@ fn hand_line(
     };
     serde_json::json!({
         "id": format!("0-1/{deal}/{arrangement}"), "game": arrangement + 1, "group": [0, 1],
-        "deal": deal, "deal_seed": 100 + deal, "arrangement": arrangement, "seed": 7,
+        "deal": deal, "deal_seed": derive(1, deal), "arrangement": arrangement,
+        "seed": derive(derive(1, deal), 0), "definition": hand_digest(),
         "teams": false, "seats": [seat(seats[0], 0), seat(seats[1], 1)],
         "scores": [seats[0].1, seats[1].1], "hands": 3, "ending": ending,
         "faults": faults, "log": null, "rerun": "",
@@ -386,12 +389,9 @@ fn hand_line(
     .to_string()
 }
 
-#[test]
-fn standings_of_a_hand_made_results_file() {
-    let sb = Sandbox::new();
-    let dir = sb.path("t");
-    fs::create_dir(&dir).expect("a folder");
-    let definition = serde_json::json!({
+/// The definition of the hand-made tournament: a and b, 2 deals, seed 1.
+fn hand_definition() -> Value {
+    serde_json::json!({
         "kind": "allfives-tournament", "version": 1,
         "entrants": [{"name": "a", "command": "builtin:greedy"}, {"name": "b", "command": "builtin:random"}],
         "format": "round-robin",
@@ -401,8 +401,21 @@ fn standings_of_a_hand_made_results_file() {
             "hand_end": "penalty", "target": 250, "finish": "immediate", "max_hands": 200},
         "clock": {"startup_ms": 10000, "move_ms": 1000, "bank_ms": 0},
         "on_fault": {"policy": "forfeit"}, "max_line": 65536, "shard": null,
-    });
-    fs::write(dir.join("tournament.json"), definition.to_string()).expect("write");
+    })
+}
+
+/// The digest each hand-made line carries, as the referee computes it.
+fn hand_digest() -> String {
+    let definition: Definition = serde_json::from_value(hand_definition()).expect("a definition");
+    definition.digest_for(&[0, 1]).expect("entrants 0 and 1")
+}
+
+#[test]
+fn standings_of_a_hand_made_results_file() {
+    let sb = Sandbox::new();
+    let dir = sb.path("t");
+    fs::create_dir(&dir).expect("a folder");
+    fs::write(dir.join("tournament.json"), hand_definition().to_string()).expect("write");
     let crash = serde_json::json!([{"seat": 0, "entrant": 1, "kind": "crash", "detail": "exited", "forfeit": true}]);
     let lines = [
         // Deal 0: a wins, then b wins (a pair of 1 for a).

@@ -5,8 +5,9 @@ Run it against a builtin bot:
     allfives match "python3 sample_bots/python/random_bot.py" builtin:greedy
     allfives match "python3 sample_bots/python/random_bot.py 42" builtin:greedy   # seed 42
 
-The optional argument seeds the generator (default 1), so a match with a fixed --seed plays the
-same every time. It speaks protocol 1 (see protocol.md): one JSON object a line on stdin and
+Each game reseeds the generator from game_start's bot_seed (mixed with the optional argument,
+default 1), so a game plays the same whatever games this process played before: a tournament
+gives the same results with -j1 and -j2, and a game rerun alone plays as it did. It speaks protocol 1 (see protocol.md): one JSON object a line on stdin and
 stdout. Python 3.8+, no dependencies.
 """
 import json
@@ -15,9 +16,14 @@ import sys
 
 
 def main():
-    rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    base = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    rng = random.Random(base)
     for line in sys.stdin:
         msg = json.loads(line)
+        if msg["type"] == "game_start":
+            # bot_seed < 2^53: the argument goes above it, so both count.
+            rng = random.Random((base << 53) | msg.get("bot_seed", 0))
+            continue
         if msg["type"] == "hello":
             reply = {"type": "hello", "id": msg["id"], "name": "random_bot"}
         elif msg["type"] == "turn":
@@ -26,7 +32,7 @@ def main():
         elif msg["type"] == "bye":
             return
         else:
-            continue  # game_start, hand_start, event, hand_end, game_end: nothing to do
+            continue  # hand_start, event, hand_end, game_end: nothing to do
         print(json.dumps(reply), flush=True)
 
 

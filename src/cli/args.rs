@@ -49,8 +49,8 @@ pub fn parse() -> Result<Cli, u8> {
     Ok(cli)
 }
 
-/// An option whose stored value `tournament --resume` keeps. It has a default, so only the
-/// parser knows whether it was typed.
+/// An option with a default whose stored value `tournament --resume` keeps: only the parser
+/// knows whether it was typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeptSetting {
     /// `--startup-ms`.
@@ -67,11 +67,19 @@ pub enum KeptSetting {
     MaxFaults,
     /// `--max-line`.
     MaxLine,
+    /// `--players`.
+    Players,
+    /// `--format`.
+    Format,
+    /// `--splits`.
+    Splits,
+    /// `--all-orders`.
+    AllOrders,
 }
 
 impl KeptSetting {
     /// Every one of them.
-    pub const ALL: [KeptSetting; 7] = [
+    pub const ALL: [KeptSetting; 11] = [
         KeptSetting::StartupMs,
         KeptSetting::MoveMs,
         KeptSetting::BankMs,
@@ -79,6 +87,10 @@ impl KeptSetting {
         KeptSetting::OnFault,
         KeptSetting::MaxFaults,
         KeptSetting::MaxLine,
+        KeptSetting::Players,
+        KeptSetting::Format,
+        KeptSetting::Splits,
+        KeptSetting::AllOrders,
     ];
 
     /// The parser's id of the option (its field's name in [`GameArgs`]).
@@ -91,6 +103,10 @@ impl KeptSetting {
             KeptSetting::OnFault => "on_fault",
             KeptSetting::MaxFaults => "max_faults",
             KeptSetting::MaxLine => "max_line",
+            KeptSetting::Players => "players",
+            KeptSetting::Format => "format",
+            KeptSetting::Splits => "splits",
+            KeptSetting::AllOrders => "all_orders",
         }
     }
 
@@ -144,8 +160,8 @@ pub enum Command {
     /// Play a tournament: every group of entrants on duplicate deals, on every core, with
     /// results kept in a folder that can be resumed.
     Tournament(TournamentArgs),
-    /// Print the standings of one or more tournament folders (shards, or runs on several
-    /// machines), merged.
+    /// Print the standings of a tournament folder, or of a tournament's shards (run on several
+    /// machines) merged.
     Standings(StandingsArgs),
     /// Print a JSON Schema: of every protocol message (the default), or of the results format.
     Schema(SchemaArgs),
@@ -237,12 +253,13 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value_t = Placement::SameCore)]
     pub placement: Placement,
     /// The results folder: logs/, stderr/, tournament.json, results.jsonl (default: a new
-    /// folder allfives-tournaments/tournament-N).
+    /// folder allfives-tournaments/tournament-N). One run holds it at a time: another run on it
+    /// is refused.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out DIR: play only the games missing from it, with the
-    /// seed, schedule, rules and clocks stored there (a rule, clock or fault option given with a
-    /// value other than the stored one is refused).
+    /// seed, schedule, rules and clocks stored there. An option given with a value other than
+    /// the stored one is refused, except more --deals or more entrants (added, with a note).
     #[arg(long, requires = "out")]
     pub resume: bool,
     /// The options of [`KeptSetting`] typed on the command line.
@@ -276,12 +293,17 @@ pub struct TournamentArgs {
 /// `allfives standings`.
 #[derive(Debug, Args)]
 pub struct StandingsArgs {
-    /// Tournament folders (each with tournament.json and results.jsonl).
+    /// Tournament folders (each with tournament.json and results.jsonl): one tournament's run,
+    /// or its shards, each once. Every results line is checked against tournament.json.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// The sequential test to report (two entrants, two players).
     #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
     pub sprt: Option<SprtSpec>,
+    /// Check every results line against its game's log too: the log's SHA-256, then the game
+    /// replayed through the rules engine (every line is always checked against tournament.json).
+    #[arg(long)]
+    pub verify: bool,
     /// Print JSON (docs/results.md) instead of text.
     #[arg(long)]
     pub json: bool,

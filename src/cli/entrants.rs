@@ -74,8 +74,9 @@ pub fn unique_names(specs: Vec<BotSpec>) -> Vec<BotSpec> {
 
 /// Refuses two entrants of one name (a tournament's results refer to entrants by name).
 pub fn distinct_names(specs: &[BotSpec]) -> Result<(), String> {
-    for (i, spec) in specs.iter().enumerate() {
-        if specs[..i].iter().any(|s| s.name == spec.name) {
+    let mut seen = std::collections::HashSet::with_capacity(specs.len());
+    for spec in specs {
+        if !seen.insert(spec.name.as_str()) {
             return Err(format!(
                 "two entrants are named '{}': name them with NAME=COMMAND or a bots file",
                 spec.name

@@ -143,7 +143,7 @@ pub fn standings_text(report: &Report) -> String {
             );
         }
     }
-    if s.entrants.len() > 2 {
+    if s.entrants.len() > 2 && !s.crosstable.is_empty() {
         text.push_str(&crosstable(s));
     }
     for e in &s.elo {

@@ -19,24 +19,44 @@ use crate::cli::entrants;
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::referee::game::FaultPolicy;
+use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
 use crate::sandbox::files;
-use crate::tournament::definition::Definition;
-use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter, read_results};
+use crate::tournament::audit::{self, RESULTS};
+use crate::tournament::definition::{self, Definition, EntrantDef};
+use crate::tournament::folder::{self, HeldFolder};
+use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
 use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
 
-/// Where tournaments go unless told.
-const RESULTS: &str = "results.jsonl";
-
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
-    let (definition, dir) = match prepare(args) {
+    // The collector's runtime (each worker runs on a thread and runtime of its own), and the
+    // signal handlers in place before anything else: a signal during a long start is kept, and
+    // obeyed as soon as the games start.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
+    };
+    let signals = runtime.block_on(async {
+        let signals = interrupted_twice();
+        // The watch starts (and puts its handlers in place) at its first poll.
+        tokio::task::yield_now().await;
+        signals
+    });
+    let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    for note in notes {
+        eprintln!("allfives: note: {note}");
+    }
+    let dir = held.dir.clone();
     let bots = match definition.bots() {
         Ok(bots) => bots,
         Err(message) => return fail(BAD_INPUT, message),
@@ -52,13 +72,24 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     );
     let mut done = HashSet::new();
     let results_path = dir.join(RESULTS);
-    if results_path.exists()
-        && let Err(message) = read_results(&results_path, |line| {
-            tally.add(&line);
-            done.insert(line.id);
-        })
+    let audited = audit::read_checked(&dir, &definition, false, |line| {
+        tally.add(&line);
+        done.insert(line.id);
+    });
+    let audited = match audited {
+        Ok(audited) => audited,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    for note in &audited.notes {
+        eprintln!("allfives: note: {note}");
+    }
+    if !audited.dropped.is_empty()
+        && let Err(e) = audit::rewrite_without(&dir, &audited.dropped)
     {
-        return fail(BAD_INPUT, message);
+        return fail(
+            FAILED,
+            format!("cannot repair {}: {e}", results_path.display()),
+        );
     }
     let mut writer = match ResultsWriter::open(&results_path) {
         Ok(writer) => writer,
@@ -70,16 +101,15 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         }
     };
     let shard = definition.shard;
-    let missing = schedule
-        .games(shard)
-        .filter(|g| !done.contains(&g.id))
-        .count() as u64;
+    // Every line read is a distinct game of this shard (checked), so the rest is a difference.
+    let scheduled = schedule.count(shard);
+    let missing = scheduled.saturating_sub(done.len() as u64);
     if !args.json {
         let banner = format!(
             "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
             bots.len(),
             missing,
-            schedule.games(shard).count(),
+            scheduled,
             definition.seed,
             dir.display()
         );
@@ -91,14 +121,6 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    // The collector's runtime: each worker runs on a thread and runtime of its own.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
-    };
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
     let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
@@ -108,12 +130,14 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
+    let reused = !args.fresh && bots.iter().any(|b| b.is_process());
     let run = Arc::new(Run {
         bots,
         entrants: entrants.clone(),
         settings,
         dir: dir.clone(),
         fresh: args.fresh,
+        definition: definition.clone(),
     });
     let stop = Arc::new(AtomicBool::new(false));
     let mut progress = Progress::new(missing, args.quiet);
@@ -137,21 +161,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
                 return collector;
             }
         };
-        let signals = interrupted_twice();
-        tokio::pin!(signals);
+        let mut signals = signals;
         loop {
             tokio::select! {
-                line = rx.recv() => match line {
-                    Some(first) => {
-                        // Every game finished meanwhile goes into one write and one sync.
-                        let mut batch = vec![first];
-                        while let Ok(more) = rx.try_recv() {
-                            batch.push(more);
-                        }
-                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
-                    }
-                    None => break,
-                },
+                // Signals first: a stream of finished games never holds them up.
+                biased;
                 count = signals.recv() => {
                     collector.interrupts = count.unwrap_or(2);
                     stop.store(true, Ordering::SeqCst);
@@ -163,12 +177,28 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
                         break;
                     }
                 }
+                line = rx.recv() => match line {
+                    Some(first) => {
+                        // Every game finished meanwhile goes into one write and one sync.
+                        let mut batch = vec![first];
+                        while let Ok(more) = rx.try_recv() {
+                            batch.push(more);
+                        }
+                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
+                    }
+                    None => break,
+                },
             }
         }
         workers.join().await;
         collector
     });
     progress.finish();
+    if reused {
+        eprintln!(
+            "allfives: note: each worker kept its bots' processes from game to game: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
+        );
+    }
     let complete = collected.interrupts == 0
         && collected.error.is_none()
         && !collected.sprt_decided
@@ -296,14 +326,15 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
     rx
 }
 
-/// The flags typed with `--resume` whose values differ from the stored tournament's.
+/// The options typed with `--resume` whose values differ from the stored tournament's.
 fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
     let options = &args.game_options;
     let (stored_policy, stored_max_faults) = match stored.on_fault {
         FaultPolicy::Forfeit => (OnFault::Forfeit, None),
         FaultPolicy::Fallback { max_faults } => (OnFault::Fallback, Some(max_faults)),
     };
-    args.typed
+    let mut changed: Vec<String> = args
+        .typed
         .iter()
         .filter(|kept| match kept {
             KeptSetting::StartupMs => options.startup_ms != stored.clock.startup_ms,
@@ -313,13 +344,125 @@ fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
             KeptSetting::OnFault => options.on_fault != stored_policy,
             KeptSetting::MaxFaults => Some(options.max_faults) != stored_max_faults,
             KeptSetting::MaxLine => options.max_line != stored.max_line,
+            KeptSetting::Players => args.players != stored.table.players,
+            KeptSetting::Format => args.format != stored.format,
+            KeptSetting::Splits => args.splits != stored.table.splits,
+            KeptSetting::AllOrders => args.all_orders != stored.table.all_orders,
         })
         .map(|kept| kept.flag())
-        .collect()
+        .collect();
+    if args.seed.is_some_and(|seed| seed != stored.seed) {
+        changed.push("--seed".into());
+    }
+    if args.shard.is_some() && args.shard != stored.shard {
+        changed.push("--shard".into());
+    }
+    if args.deals.is_some_and(|deals| deals < stored.deals) {
+        changed.push(format!("--deals (fewer than the stored {})", stored.deals));
+    }
+    changed
 }
 
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
-fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
+/// The folder comes back held (no other run may use it until the returned lock is dropped),
+/// with a note for each thing honoured or repaired.
+fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>), String> {
+    let (settings, table) = checked_options(args)?;
+    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
+    let held = match &args.out {
+        Some(dir) => Some(folder::hold(dir)?),
+        None => None,
+    };
+    let mut notes = Vec::new();
+    let definition = match define(args, held.as_ref(), (&given, &settings, table), &mut notes) {
+        Ok(definition) => definition,
+        Err(message) => {
+            // A refused run leaves no folder behind that it made.
+            if let Some(held) = held {
+                held.abandon();
+            }
+            return Err(message);
+        }
+    };
+    let held = match held {
+        Some(held) => held,
+        None => {
+            let dir = new_log_dir(Path::new(DEFAULT_DIR), "tournament")
+                .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?;
+            folder::hold(&dir)?
+        }
+    };
+    // The definition first: a folder without one holds nothing but leftovers of a start.
+    definition
+        .write(&held.dir)
+        .map_err(|e| format!("cannot write the definition in {}: {e}", held.dir.display()))?;
+    for sub in folder::SUBFOLDERS {
+        let path = held.dir.join(sub);
+        files::create_private_dir(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    }
+    Ok((definition, held, notes))
+}
+
+/// The definition asked for: a new tournament's, or the stored one continued, checked against
+/// what the folder holds.
+fn define(
+    args: &TournamentArgs,
+    held: Option<&HeldFolder>,
+    (given, settings, table): (&[BotSpec], &GameSettings, Table),
+    notes: &mut Vec<String>,
+) -> Result<Definition, String> {
+    let stored = match held {
+        Some(held) => stored_definition(held, args.resume, notes)?,
+        None => None,
+    };
+    let deals = args.deals.unwrap_or(10);
+    let definition = match (stored, args.resume) {
+        (Some(_), false) => {
+            return Err(format!(
+                "{} holds a tournament already: add --resume to continue it, or choose another --out",
+                shown(args.out.as_deref())
+            ));
+        }
+        (None, true) => {
+            return Err(format!(
+                "{} holds no tournament to resume",
+                shown(args.out.as_deref())
+            ));
+        }
+        (Some(stored), true) => {
+            let asked = Definition::new(given, settings, (args.format, table, deals), 0, None);
+            resumed(args, &stored, asked.entrants, notes)?
+        }
+        (None, false) => {
+            let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
+            Definition::new(
+                given,
+                settings,
+                (args.format, table, deals),
+                seed,
+                args.shard,
+            )
+        }
+    };
+    let bots = definition.bots()?;
+    entrants::distinct_names(&bots)?;
+    if definition.schedule().groups.is_empty() {
+        return Err(format!(
+            "{} entrants cannot fill a {} with {} players",
+            bots.len(),
+            match definition.format {
+                Format::RoundRobin => "round-robin",
+                Format::Gauntlet => "gauntlet",
+            },
+            definition.table.players
+        ));
+    }
+    Ok(definition)
+}
+
+/// The options' own checks, whatever the folder holds: the games' settings and the table.
+fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), String> {
     if !(2..=4).contains(&args.players) {
         return Err(format!("--players must be 2, 3 or 4, not {}", args.players));
     }
@@ -347,115 +490,100 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, PathBuf), String> {
     {
         return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
     }
-    let given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
-    let stored = match &args.out {
-        Some(dir) => Definition::read(dir)?,
-        None => None,
-    };
-    let deals = args.deals.unwrap_or(10);
-    let definition = match (stored, args.resume) {
-        (Some(_), false) => {
-            return Err(format!(
-                "{} holds a tournament already: add --resume to continue it, or choose another --out",
-                shown(args.out.as_deref())
-            ));
-        }
-        (None, true) => {
-            return Err(format!(
-                "{} holds no tournament to resume",
-                shown(args.out.as_deref())
-            ));
-        }
-        (Some(stored), true) => {
-            // A rule option given anew must say what is stored: the games already played were
-            // played under the stored rules, and a change would mix two tournaments.
-            let asked = args
-                .game_options
-                .rules(stored.rules.players, Some(stored.rules))?;
-            if asked != stored.rules {
-                return Err(format!(
-                    "{} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
-                    shown(args.out.as_deref()),
-                    stored.rules
-                ));
-            }
-            let changed = changed_settings(args, &stored);
-            if !changed.is_empty() {
-                let (verb, it) = match changed.len() {
-                    1 => ("differs", "it"),
-                    _ => ("differ", "them"),
-                };
-                return Err(format!(
-                    "{} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
-                    shown(args.out.as_deref()),
-                    changed.join(", ")
-                ));
-            }
-            let mut definition = stored.clone();
-            if !given.is_empty() {
-                definition.entrants =
-                    Definition::new(&given, &settings, (args.format, table, deals), 0, None)
-                        .entrants;
-            }
-            definition.deals = args.deals.unwrap_or(stored.deals);
-            definition.continues(&stored).map_err(|why| {
-                format!(
-                    "{} holds another tournament: {why}",
-                    shown(args.out.as_deref())
-                )
-            })?;
-            definition
-        }
-        (None, false) => {
-            let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
-            Definition::new(
-                &given,
-                &settings,
-                (args.format, table, deals),
-                seed,
-                args.shard,
-            )
-        }
-    };
-    let bots = definition.bots()?;
-    entrants::distinct_names(&bots)?;
-    let resumed = args.resume;
-    let schedule = definition.schedule();
-    if schedule.groups.is_empty() {
+    Ok((settings, table))
+}
+
+/// The definition stored in a held folder, if any. A start cut short (a kill or a full disk
+/// before `tournament.json` was in place) is resumed from its whole `tournament.json.new`, or
+/// cleaned for a new run; anything else in a folder without a definition is refused.
+fn stored_definition(
+    held: &HeldFolder,
+    resume: bool,
+    notes: &mut Vec<String>,
+) -> Result<Option<Definition>, String> {
+    if let Some(stored) = Definition::read(&held.dir)? {
+        return Ok(Some(stored));
+    }
+    if resume && let Some(recovered) = Definition::recover(&held.dir) {
+        notes.push(format!(
+            "recovered {} from the tournament.json.new of a run stopped as it started",
+            held.dir.join(definition::FILE).display()
+        ));
+        return Ok(Some(recovered));
+    }
+    notes.extend(held.clean_cut_start());
+    if !held.is_empty() {
         return Err(format!(
-            "{} entrants cannot fill a {} with {} players",
-            bots.len(),
-            match args.format {
-                Format::RoundRobin => "round-robin",
-                Format::Gauntlet => "gauntlet",
-            },
-            args.players
+            "{} is not empty and holds no tournament (no {}): choose another --out",
+            held.dir.display(),
+            definition::FILE
         ));
     }
-    let dir = match &args.out {
-        Some(dir) => {
-            let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
-            if !resumed && busy {
-                return Err(format!(
-                    "{} is not empty and holds no tournament: choose another --out",
-                    dir.display()
-                ));
-            }
-            files::create_private_dir(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            dir.clone()
-        }
-        None => new_log_dir(Path::new(DEFAULT_DIR), "tournament")
-            .map_err(|e| format!("cannot create a folder in {DEFAULT_DIR}: {e}"))?,
-    };
-    for sub in ["logs", "stderr"] {
-        files::create_private_dir(&dir.join(sub))
-            .map_err(|e| format!("cannot create {}: {e}", dir.join(sub).display()))?;
+    Ok(None)
+}
+
+/// The stored tournament continued: every stored setting typed again must say what is stored;
+/// more deals and more entrants are honoured with a note.
+fn resumed(
+    args: &TournamentArgs,
+    stored: &Definition,
+    given: Vec<EntrantDef>,
+    notes: &mut Vec<String>,
+) -> Result<Definition, String> {
+    let dir = shown(args.out.as_deref());
+    // A rule option given anew must say what is stored: the games already played were played
+    // under the stored rules, and a change would mix two tournaments.
+    let asked = args
+        .game_options
+        .rules(stored.rules.players, Some(stored.rules))?;
+    if asked != stored.rules {
+        return Err(format!(
+            "{dir} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
+            stored.rules
+        ));
     }
+    let changed = changed_settings(args, stored);
+    if !changed.is_empty() {
+        let (verb, it) = match changed.len() {
+            1 => ("differs", "it"),
+            _ => ("differ", "them"),
+        };
+        return Err(format!(
+            "{dir} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
+            changed.join(", ")
+        ));
+    }
+    let mut definition = stored.clone();
+    if !given.is_empty() {
+        definition.entrants = given;
+    }
+    definition.deals = args.deals.unwrap_or(stored.deals);
     definition
-        .write(&dir)
-        .map_err(|e| format!("cannot write the definition in {}: {e}", dir.display()))?;
-    Ok((definition, dir))
+        .continues(stored)
+        .map_err(|why| format!("{dir} holds another tournament: {why}"))?;
+    if definition.deals > stored.deals {
+        notes.push(format!(
+            "--deals {} adds deals {} to {} to the stored {}",
+            definition.deals,
+            stored.deals,
+            definition.deals - 1,
+            stored.deals
+        ));
+    }
+    if definition.entrants.len() > stored.entrants.len() && stored.shard.is_some() {
+        // A shard is a slice of the sets of the groups stored: new groups would reslice them.
+        return Err(format!(
+            "{dir} holds a shard of a tournament: entrants can be added to a whole tournament only"
+        ));
+    }
+    if definition.entrants.len() > stored.entrants.len() {
+        let added: Vec<&str> = definition.entrants[stored.entrants.len()..]
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        notes.push(format!("entrants added: {}", added.join(", ")));
+    }
+    Ok(definition)
 }
 
 fn shown(dir: Option<&Path>) -> String {
@@ -473,7 +601,9 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     }
 }
 
-/// The standings of every folder, entrants matched by name.
+/// The standings of the folders, which must hold slices of one tournament (its shards, each
+/// once, or the whole run alone), every line checked against the definition (and its log, with
+/// `--verify`). Missing shards are named on stderr, and the report is then incomplete.
 fn merge(args: &StandingsArgs) -> Result<Report, String> {
     let definitions: Vec<Definition> = args
         .dirs
@@ -483,83 +613,117 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
                 format!(
                     "{} holds no tournament ({} is missing)",
                     dir.display(),
-                    crate::tournament::definition::FILE
+                    definition::FILE
                 )
             })
         })
         .collect::<Result<_, _>>()?;
+    let missing = slices_of_one(&args.dirs, &definitions)?;
     let first = &definitions[0];
-    let set_size = first.schedule().set_size();
-    let mut names: Vec<String> = Vec::new();
-    for d in &definitions {
-        if d.schedule().set_size() != set_size || d.table.players != first.table.players {
-            return Err(
-                "the folders hold tournaments of different tables (players, teams or seat orders)"
-                    .into(),
-            );
-        }
-        for e in &d.entrants {
-            if !names.contains(&e.name) {
-                names.push(e.name.clone());
-            }
-        }
-    }
-    let mut tally = Tally::new(names.clone(), set_size, first.table.players, args.sprt);
-    let mut complete = true;
+    let names = first.entrants.iter().map(|e| e.name.clone()).collect();
+    let mut tally = Tally::new(
+        names,
+        first.schedule().set_size(),
+        first.table.players,
+        args.sprt,
+    );
+    let mut complete = missing.is_empty();
+    let mut ids = HashSet::new();
     for (dir, d) in args.dirs.iter().zip(&definitions) {
-        let index: Vec<usize> = d
-            .entrants
-            .iter()
-            .map(|e| {
-                names
-                    .iter()
-                    .position(|n| *n == e.name)
-                    .expect("every name was gathered")
-            })
-            .collect();
-        let mut count = 0u64;
-        let path = dir.join(RESULTS);
-        if path.exists() {
-            read_results(&path, |mut line| {
-                renumber(&mut line, &index);
+        let mut twice = None;
+        let audited = audit::read_checked(dir, d, args.verify, |line| {
+            if ids.insert(line.id.clone()) {
                 tally.add(&line);
-                count += 1;
-            })?;
+            } else {
+                twice.get_or_insert(line.id);
+            }
+        })?;
+        if let Some(id) = twice {
+            return Err(format!(
+                "game {id} of {} is in another folder too: give each shard once",
+                dir.display()
+            ));
         }
-        complete &= count == d.schedule().games(d.shard).count() as u64;
+        audited
+            .notes
+            .iter()
+            .for_each(|n| eprintln!("allfives: note: {n}"));
+        complete &= audited.counted == d.schedule().count(d.shard);
     }
-    let entrants: Vec<Entrant> = names
+    if !missing.is_empty() {
+        eprintln!(
+            "allfives: note: shards {} of this tournament are missing: the standings are incomplete",
+            missing.join(", ")
+        );
+    }
+    let entrants = first
+        .entrants
         .iter()
         .enumerate()
-        .map(|(index, name)| Entrant {
+        .map(|(index, e)| Entrant {
             index,
-            name: name.clone(),
-            command: definitions
-                .iter()
-                .flat_map(|d| &d.entrants)
-                .find(|e| e.name == *name)
-                .map(|e| e.command.clone())
-                .unwrap_or_default(),
+            name: e.name.clone(),
+            command: e.command.clone(),
         })
         .collect();
     let mut report = Report::new("standings", complete, entrants, tally.standings());
-    if definitions
-        .iter()
-        .all(|d| d.seed == first.seed && d.rules == first.rules)
-    {
-        report.seed = Some(first.seed);
-        report.rules = Some(first.rules);
-    }
+    report.seed = Some(first.seed);
+    report.rules = Some(first.rules);
     Ok(report)
 }
 
-/// Rewrites a line's entrant indices from its folder's to the merged ones.
-fn renumber(line: &mut GameLine, index: &[usize]) {
-    line.group.iter_mut().for_each(|e| *e = index[*e]);
-    line.seats
-        .iter_mut()
-        .for_each(|s| s.entrant = index[s.entrant]);
-    line.faults
-        .iter_mut()
-        .for_each(|f| f.entrant = index[f.entrant]);
+/// Checks that the folders hold slices of one tournament: the same definition but for the
+/// shard, no folder twice, no shard twice, the whole run only alone. Returns the missing shards
+/// (`I/N`).
+fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<String>, String> {
+    let mut real = HashSet::new();
+    for dir in dirs {
+        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        if !real.insert(canonical) {
+            return Err(format!("{} is given twice", dir.display()));
+        }
+    }
+    let unsharded = |d: &Definition| Definition {
+        shard: None,
+        ..d.clone()
+    };
+    let first = unsharded(&definitions[0]);
+    for (dir, d) in dirs.iter().zip(definitions).skip(1) {
+        if unsharded(d) != first {
+            return Err(format!(
+                "{} and {} hold different tournaments (their seed, entrants, deals, rules or clocks differ): standings merges the shards of one tournament",
+                dirs[0].display(),
+                dir.display()
+            ));
+        }
+    }
+    let shards: Vec<Option<(u64, u64)>> = definitions.iter().map(|d| d.shard).collect();
+    if let Some(whole) = shards.iter().position(Option::is_none)
+        && shards.len() > 1
+    {
+        return Err(format!(
+            "{} holds the whole tournament: merged with another folder, its games would count twice",
+            dirs[whole].display()
+        ));
+    }
+    let Some(Some((_, n))) = shards.first().copied() else {
+        return Ok(Vec::new());
+    };
+    let mut present = HashSet::new();
+    for (dir, shard) in dirs.iter().zip(&shards) {
+        let (i, m) = shard.expect("every folder is a shard");
+        if m != n {
+            return Err(format!(
+                "{} is shard {i}/{m}, where the others are shards of {n}",
+                dir.display()
+            ));
+        }
+        if !present.insert(i) {
+            return Err(format!("shard {i}/{n} is given twice ({})", dir.display()));
+        }
+    }
+    Ok((1..=n)
+        .filter(|i| !present.contains(i))
+        .map(|i| format!("{i}/{n}"))
+        .collect())
 }

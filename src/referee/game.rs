@@ -2,6 +2,7 @@
 //! enforces the rules through the engine, tells every player what its seat may see, handles
 //! faults, and logs everything.
 
+use crate::referee::bot_seed::bot_seed;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
@@ -207,6 +208,7 @@ impl Table<'_> {
                 rules: self.setup.rules,
                 players: names.clone(),
                 clock: self.setup.clocks.info(),
+                bot_seed: Some(bot_seed(self.setup.seed, seat)),
             }));
         }
         // Every bot that runs hears of the game before it hears of its end.

@@ -1,6 +1,7 @@
 //! A logged decision as the bot met it: the position before the game's `K`-th decision, the
 //! exact `turn` message its bot was sent, and posing that position to another bot.
 
+use crate::referee::bot_seed::bot_seed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -218,6 +219,7 @@ pub async fn ask(
         rules: h.rules,
         players: h.seats.iter().map(|s| s.bot.clone()).collect(),
         clock: h.clock,
+        bot_seed: Some(bot_seed(h.seed, seat)),
     }));
     let events = position.game.events();
     let hand_start = events

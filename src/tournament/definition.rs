@@ -15,6 +15,7 @@ use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::{Policy, files};
+use crate::tournament::digest;
 use crate::tournament::schedule::{Format, Schedule, Table};
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
@@ -135,6 +136,47 @@ impl Definition {
         }
     }
 
+    /// The digest a results line of `group` (entrant indices) carries: of everything in the
+    /// definition that decides that game (the format, table, seed, rules, clocks, fault policy,
+    /// line cap and the group's entrants), leaving out what a resume or a shard may change (the
+    /// other entrants, the number of deals, the shard). `None` if an index is out of range.
+    pub fn digest_for(&self, group: &[usize]) -> Option<String> {
+        /// The fields digested, in this order (docs/results.md).
+        #[derive(Serialize)]
+        struct Decisive<'a> {
+            kind: &'a str,
+            version: u32,
+            format: Format,
+            table: Table,
+            seed: u64,
+            rules: &'a Rules,
+            clock: &'a ClockInfo,
+            clock_kind: ClockKind,
+            on_fault: FaultPolicy,
+            max_line: usize,
+            group: Vec<&'a EntrantDef>,
+        }
+        let group = group
+            .iter()
+            .map(|&e| self.entrants.get(e))
+            .collect::<Option<Vec<_>>>()?;
+        let decisive = Decisive {
+            kind: &self.kind,
+            version: self.version,
+            format: self.format,
+            table: self.table,
+            seed: self.seed,
+            rules: &self.rules,
+            clock: &self.clock,
+            clock_kind: self.clock_kind,
+            on_fault: self.on_fault,
+            max_line: self.max_line,
+            group,
+        };
+        let text = serde_json::to_vec(&decisive).expect("a definition always serializes");
+        Some(digest::sha256_hex(&text))
+    }
+
     /// The entrants as bots.
     pub fn bots(&self) -> Result<Vec<BotSpec>, String> {
         self.entrants
@@ -150,12 +192,33 @@ impl Definition {
     /// which the stored ones come first, and deals (ids stay stable when either grows).
     /// Otherwise, what differs.
     pub fn continues(&self, stored: &Definition) -> Result<(), String> {
-        let n = stored.entrants.len();
-        if self.entrants.len() < n || self.entrants[..n] != stored.entrants[..] {
-            let names: Vec<&str> = stored.entrants.iter().map(|e| e.name.as_str()).collect();
+        for (i, old) in stored.entrants.iter().enumerate() {
+            let Some(new) = self.entrants.get(i) else {
+                return Err(format!(
+                    "entrant {} ({}) is missing: give the stored entrants first, in their order, or none",
+                    i + 1,
+                    old.name
+                ));
+            };
+            if new.name != old.name {
+                return Err(format!(
+                    "entrant {} is {} there, not {}: give the stored entrants first, in their order, or none",
+                    i + 1,
+                    old.name,
+                    new.name
+                ));
+            }
+            if new != old {
+                return Err(format!(
+                    "entrant {} is stored with the command '{}' (dir {:?}, env {:?}), given with '{}' (dir {:?}, env {:?}): give it as stored, or start a new tournament",
+                    old.name, old.command, old.dir, old.env, new.command, new.dir, new.env
+                ));
+            }
+        }
+        if self.deals < stored.deals {
             return Err(format!(
-                "its entrants are {} (give them first, in that order, or none)",
-                names.join(", ")
+                "it has {} deals; --deals may add deals, never remove them",
+                stored.deals
             ));
         }
         let mut same = self.clone();
@@ -171,12 +234,57 @@ impl Definition {
     pub fn read(dir: &Path) -> Result<Option<Definition>, String> {
         let path = dir.join(FILE);
         match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
+            Ok(text) => Definition::parse(&text)
                 .map(Some)
                 .map_err(|e| format!("{} is not a tournament definition: {e}", path.display())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(format!("cannot read {}: {e}", path.display())),
         }
+    }
+
+    /// A definition from its text, refused unless the referee could have written it.
+    pub fn parse(text: &str) -> Result<Definition, String> {
+        let definition: Definition = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        definition.check()?;
+        Ok(definition)
+    }
+
+    /// What the referee never writes: another kind or version, a table that does not fit the
+    /// rules, no deals, a shard outside its count, a seed past 2^53.
+    fn check(&self) -> Result<(), String> {
+        let (t, r) = (&self.table, &self.rules);
+        let table_fits = (2..=4).contains(&t.players)
+            && r.players == t.players
+            && r.teams == t.teams
+            && (!t.teams || t.players == 4)
+            && (!t.splits || t.teams)
+            && (!t.all_orders || (t.players == 4 && !t.teams));
+        let why = if self.kind != "allfives-tournament" || self.version != 1 {
+            "its kind or version is not allfives-tournament 1"
+        } else if !table_fits {
+            "its table does not fit its rules"
+        } else if r.validate().is_err() {
+            "its rules are not valid"
+        } else if self.deals == 0 {
+            "it has no deals"
+        } else if self.shard.is_some_and(|(i, n)| i == 0 || i > n) {
+            "its shard is not I/N with 1 <= I <= N"
+        } else if self.seed >= crate::tournament::seeds::SEED_LIMIT {
+            "its seed is not below 2^53"
+        } else {
+            return Ok(());
+        };
+        Err(why.to_string())
+    }
+
+    /// The whole `DIR/tournament.json.new` of a run stopped between writing and renaming it,
+    /// renamed into place; `None` if there is none or it was cut short.
+    pub fn recover(dir: &Path) -> Option<Definition> {
+        let temporary = dir.join(format!("{FILE}.new"));
+        let text = std::fs::read_to_string(&temporary).ok()?;
+        let definition = Definition::parse(&text).ok()?;
+        std::fs::rename(&temporary, dir.join(FILE)).ok()?;
+        Some(definition)
     }
 
     /// Writes `DIR/tournament.json` (through a temporary file, so it is whole or absent).

@@ -6,12 +6,17 @@
 //! - [`results`]: a finished game as a results line, `results.jsonl`, and the `--json` report;
 //! - [`report_stream`]: a match's `--json` report written game by game as the match goes;
 //! - [`standings`] and [`ratings`]: results folded into tables, Elo and Weng-Lin ratings;
-//! - [`definition`]: `tournament.json`, what `--resume` and `standings` read back.
+//! - [`definition`]: `tournament.json`, what `--resume` and `standings` read back;
+//! - [`folder`]: the folder held by one run at a time, and a start cut short cleaned.
 //!
 //! May use `bot/`, `referee/` and `gamelog/`; never `cli/`. Workers never print: the
 //! dispatcher (`cli/tournament.rs`) owns the results file, signals and progress.
 
+pub mod audit;
 pub mod definition;
+pub mod digest;
+pub mod folder;
+pub mod groups;
 pub mod ratings;
 pub mod report_stream;
 pub mod results;

@@ -141,6 +141,8 @@ mod tests {
             faults: Vec::new(),
             log: Some(format!("logs/game-{game}.jsonl\n\"quoted\"")),
             rerun: format!("allfives match a b --seed 9 --game {game}"),
+            definition: None,
+            log_sha256: None,
         }
     }
 

@@ -70,6 +70,13 @@ pub struct GameLine {
     pub log: Option<String>,
     /// The command line that plays this game again, alone, exactly as dealt.
     pub rerun: String,
+    /// In a tournament: the SHA-256 of its definition as it concerns this game
+    /// ([`Definition::digest_for`](crate::tournament::definition::Definition::digest_for)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+    /// In a tournament: the SHA-256 of its log, as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_sha256: Option<String>,
 }
 
 /// A seat of a finished game.
@@ -182,6 +189,8 @@ impl GameLine {
             faults,
             log: cx.log,
             rerun: cx.rerun,
+            definition: None,
+            log_sha256: None,
         }
     }
 
@@ -264,9 +273,14 @@ fn end_of_last_line(file: &File, len: u64) -> io::Result<u64> {
     Ok(0)
 }
 
-/// Reads a results file line by line, calling `each` for every whole line; a torn last line (no
-/// newline, or not JSON at the very end) is skipped. A bad line elsewhere is an error.
-pub fn read_results(path: &Path, mut each: impl FnMut(GameLine)) -> Result<(), String> {
+/// Reads a results file line by line, calling `each` with every whole line's number (from 1),
+/// the line and its bytes; a torn last line (no newline: the referee was killed while writing
+/// it) is not passed on, and its number is returned. A line that is not a game result
+/// elsewhere is refused, with what to do.
+pub fn read_results(
+    path: &Path,
+    mut each: impl FnMut(usize, GameLine, &[u8]) -> Result<(), String>,
+) -> Result<Option<usize>, String> {
     let shown = path.display();
     let file = File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut reader = BufReader::new(file);
@@ -278,16 +292,19 @@ pub fn read_results(path: &Path, mut each: impl FnMut(GameLine)) -> Result<(), S
             .read_until(b'\n', &mut buf)
             .map_err(|e| format!("cannot read {shown}: {e}"))?;
         if n == 0 {
-            return Ok(());
+            return Ok(None);
         }
         number += 1;
         if buf.last() != Some(&b'\n') {
-            // Torn: the referee was killed while writing it; the game is played again on resume.
-            return Ok(());
+            return Ok(Some(number));
         }
         match serde_json::from_slice::<GameLine>(&buf) {
-            Ok(line) => each(line),
-            Err(e) => return Err(format!("{shown}, line {number}, is not a game result: {e}")),
+            Ok(line) => each(number, line, &buf)?,
+            Err(e) => {
+                return Err(format!(
+                    "{shown}, line {number}, is not a game result ({e}): delete that line (--resume plays its game again), then run again"
+                ));
+            }
         }
     }
 }

@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::tournament::groups::Groups;
 use crate::tournament::seeds;
 
 /// Deals played by a group before the next group's turn: games of the same entrants follow one
@@ -127,8 +128,8 @@ pub fn match_game(table: &Table, master: u64, game: u64, rotate: bool) -> GamePl
 pub struct Schedule {
     /// The table.
     pub table: Table,
-    /// Every group, as entrant indices per member.
-    pub groups: Vec<Vec<usize>>,
+    /// Every group, as entrant indices per member, made when needed.
+    pub groups: Groups,
     /// Deals per group.
     pub deals: u64,
     /// The master seed.
@@ -146,7 +147,7 @@ impl Schedule {
         }
         Schedule {
             table,
-            groups: groups(&table, format, entrants),
+            groups: Groups::new(&table, format, entrants),
             deals,
             master,
             orders,
@@ -160,14 +161,17 @@ impl Schedule {
 
     /// Every game.
     pub fn total(&self) -> u64 {
-        self.groups.len() as u64 * self.deals * self.orders.len() as u64
+        self.groups
+            .len()
+            .saturating_mul(self.deals)
+            .saturating_mul(self.orders.len() as u64)
     }
 
     /// The games in playing order: blocks of deals, each group's games of a block together.
     /// With a shard `(i, n)`, only the sets (group and deal) whose index is `i - 1` modulo `n`.
     pub fn games(&self, shard: Option<(u64, u64)>) -> impl Iterator<Item = GamePlan> + '_ {
         self.positions(shard)
-            .map(|(g, deal, a)| self.plan(g, deal, a))
+            .map(|(group, deal, a)| self.plan(group, deal, a))
     }
 
     /// [`games`](Schedule::games), owning the schedule: made one at a time, so that a long
@@ -177,30 +181,51 @@ impl Schedule {
         shard: Option<(u64, u64)>,
     ) -> impl Iterator<Item = GamePlan> + Send + 'static {
         let positions = self.positions(shard);
-        positions.map(move |(g, deal, a)| self.plan(g, deal, a))
+        positions.map(move |(group, deal, a)| self.plan(group, deal, a))
+    }
+
+    /// How many games `shard` (or the whole schedule) holds, counted, not listed.
+    pub fn count(&self, shard: Option<(u64, u64)>) -> u64 {
+        let sets = u128::from(self.groups.len()) * u128::from(self.deals);
+        let in_shard = match shard {
+            None => sets,
+            // Set indices x below `sets` with x mod n = i - 1.
+            Some((i, n)) => (sets + u128::from(n) - u128::from(i)) / u128::from(n),
+        };
+        u64::try_from(in_shard * self.orders.len() as u128).unwrap_or(u64::MAX)
+    }
+
+    /// Whether the set of `group` (by rank) on `deal` is in `shard`.
+    pub fn in_shard(&self, shard: Option<(u64, u64)>, group: u64, deal: u64) -> bool {
+        let index = u128::from(deal) * u128::from(self.groups.len()) + u128::from(group);
+        shard.is_none_or(|(i, n)| index % u128::from(n) == u128::from(i - 1))
     }
 
     /// (group, deal, arrangement) of every game, in playing order.
     fn positions(
         &self,
         shard: Option<(u64, u64)>,
-    ) -> impl Iterator<Item = (usize, u64, usize)> + Send + use<> {
+    ) -> impl Iterator<Item = (std::sync::Arc<Vec<usize>>, u64, usize)> + Send + use<> {
         let (deals, orders) = (self.deals, self.orders.len());
-        let groups = self.groups.len() as u64;
+        let (groups, me) = (self.groups, self.clone());
         (0..deals.div_ceil(BLOCK)).flat_map(move |block| {
-            (0..groups).flat_map(move |g| {
+            let me = me.clone();
+            groups.iter().zip(0u64..).flat_map(move |(members, g)| {
                 let first = block * BLOCK;
+                let members = std::sync::Arc::new(members);
+                let me = me.clone();
                 (first..(first + BLOCK).min(deals))
-                    .filter(move |&deal| {
-                        shard.is_none_or(|(i, n)| (deal * groups + g) % n == i - 1)
+                    .filter(move |&deal| me.in_shard(shard, g, deal))
+                    .flat_map(move |deal| {
+                        let members = members.clone();
+                        (0..orders).map(move |a| (members.clone(), deal, a))
                     })
-                    .flat_map(move |deal| (0..orders).map(move |a| (g as usize, deal, a)))
             })
         })
     }
 
-    fn plan(&self, group: usize, deal: u64, arrangement: usize) -> GamePlan {
-        let members = self.groups[group].clone();
+    fn plan(&self, members: std::sync::Arc<Vec<usize>>, deal: u64, arrangement: usize) -> GamePlan {
+        let members = members.to_vec();
         let ids: Vec<String> = members.iter().map(|m| m.to_string()).collect();
         let deal_seed = seeds::derive(self.master, deal);
         GamePlan {
@@ -214,54 +239,11 @@ impl Schedule {
             match_game: arrangement as u64 + 1,
         }
     }
-}
 
-/// The groups of a format: entrant indices per member, in the seat order of arrangement 0.
-fn groups(table: &Table, format: Format, entrants: usize) -> Vec<Vec<usize>> {
-    let size = match (table.players, table.teams, table.splits) {
-        (4, true, false) => 2,
-        (n, _, _) => n,
-    };
-    let all: Vec<usize> = (0..entrants).collect();
-    let picks: Vec<Vec<usize>> = match format {
-        Format::RoundRobin => combinations(&all, size),
-        Format::Gauntlet => combinations(&all[1.min(entrants)..], size - 1)
-            .into_iter()
-            .map(|rest| [vec![0], rest].concat())
-            .collect(),
-    };
-    match (table.players, table.teams, table.splits) {
-        // Two copies of each entrant: seats 0 and 2 against 1 and 3.
-        (4, true, false) => picks.iter().map(|p| vec![p[0], p[1], p[0], p[1]]).collect(),
-        // The three splits of four into two teams (first with second, third, fourth).
-        (4, true, true) => picks
-            .iter()
-            .flat_map(|p| {
-                [
-                    vec![p[0], p[2], p[1], p[3]],
-                    vec![p[0], p[1], p[2], p[3]],
-                    vec![p[0], p[1], p[3], p[2]],
-                ]
-            })
-            .collect(),
-        _ => picks,
+    /// The seating of arrangement `a`, if there is one.
+    pub fn seating(&self, a: usize) -> Option<&[usize]> {
+        self.orders.get(a).map(Vec::as_slice)
     }
-}
-
-/// Every `k`-subset of `items`, in lexicographic order.
-fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
-    if k == 0 {
-        return vec![Vec::new()];
-    }
-    if items.len() < k {
-        return Vec::new();
-    }
-    let mut with_first: Vec<Vec<usize>> = combinations(&items[1..], k - 1)
-        .into_iter()
-        .map(|rest| [vec![items[0]], rest].concat())
-        .collect();
-    with_first.extend(combinations(&items[1..], k));
-    with_first
 }
 
 #[cfg(test)]
@@ -327,7 +309,8 @@ mod tests {
     #[test]
     fn gauntlet_puts_the_first_entrant_in_every_group() {
         let s = Schedule::new(table(2, false), Format::Gauntlet, 4, 1, 1);
-        assert_eq!(s.groups, vec![vec![0, 1], vec![0, 2], vec![0, 3]]);
+        let all: Vec<Vec<usize>> = s.groups.iter().collect();
+        assert_eq!(all, vec![vec![0, 1], vec![0, 2], vec![0, 3]]);
         let t = Table {
             splits: true,
             ..table(4, true)
@@ -336,7 +319,7 @@ mod tests {
         assert_eq!(s.groups.len(), 3);
         assert_eq!(s.total(), 3 * 4);
         let copies = Schedule::new(table(4, true), Format::RoundRobin, 3, 1, 1);
-        assert_eq!(copies.groups[0], vec![0, 1, 0, 1]);
+        assert_eq!(copies.groups.get(0), vec![0, 1, 0, 1]);
         assert_eq!(copies.total(), 3 * 2);
     }
 
@@ -350,6 +333,16 @@ mod tests {
             all.extend(part.into_iter().map(|g| g.id));
         }
         all.sort();
+        for i in 1..=3 {
+            assert_eq!(s.count(Some((i, 3))), s.games(Some((i, 3))).count() as u64);
+        }
+        for n in [1, 7, 15, 16] {
+            assert_eq!(
+                s.count(Some((n, 16))),
+                s.games(Some((n, 16))).count() as u64
+            );
+        }
+        assert_eq!(s.count(None), s.total());
         let mut whole: Vec<String> = s.games(None).map(|g| g.id).collect();
         whole.sort();
         assert_eq!(all, whole);

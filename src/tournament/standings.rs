@@ -75,6 +75,10 @@ pub struct TeamRow {
     pub points: i64,
 }
 
+/// Entrants past which the standings have no crosstable (its size grows as the square of
+/// theirs: 100,000 entrants would need ten billion cells).
+pub const CROSSTABLE_LIMIT: usize = 100;
+
 /// One cell of the crosstable: the row entrant's score against the column entrant.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Cell {
@@ -108,7 +112,8 @@ pub struct Standings {
     pub unfinished_games: u64,
     /// Each entrant, in index order.
     pub entrants: Vec<Row>,
-    /// `crosstable[i][j]`: entrant i's score against j (absent if they never met).
+    /// `crosstable[i][j]`: entrant i's score against j (absent if they never met); empty with
+    /// more than [`CROSSTABLE_LIMIT`] entrants.
     pub crosstable: Vec<Vec<Option<Cell>>>,
     /// Teams, with partnerships.
     pub teams: Vec<TeamRow>,
@@ -159,7 +164,8 @@ pub struct Tally {
     set_size: usize,
     rate_sets: bool,
     totals: Vec<Totals>,
-    cross: Vec<Vec<Cell>>,
+    /// Only the pairs that met: a round-robin of many entrants meets few pairs per game.
+    cross: HashMap<(usize, usize), Cell>,
     teams: BTreeMap<Vec<usize>, TeamTotals>,
     pending: HashMap<(Vec<usize>, u64, u64), PendingSet>,
     complete: Vec<(u64, Vec<usize>, Vec<RatedGame>)>,
@@ -185,16 +191,7 @@ impl Tally {
             names,
             set_size,
             totals: vec![Totals::default(); n],
-            cross: vec![
-                vec![
-                    Cell {
-                        score: 0.0,
-                        games: 0
-                    };
-                    n
-                ];
-                n
-            ],
+            cross: HashMap::new(),
             teams: BTreeMap::new(),
             pending: HashMap::new(),
             complete: Vec::new(),
@@ -271,8 +268,12 @@ impl Tally {
                 };
                 for &e in entrants {
                     for &o in their {
-                        self.cross[e][o].score += points;
-                        self.cross[e][o].games += 1;
+                        let cell = self.cross.entry((e, o)).or_insert(Cell {
+                            score: 0.0,
+                            games: 0,
+                        });
+                        cell.score += points;
+                        cell.games += 1;
                     }
                 }
             }
@@ -326,6 +327,17 @@ impl Tally {
         if self.rate_sets {
             self.complete.push((key.1, key.0, games));
         }
+    }
+
+    /// The crosstable, empty past [`CROSSTABLE_LIMIT`] entrants.
+    fn crosstable(&self) -> Vec<Vec<Option<Cell>>> {
+        let n = self.names.len();
+        if n > CROSSTABLE_LIMIT {
+            return Vec::new();
+        }
+        (0..n)
+            .map(|e| (0..n).map(|o| self.cross.get(&(e, o)).copied()).collect())
+            .collect()
     }
 
     /// The standings so far.
@@ -394,11 +406,7 @@ impl Tally {
             unfinished_sets: self.pending.len() as u64,
             unfinished_games,
             winner: winner(&entrants, &teams),
-            crosstable: self
-                .cross
-                .iter()
-                .map(|row| row.iter().map(|c| (c.games > 0).then_some(*c)).collect())
-                .collect(),
+            crosstable: self.crosstable(),
             ratings: match self.rate_sets {
                 true => ratings::weng_lin(&self.names, self.complete.clone()),
                 false => Vec::new(),

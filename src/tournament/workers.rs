@@ -15,6 +15,8 @@ use crate::placement::Placement;
 use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
 use crate::sandbox::{Policy, files};
 use crate::text;
+use crate::tournament::definition::Definition;
+use crate::tournament::digest;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
@@ -31,6 +33,8 @@ pub struct Run {
     pub dir: PathBuf,
     /// A fresh process for every game.
     pub fresh: bool,
+    /// The tournament's definition, whose digest each results line carries.
+    pub definition: Definition,
 }
 
 /// The games still to hand out.
@@ -173,15 +177,18 @@ impl Worker {
             .await
             .map_err(failed)?;
         drop(log);
-        // The results line counts the game only once its log is safely on disk; the sync waits
-        // off the worker's thread.
+        // The results line counts the game only once its log is safely on disk; the sync and
+        // the digest wait off the worker's thread.
         let synced = path.clone();
-        tokio::task::spawn_blocking(move || File::open(&synced).and_then(|f| f.sync_all()))
-            .await
-            .map_err(|e| failed(std::io::Error::other(e)))?
-            .map_err(failed)?;
+        let log_sha256 = tokio::task::spawn_blocking(move || {
+            File::open(&synced).and_then(|f| f.sync_all())?;
+            std::fs::read(&synced).map(|bytes| digest::sha256_hex(&bytes))
+        })
+        .await
+        .map_err(|e| failed(std::io::Error::other(e)))?
+        .map_err(failed)?;
         let bots: Vec<&BotSpec> = plan.members.iter().map(|&e| &self.run.bots[e]).collect();
-        Ok(GameLine::new(
+        let mut line = GameLine::new(
             &played.record,
             LineContext {
                 id: &plan.id,
@@ -200,7 +207,10 @@ impl Worker {
                     None,
                 ),
             },
-        ))
+        );
+        line.definition = self.run.definition.digest_for(&plan.members);
+        line.log_sha256 = Some(log_sha256);
+        Ok(line)
     }
 
     /// A player for entrant `e`, its stderr in `stderr/NAME.wWORKER.stderr` (created once,

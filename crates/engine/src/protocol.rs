@@ -57,6 +57,11 @@ pub enum ToBot {
         players: Vec<String>,
         /// The time controls.
         clock: ClockInfo,
+        /// A seed for the bot's own random generator (below 2^53): the same for the same game
+        /// and seat, whatever the bot's process played before; it reveals nothing of the deal.
+        /// Absent from older referees.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bot_seed: Option<u64>,
     },
     /// A hand is dealt.
     HandStart {

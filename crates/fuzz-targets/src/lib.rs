@@ -7,18 +7,22 @@
 
 pub mod bot_lines;
 pub mod deals;
+pub mod definition_file;
 pub mod engine_api;
 pub mod log_fields;
 pub mod log_text;
+pub mod results_file;
 
 /// A target's body: takes any bytes, panics only on a bug.
 pub type Target = fn(&[u8]);
 
 /// Every target by name, as `fuzz/fuzz_targets/` and the corpus folders name them.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("bot_lines", bot_lines::run),
     ("deals", deals::run),
+    ("definition_file", definition_file::run),
     ("engine_api", engine_api::run),
     ("log_fields", log_fields::run),
     ("log_text", log_text::run),
+    ("results_file", results_file::run),
 ];

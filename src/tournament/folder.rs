@@ -1,0 +1,131 @@
+//! A tournament folder (`--out`): held by one run at a time through an exclusive lock on its
+//! `.lock` file, which names the holder's process id; a start cut short is told apart from a
+//! folder that holds something else, and cleaned.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+
+use crate::sandbox::files;
+use crate::tournament::definition;
+
+/// The lock file's name in a tournament folder.
+pub const LOCK: &str = ".lock";
+
+/// The folders a run creates in its tournament folder.
+pub const SUBFOLDERS: [&str; 2] = ["logs", "stderr"];
+
+/// The folder, held until this is dropped (the lock goes with the process, however it ends).
+#[derive(Debug)]
+pub struct HeldFolder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Whether this run made it.
+    created: bool,
+    _lock: Flock<File>,
+}
+
+/// Creates `dir` if need be and takes its lock, or says who holds it.
+pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
+    usable(dir)?;
+    let created = !dir.exists();
+    files::create_private_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join(LOCK);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => lock,
+        Err((mut file, Errno::EWOULDBLOCK)) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = match holder.trim() {
+                "" => String::new(),
+                pid => format!(" (pid {pid})"),
+            };
+            return Err(format!(
+                "{} is in use by another allfives run{holder}: wait for it to end or stop it, then run again",
+                dir.display()
+            ));
+        }
+        Err((_, e)) => return Err(format!("cannot lock {}: {e}", path.display())),
+    };
+    // The holder's pid, for the message of a run refused meanwhile.
+    let named = lock
+        .set_len(0)
+        .and_then(|()| lock.rewind())
+        .and_then(|()| writeln!(lock, "{}", std::process::id()));
+    named.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(HeldFolder {
+        dir: dir.to_path_buf(),
+        created,
+        _lock: lock,
+    })
+}
+
+/// Refuses, in words, an `--out` that cannot be a folder: a file, or a link to nothing.
+fn usable(dir: &Path) -> Result<(), String> {
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() && !dir.exists() {
+        let target = std::fs::read_link(dir).map_or(String::new(), |t| t.display().to_string());
+        return Err(format!(
+            "{} is a symbolic link to {target}, which does not exist: create that folder, or choose another --out",
+            dir.display()
+        ));
+    }
+    if !dir.is_dir() {
+        return Err(format!(
+            "{} is a file, not a folder: choose another --out",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+impl HeldFolder {
+    /// What a run cut short as it started left (an unrenamed `tournament.json.new`, empty
+    /// subfolders), removed so that the folder counts as empty; a word for each removal.
+    pub fn clean_cut_start(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let leftover = self.dir.join(format!("{}.new", definition::FILE));
+        if std::fs::remove_file(&leftover).is_ok() {
+            notes.push(format!(
+                "removed {}, left by a run stopped as it started",
+                leftover.display()
+            ));
+        }
+        for sub in SUBFOLDERS {
+            // Only an empty one goes: remove_dir never removes anything inside.
+            let _ = std::fs::remove_dir(self.dir.join(sub));
+        }
+        notes
+    }
+
+    /// Lets the folder go after a refusal: a folder this run made, holding nothing but its
+    /// lock, is removed.
+    pub fn abandon(self) {
+        if self.created && self.is_empty() {
+            let _ = std::fs::remove_file(self.dir.join(LOCK));
+            let _ = std::fs::remove_dir(&self.dir);
+        }
+    }
+
+    /// Whether the folder holds nothing but its lock.
+    pub fn is_empty(&self) -> bool {
+        std::fs::read_dir(&self.dir)
+            .map(|entries| entries.flatten().all(|e| e.file_name() == LOCK))
+            .unwrap_or(false)
+    }
+}
