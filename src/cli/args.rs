@@ -169,6 +169,19 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of allfives or of one of its commands.
     Man(ManArgs),
+    /// Write a starter bot (and protocol.md) into a folder, then print the commands that
+    /// check it and play it. Never overwrites a file.
+    Kit(KitArgs),
+}
+
+/// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py and mybot/protocol.md.
+#[derive(Debug, Args)]
+pub struct KitArgs {
+    /// The bot's language.
+    #[arg(value_enum)]
+    pub language: crate::cli::kit::Language,
+    /// The folder to write it into (made if missing).
+    pub dir: PathBuf,
 }
 
 /// `allfives completions`: `allfives completions bash >

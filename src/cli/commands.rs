@@ -18,8 +18,9 @@ use crate::bot::player::{BotSpec, Player};
 use crate::bot::process::StderrSink;
 use crate::check;
 use crate::cli::args::{
-    CheckArgs, Cli, Command, CompletionsArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
+    CheckArgs, Cli, Command, CompletionsArgs, KitArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
 };
+use crate::cli::kit;
 use crate::cli::output;
 use crate::cli::pages;
 use crate::cli::tournament;
@@ -63,7 +64,25 @@ pub fn run(cli: Cli) -> u8 {
         Command::Schema(args) => schema_command(&args.what),
         Command::Completions(args) => completions_command(&args),
         Command::Man(args) => man_command(&args),
+        Command::Kit(args) => kit_command(&args),
     }
+}
+
+fn kit_command(args: &KitArgs) -> u8 {
+    let written = match kit::write(args.language, &args.dir) {
+        Ok(written) => written,
+        Err(e @ kit::KitError::Exists(_)) => return fail(BAD_INPUT, e),
+        Err(e) => return fail(FAILED, e),
+    };
+    let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    let mut text = format!(
+        "wrote {}\nnext:\n",
+        crate::text::terminal(&files.join(", "))
+    );
+    for step in kit::next_steps(args.language, &args.dir) {
+        text += &format!("  {}\n", crate::text::terminal(&step));
+    }
+    emitted(emit(text.as_bytes()), 0)
 }
 
 fn completions_command(args: &CompletionsArgs) -> u8 {

@@ -31,6 +31,12 @@ pub fn terminal(s: &str) -> String {
     out
 }
 
+/// `s` as one word for a POSIX shell: quoted when it needs quoting (a space, a quote, `$`...),
+/// as it is when it cannot be quoted (a NUL byte), to print a command line to type.
+pub fn shell_word(s: &str) -> String {
+    shlex::try_quote(s).map_or_else(|_| s.to_string(), |q| q.into_owned())
+}
+
 /// JSON text (as serde_json writes it) with every control, bidi or invisible character that it
 /// leaves raw inside a string (DEL, C1, U+202E, U+200B, ...) written as a `\uXXXX` escape: the
 /// same JSON to a parser, plain ASCII punctuation to a terminal. JSON's own structure is ASCII

@@ -385,11 +385,7 @@ pub fn rerun(
     settings: &GameSettings,
     deal_file: Option<&Path>,
 ) -> String {
-    let quote = |w: &str| {
-        shlex::try_quote(w)
-            .map(|q| q.into_owned())
-            .unwrap_or_else(|_| w.to_string())
-    };
+    let quote = crate::text::shell_word;
     let r = &settings.rules;
     let mut words: Vec<String> = vec!["allfives".into(), "match".into()];
     words.extend(
