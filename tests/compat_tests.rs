@@ -634,8 +634,9 @@ fn a_refused_write_says_why_and_which_option_grants_it() {
             "check".to_string(),
             format!("python3 bot.py {}", sb.token()),
         ],
+        // A failed check keeps its logs: in the sandbox, which the test removes.
         |c| {
-            c.current_dir(&here);
+            c.current_dir(&here).env("TMPDIR", sb.path(""));
         },
     );
     assert_eq!(check.code, Some(4), "{}", check.stdout);
