@@ -84,7 +84,8 @@ impl Walk {
             if meta.dev() != self.device {
                 continue;
             }
-            let rel = rel.join(plain(&name, self.saved.files));
+            // The bot chose the name, and it lands in the user's log folder: a safe slug.
+            let rel = rel.join(crate::text::file_name(&name.to_string_lossy()));
             if meta.is_dir() && depth < MAX_DEPTH {
                 self.folder(&entry, &rel, depth + 1)?;
             } else if meta.is_file() {
@@ -143,21 +144,6 @@ fn names(dir: &File) -> io::Result<Vec<std::ffi::OsString>> {
         .collect();
     names.sort();
     Ok(names)
-}
-
-/// `name` if it is plain (letters, digits, `.`, `_`, `-`, `+`; not hidden, not too long), else
-/// `file-N`: the bot chose it, and it lands in the user's log folder.
-fn plain(name: &std::ffi::OsStr, n: usize) -> String {
-    let text = name.to_string_lossy();
-    let ok = text.len() <= 100
-        && !text.starts_with('.')
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
-    match ok {
-        true => text.into_owned(),
-        false => format!("file-{}", n + 1),
-    }
 }
 
 /// Opens `name` in `dir` without following a link, without blocking on a FIFO.
