@@ -86,14 +86,9 @@ impl BotSpec {
                      remove them"
                 ));
             }
-            if !builtin::NAMES.contains(&name) {
-                return Err(format!(
-                    "unknown builtin bot '{name}': the builtins are {}",
-                    builtin::NAMES.join(", ")
-                ));
-            }
+            Builtin::new(name, 0)?;
             return Ok(BotSpec {
-                name: name.to_string(),
+                name: builtin::default_name(name),
                 command: command.to_string(),
                 dir: None,
                 env: BTreeMap::new(),
@@ -484,7 +479,7 @@ impl Player {
     ) -> Player {
         let runner = match &spec.kind {
             BotKind::Builtin(name) => Runner::Builtin(
-                Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins"),
+                Builtin::new(name, seed).expect("BotSpec::with_setup accepts only valid builtins"),
             ),
             BotKind::Command(_) => Runner::Process(None),
         };
@@ -507,7 +502,8 @@ impl Player {
     pub fn reseed(&mut self, seed: u64) {
         if let (BotKind::Builtin(name), Runner::Builtin(bot)) = (&self.spec.kind, &mut self.runner)
         {
-            *bot = Builtin::new(name, seed).expect("BotSpec::parse accepts only known builtins");
+            *bot =
+                Builtin::new(name, seed).expect("BotSpec::with_setup accepts only valid builtins");
         }
     }
 

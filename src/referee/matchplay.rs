@@ -8,6 +8,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::bot::builtin::builtin_seed;
 use crate::bot::clock::Clocks;
 use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
 use crate::bot::process::StderrSink;
@@ -229,8 +230,7 @@ pub async fn play_planned(
         .map(|&p| players[p].stats.times.clone())
         .collect();
     for (seat, &p) in planned.seating.iter().enumerate() {
-        let seed = planned.seed ^ 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(seat as u64 + 1);
-        players[p].reseed(seed);
+        players[p].reseed(builtin_seed(planned.seed, seat));
     }
     let setup = GameSetup {
         number: planned.number,
