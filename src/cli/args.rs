@@ -212,8 +212,9 @@ pub struct SchemaArgs {
 /// `allfives tournament`.
 #[derive(Debug, Args)]
 pub struct TournamentArgs {
-    /// The entrants (with those of --bots): `NAME=COMMAND`, `builtin:NAME`, a path to an
-    /// executable, or a quoted command line. With --resume, none repeats the stored ones; more
+    /// The entrants (with those of --bots): `NAME=COMMAND`, `builtin:NAME` (random, greedy,
+    /// mix:P: greedy but a random move with probability P), a path to an executable, or a
+    /// quoted command line. With --resume, none repeats the stored ones; more
     /// than stored adds entrants (a ladder: only their games are played).
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
@@ -615,7 +616,8 @@ const DEFAULT_MAX_FAULTS: u32 = 3;
 #[derive(Debug, Args)]
 #[command(override_usage = "allfives match [OPTIONS] <BOT> <BOT> [BOT] [BOT]")]
 pub struct MatchArgs {
-    /// The bots, 2 to 4 (with those of --bots): `builtin:random`, `builtin:greedy`, a path to an
+    /// The bots, 2 to 4 (with those of --bots): `builtin:random`, `builtin:greedy`,
+    /// `builtin:mix:P` (greedy, but a random move with probability P), a path to an
     /// executable, or a quoted command line such as "python3 sample_bots/python/greedy_bot.py";
     /// `NAME=COMMAND` names one (`v2="python3 v2/bot.py"`).
     #[arg(value_name = "BOT")]
