@@ -3,11 +3,13 @@
 //! - [`pentanomial`]: two entrants' Elo difference, interval and LOS from their duplicate pairs;
 //! - [`sprt`]: the sequential test on those pairs, its decision latched once taken;
 //! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
-//! - [`normal`]: the normal distribution and clean figures for printing.
+//! - [`normal`]: the normal distribution and clean figures for printing;
+//! - [`kendall`]: Kendall's tau-b between a ranking and a known order (the ladder's bench).
 //!
 //! Every formula and its source is in docs/results.md.
 
 pub mod batch;
+pub mod kendall;
 pub mod normal;
 pub mod pentanomial;
 pub mod sprt;

@@ -1,0 +1,558 @@
+//! How many games a schedule needs until the batch ratings rank entrants of known strength in
+//! their true order, and what the ladder's own bookkeeping (drawing tables, folding results,
+//! fitting ratings) costs at scale.
+//!
+//! Entrants are `builtin:mix:P` with P evenly spread, `P = i / (n - 1)` for entrant `i`: entrant
+//! 0 is greedy, the last random, and a smaller P is stronger. Games are real games played
+//! straight through the engine (`referee::builtin_game`: no process, no log), each table's deal
+//! played in every seat arrangement that matters (`tournament::schedule::arrangements`), each
+//! complete set folded into `ratings::batch::Sets` and fitted with `ratings::batch::fit`.
+//!
+//! **Convergence** (the default): for each schedule, games are played and the fit is taken at
+//! checkpoints 2% apart (each checkpoint at least 1.02 times the games of the one before, at the
+//! end of a set; the first once every entrant could have played a set), and Kendall's tau-b of
+//! the fitted Elo against the true order (`ratings::kendall`) is computed there. Reported: the
+//! games at the first checkpoint where tau reaches 0.9 and 0.95, and whether tau stayed at or
+//! above it at every later checkpoint, up to twice the games of the 0.95 crossing (or
+//! `--max-games`). The schedules:
+//! - `uniform`: each table, `k` entrants drawn uniformly at random;
+//! - `round-robin` (2 players): `tournament`'s own schedule and order (`Schedule::games`) with
+//!   as many deals as `--max-games` needs, read until the budget;
+//! - `balanced` and `matchmaking`: the ladder's draw (`tournament::ladder::draw`); matchmaking
+//!   is given each checkpoint's fit (its ratings and interval half-widths).
+//!
+//! **Bookkeeping** (`--rate`): one schedule's draw, the fold of each set and a fit at 100k,
+//! 300k and 1M games, timed apart from the games themselves, with the process's peak resident
+//! memory (VmHWM) at each.
+//!
+//! `cargo bench --bench ladder` runs a small convergence case (20 entrants, 2 players, every
+//! schedule) in a few seconds. Options (after `--`): `--entrants N`, `--players 2|3|4` (4 is
+//! cut-throat), `--schedules uniform,round-robin,balanced,matchmaking`, `--seeds S` (seeds 1 to
+//! S, medians reported), `--max-games G`, `--rate` (with `--games G`, default 1,000,000, and
+//! `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
+//! is a smoke run whose figures mean nothing. Figures and commands: docs/benchmarks.md.
+
+use std::time::{Duration, Instant};
+
+use allfives::bot::builtin::Builtin;
+use allfives::engine::rules::Rules;
+use allfives::referee::builtin_game::{self, Scratch};
+use allfives::tournament::ladder::draw::{Mode, Pool, Rated};
+use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side};
+use allfives::tournament::ratings::kendall;
+use allfives::tournament::schedule::{self, Format, GamePlan, Schedule, Table};
+use allfives::tournament::seeds;
+use allfives_engine::deal::below;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+/// Checkpoints are this much apart: each at least 1 + STEP times the games of the one before.
+const STEP: f64 = 0.02;
+/// The tau thresholds reported.
+const THRESHOLDS: [f64; 2] = [0.9, 0.95];
+
+/// Who sits at the next table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Uniform,
+    RoundRobin,
+    Balanced,
+    Matchmaking,
+}
+
+impl Kind {
+    fn parse(name: &str) -> Kind {
+        match name {
+            "uniform" => Kind::Uniform,
+            "round-robin" => Kind::RoundRobin,
+            "balanced" => Kind::Balanced,
+            "matchmaking" => Kind::Matchmaking,
+            _ => fail(&format!(
+                "unknown schedule '{name}': uniform, round-robin, balanced or matchmaking"
+            )),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Uniform => "uniform",
+            Kind::RoundRobin => "round-robin",
+            Kind::Balanced => "balanced",
+            Kind::Matchmaking => "matchmaking",
+        }
+    }
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone)]
+struct Options {
+    entrants: usize,
+    players: usize,
+    schedules: Vec<Kind>,
+    seeds: u64,
+    max_games: u64,
+    rate: bool,
+    rate_games: u64,
+}
+
+impl Options {
+    fn from_args(args: &[String]) -> Options {
+        let value = |flag: &str| {
+            args.iter().position(|a| a == flag).map(|i| {
+                args.get(i + 1)
+                    .unwrap_or_else(|| fail(&format!("{flag} needs a value")))
+            })
+        };
+        let number = |flag: &str, default: u64| {
+            value(flag).map_or(default, |v| {
+                v.replace('_', "")
+                    .parse()
+                    .unwrap_or_else(|_| fail(&format!("{flag} takes a whole number, not {v}")))
+            })
+        };
+        let smoke = !args.iter().any(|a| a == "--bench");
+        let entrants = number("--entrants", if smoke { 6 } else { 20 }) as usize;
+        let players = number("--players", 2) as usize;
+        if !(2..=4).contains(&players) || entrants < players {
+            fail("--players is 2, 3 or 4, and --entrants at least that many");
+        }
+        let rate = args.iter().any(|a| a == "--rate");
+        let listed = match rate {
+            true => value("--schedule").map_or("balanced", String::as_str),
+            false => value("--schedules").map_or("uniform,round-robin,balanced,matchmaking", |v| v),
+        };
+        let schedules: Vec<Kind> = listed
+            .split(',')
+            .map(Kind::parse)
+            .filter(|k| *k != Kind::RoundRobin || players == 2)
+            .collect();
+        Options {
+            entrants,
+            players,
+            schedules,
+            seeds: number("--seeds", 1).max(1),
+            max_games: number("--max-games", if smoke { 2_000 } else { 2_000_000 }),
+            rate,
+            rate_games: number("--games", if smoke { 2_000 } else { 1_000_000 }),
+        }
+    }
+
+    /// The table: cut-throat at 4.
+    fn table(&self) -> Table {
+        Table {
+            players: self.players,
+            teams: false,
+            splits: false,
+            all_orders: false,
+        }
+    }
+
+    fn rules(&self) -> Rules {
+        Rules {
+            teams: false,
+            ..Rules::new(self.players)
+        }
+    }
+}
+
+/// Stops the bench with a message (a bench's usage error).
+fn fail(why: &str) -> ! {
+    eprintln!("ladder bench: {why}");
+    std::process::exit(2)
+}
+
+/// One deal at one table: its entrants, the seed its games are dealt from, and each game's
+/// seating (for each seat, the member sitting there).
+struct Deal {
+    members: Vec<usize>,
+    seed: u64,
+    seatings: Vec<Vec<usize>>,
+}
+
+/// Where the next deal's table comes from.
+enum Source {
+    /// `k` entrants drawn uniformly at random.
+    Uniform {
+        rng: ChaCha8Rng,
+        master: u64,
+        dealt: u64,
+    },
+    /// The tournament's own round-robin, in its order.
+    RoundRobin(Box<dyn Iterator<Item = GamePlan>>, usize),
+    /// The ladder's draw.
+    Ladder {
+        pool: Pool,
+        mode: Mode,
+        rng: ChaCha8Rng,
+        master: u64,
+        dealt: u64,
+    },
+}
+
+impl Source {
+    fn new(kind: Kind, options: &Options, seed: u64) -> Source {
+        let rng = ChaCha8Rng::seed_from_u64(seeds::derive(seed, 1));
+        let master = seeds::derive(seed, 2);
+        let ladder = |mode| Source::Ladder {
+            pool: Pool::new(options.entrants),
+            mode,
+            rng: rng.clone(),
+            master,
+            dealt: 0,
+        };
+        match kind {
+            Kind::Uniform => Source::Uniform {
+                rng: rng.clone(),
+                master,
+                dealt: 0,
+            },
+            Kind::RoundRobin => {
+                let per_deal = Schedule::new(
+                    options.table(),
+                    Format::RoundRobin,
+                    options.entrants,
+                    1,
+                    master,
+                );
+                let deals = options.max_games.div_ceil(per_deal.total().max(1));
+                let schedule = std::sync::Arc::new(Schedule::new(
+                    options.table(),
+                    Format::RoundRobin,
+                    options.entrants,
+                    deals,
+                    master,
+                ));
+                let set_size = schedule.set_size();
+                Source::RoundRobin(Box::new(schedule.into_games(None)), set_size)
+            }
+            Kind::Balanced => ladder(Mode::Balanced),
+            Kind::Matchmaking => ladder(Mode::Matchmaking),
+        }
+    }
+
+    /// The next deal, or `None` when the schedule has no more.
+    fn next(&mut self, options: &Options) -> Option<Deal> {
+        let orders = || schedule::arrangements(&options.table());
+        match self {
+            Source::Uniform { rng, master, dealt } => {
+                let members = distinct(rng, options.entrants, options.players);
+                *dealt += 1;
+                Some(Deal {
+                    members,
+                    seed: deal_seed(*master, *dealt),
+                    seatings: orders(),
+                })
+            }
+            Source::RoundRobin(games, set_size) => {
+                let plans: Vec<GamePlan> = games.take(*set_size).collect();
+                let first = plans.first()?;
+                Some(Deal {
+                    members: first.members.clone(),
+                    seed: first.seed,
+                    seatings: plans.iter().map(|p| p.seating.clone()).collect(),
+                })
+            }
+            Source::Ladder {
+                pool,
+                mode,
+                rng,
+                master,
+                dealt,
+            } => {
+                let members = pool.draw(options.players, *mode, rng)?;
+                pool.seat(&members);
+                *dealt += 1;
+                Some(Deal {
+                    members,
+                    seed: deal_seed(*master, *dealt),
+                    seatings: orders(),
+                })
+            }
+        }
+    }
+
+    /// Gives matchmaking the latest fit (the other schedules read none).
+    fn rate(&mut self, fit: &BatchFit, entrants: usize) {
+        if let Source::Ladder { pool, .. } = self {
+            let mut ratings: Vec<Option<Rated>> = vec![None; entrants];
+            for r in &fit.entrants {
+                ratings[r.entrant] = r.interval.map(|(lo, hi)| Rated {
+                    elo: r.elo,
+                    half_width: (hi - lo) / 2.0,
+                });
+            }
+            pool.rate(&ratings);
+        }
+    }
+}
+
+/// The seed a deal's games are dealt from, as a tournament derives a game's from its deal's.
+fn deal_seed(master: u64, deal: u64) -> u64 {
+    seeds::derive(seeds::derive(master, deal), 0)
+}
+
+/// `k` distinct entrants of `n`, uniformly (a partial Fisher-Yates shuffle).
+fn distinct(rng: &mut ChaCha8Rng, n: usize, k: usize) -> Vec<usize> {
+    let mut picked: Vec<usize> = Vec::with_capacity(k);
+    while picked.len() < k {
+        let e = below(rng, n as u32) as usize;
+        if !picked.contains(&e) {
+            picked.push(e);
+        }
+    }
+    picked.sort_unstable();
+    picked
+}
+
+/// The probability of a random move of entrant `e` of `n`.
+fn mix_p(e: usize, n: usize) -> f64 {
+    e as f64 / (n - 1) as f64
+}
+
+/// Plays a deal's games and returns each as its sides (one entrant a seat) and their ranks.
+fn play(deal: &Deal, options: &Options, scratch: &mut Scratch) -> Vec<Vec<(Side, u32)>> {
+    deal.seatings
+        .iter()
+        .map(|seating| {
+            let entrant = |seat: usize| deal.members[seating[seat]];
+            let make =
+                |seat: usize, seed| Builtin::mix(mix_p(entrant(seat), options.entrants), seed);
+            let result = builtin_game::play(options.rules(), deal.seed, make, scratch)
+                .expect("the bench's rules are valid");
+            (0..options.players)
+                .map(|seat| (vec![entrant(seat)], result.ranks[seat]))
+                .collect()
+        })
+        .collect()
+}
+
+/// Kendall's tau-b of a fit against the true order (entrant 0 strongest); an entrant not rated
+/// yet counts at the mean, 0.
+fn tau(fit: &BatchFit, entrants: usize) -> f64 {
+    let mut elo = vec![0.0; entrants];
+    fit.entrants.iter().for_each(|r| elo[r.entrant] = r.elo);
+    let truth: Vec<f64> = (0..entrants).map(|e| -(e as f64)).collect();
+    kendall::tau_b(&elo, &truth).unwrap_or(0.0)
+}
+
+/// One threshold's outcome: the games at its first crossing, and whether tau stayed above.
+#[derive(Debug, Clone, Copy, Default)]
+struct Crossing {
+    games: Option<u64>,
+    stayed: bool,
+}
+
+/// One run of one schedule: each threshold's crossing, and where it stopped.
+#[derive(Debug, Clone)]
+struct Run {
+    crossings: Vec<Crossing>,
+    games: u64,
+    last_tau: f64,
+    fit_time: Duration,
+    play_time: Duration,
+    fits: u32,
+}
+
+/// Plays `kind` with `seed` until tau has reached the last threshold and twice its games are
+/// played (or the budget or the schedule ends), fitting at every checkpoint.
+fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
+    let names: Vec<String> = (0..options.entrants).map(|e| format!("mix-{e}")).collect();
+    let mut source = Source::new(kind, options, seed);
+    let mut sets = Sets::default();
+    let mut scratch = Scratch::default();
+    let set_size = schedule::arrangements(&options.table()).len() as u64;
+    let mut checkpoint = (options.entrants as u64 * set_size).div_ceil(options.players as u64);
+    let mut run = Run {
+        crossings: vec![Crossing::default(); THRESHOLDS.len()],
+        games: 0,
+        last_tau: 0.0,
+        fit_time: Duration::ZERO,
+        play_time: Duration::ZERO,
+        fits: 0,
+    };
+    let stop = |run: &Run| match run.crossings.last().and_then(|c| c.games) {
+        Some(crossed) => run.games >= 2 * crossed,
+        None => false,
+    };
+    while run.games < options.max_games && !stop(&run) {
+        let started = Instant::now();
+        let Some(deal) = source.next(options) else {
+            break;
+        };
+        sets.add(&play(&deal, options, &mut scratch));
+        run.play_time += started.elapsed();
+        run.games += deal.seatings.len() as u64;
+        if run.games < checkpoint {
+            continue;
+        }
+        checkpoint = ((run.games as f64) * (1.0 + STEP)).ceil() as u64;
+        let started = Instant::now();
+        let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
+        run.fit_time += started.elapsed();
+        run.fits += 1;
+        run.last_tau = tau(&fit, options.entrants);
+        source.rate(&fit, options.entrants);
+        for (crossing, threshold) in run.crossings.iter_mut().zip(THRESHOLDS) {
+            match crossing.games {
+                None if run.last_tau >= threshold => {
+                    *crossing = Crossing {
+                        games: Some(run.games),
+                        stayed: true,
+                    }
+                }
+                Some(_) if run.last_tau < threshold => crossing.stayed = false,
+                _ => {}
+            }
+        }
+    }
+    run
+}
+
+/// The median of some numbers (the lower middle of an even count's two).
+fn median(mut values: Vec<u64>) -> Option<u64> {
+    values.sort_unstable();
+    values.get(values.len().saturating_sub(1) / 2).copied()
+}
+
+/// Runs every schedule over every seed and prints one line each, then the medians.
+fn convergence(options: &Options) {
+    println!(
+        "{} entrants (builtin:mix:P, P = i/{}), {} players{}, checkpoints {:.0}% apart, seeds 1..{}",
+        options.entrants,
+        options.entrants - 1,
+        options.players,
+        if options.players == 4 {
+            " cut-throat"
+        } else {
+            ""
+        },
+        STEP * 100.0,
+        options.seeds
+    );
+    for &kind in &options.schedules {
+        let runs: Vec<Run> = (1..=options.seeds)
+            .map(|seed| {
+                let run = converge(kind, options, seed);
+                println!(
+                    "  {:<12} seed {seed}: tau 0.9 at {}, 0.95 at {}; stopped at {} games (tau {:.3}); {} fits {:.1} s, games {:.1} s",
+                    kind.name(),
+                    shown(run.crossings[0]),
+                    shown(run.crossings[1]),
+                    run.games,
+                    run.last_tau,
+                    run.fits,
+                    run.fit_time.as_secs_f64(),
+                    run.play_time.as_secs_f64()
+                );
+                run
+            })
+            .collect();
+        let medians: Vec<String> = THRESHOLDS
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let crossed: Vec<u64> = runs.iter().filter_map(|r| r.crossings[i].games).collect();
+                let stayed = runs.iter().filter(|r| r.crossings[i].stayed).count();
+                match (crossed.len() == runs.len(), median(crossed)) {
+                    (true, Some(m)) => format!(
+                        "tau {t}: median {m} games (stayed in {stayed} of {})",
+                        runs.len()
+                    ),
+                    _ => format!("tau {t}: not reached in every run"),
+                }
+            })
+            .collect();
+        println!("  {:<12} {}", kind.name(), medians.join("; "));
+    }
+}
+
+fn shown(c: Crossing) -> String {
+    match c.games {
+        Some(g) if c.stayed => format!("{g} (stayed)"),
+        Some(g) => format!("{g} (fell below later)"),
+        None => "never".into(),
+    }
+}
+
+/// The process's peak and current resident memory, in MiB, from /proc/self/status.
+fn memory() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(f64::NAN, |kb| kb / 1024.0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// Times the ladder's own work over `--games` games: drawing, folding, fitting.
+fn bookkeeping(options: &Options) {
+    let kind = options.schedules.first().copied().unwrap_or(Kind::Balanced);
+    println!(
+        "bookkeeping: {} entrants, {} players, schedule {}, {} games",
+        options.entrants,
+        options.players,
+        kind.name(),
+        options.rate_games
+    );
+    let names: Vec<String> = (0..options.entrants).map(|e| format!("mix-{e}")).collect();
+    let mut source = Source::new(kind, options, 1);
+    let mut sets = Sets::default();
+    let mut scratch = Scratch::default();
+    let (mut draw, mut fold, mut games_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let mut games = 0u64;
+    let marks = [100_000, 300_000, 1_000_000, 3_000_000];
+    let mut next_mark = marks
+        .iter()
+        .filter(|&&m| m <= options.rate_games)
+        .peekable();
+    while games < options.rate_games {
+        let started = Instant::now();
+        let Some(deal) = source.next(options) else {
+            break;
+        };
+        let drawn = Instant::now();
+        let played = play(&deal, options, &mut scratch);
+        let folding = Instant::now();
+        sets.add(&played);
+        let folded = Instant::now();
+        draw += drawn - started;
+        games_time += folding - drawn;
+        fold += folded - folding;
+        games += deal.seatings.len() as u64;
+        if next_mark.peek().is_some_and(|&&m| games >= m) || games >= options.rate_games {
+            next_mark.next();
+            let started = Instant::now();
+            let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
+            let fit_time = started.elapsed();
+            source.rate(&fit, options.entrants);
+            let (peak, now) = memory();
+            let own = (draw + fold).as_secs_f64();
+            println!(
+                "  {games} games: draw {:.2} us + fold {:.2} us a game ({:.0} games/s of bookkeeping without fits); fit {:.2} s (tau {:.3}); playing the games {:.0} games/s; VmHWM {peak:.0} MiB, VmRSS {now:.0} MiB",
+                draw.as_secs_f64() * 1e6 / games as f64,
+                fold.as_secs_f64() * 1e6 / games as f64,
+                games as f64 / own,
+                fit_time.as_secs_f64(),
+                tau(&fit, options.entrants),
+                games as f64 / games_time.as_secs_f64(),
+            );
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let options = Options::from_args(&args);
+    if !args.iter().any(|a| a == "--bench") {
+        println!("SMOKE RUN (no --bench argument): figures are not meaningful; use cargo bench");
+    }
+    let started = Instant::now();
+    match options.rate {
+        true => bookkeeping(&options),
+        false => convergence(&options),
+    }
+    println!("({:.1} s in all)", started.elapsed().as_secs_f64());
+}
