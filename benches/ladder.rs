@@ -11,10 +11,11 @@
 //! **Convergence** (the default): for each schedule, games are played and the fit is taken at
 //! checkpoints 2% apart (each checkpoint at least 1.02 times the games of the one before, at the
 //! end of a set; the first once every entrant could have played a set), and Kendall's tau-b of
-//! the fitted Elo against the true order (`ratings::kendall`) is computed there. Reported: the
-//! games at the first checkpoint where tau reaches 0.9 and 0.95, and whether tau stayed at or
-//! above it at every later checkpoint, up to twice the games of the 0.95 crossing (or
-//! `--max-games`). The schedules:
+//! the fitted Elo against the true order (`ratings::kendall`) is computed there. Reported for
+//! 0.9 and 0.95: the games at the first checkpoint where tau reaches it, whether tau stayed at
+//! or above it at every later checkpoint, and the games from which it did ("settled": the
+//! checkpoint after its last fall below). A run ends once tau has settled at 0.95 and twice the
+//! games of that point are played (or at `--max-games`). The schedules:
 //! - `uniform`: each table, `k` entrants drawn uniformly at random;
 //! - `round-robin` (2 players): `tournament`'s own schedule and order (`Schedule::games`) with
 //!   as many deals as `--max-games` needs, read until the budget;
@@ -191,18 +192,18 @@ enum Source {
 
 impl Source {
     fn new(kind: Kind, options: &Options, seed: u64) -> Source {
-        let rng = ChaCha8Rng::seed_from_u64(seeds::derive(seed, 1));
+        let rng = || ChaCha8Rng::seed_from_u64(seeds::derive(seed, 1));
         let master = seeds::derive(seed, 2);
         let ladder = |mode| Source::Ladder {
             pool: Pool::new(options.entrants),
             mode,
-            rng: rng.clone(),
+            rng: rng(),
             master,
             dealt: 0,
         };
         match kind {
             Kind::Uniform => Source::Uniform {
-                rng: rng.clone(),
+                rng: rng(),
                 master,
                 dealt: 0,
             },
@@ -335,11 +336,30 @@ fn tau(fit: &BatchFit, entrants: usize) -> f64 {
     kendall::tau_b(&elo, &truth).unwrap_or(0.0)
 }
 
-/// One threshold's outcome: the games at its first crossing, and whether tau stayed above.
+/// One threshold's outcome: the games at its first crossing, whether tau stayed at or above it
+/// from there, and the games from which it did (the checkpoint after its last fall below).
 #[derive(Debug, Clone, Copy, Default)]
 struct Crossing {
     games: Option<u64>,
     stayed: bool,
+    settled: Option<u64>,
+}
+
+impl Crossing {
+    /// Takes the checkpoint at `games` with `tau`.
+    fn observe(&mut self, games: u64, tau: f64, threshold: f64) {
+        let above = tau >= threshold;
+        if above && self.games.is_none() {
+            self.games = Some(games);
+            self.stayed = true;
+        }
+        self.stayed &= above;
+        match (above, self.settled) {
+            (true, None) => self.settled = Some(games),
+            (false, _) => self.settled = None,
+            (true, Some(_)) => {}
+        }
+    }
 }
 
 /// One run of one schedule: each threshold's crossing, and where it stopped.
@@ -370,8 +390,9 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         play_time: Duration::ZERO,
         fits: 0,
     };
-    let stop = |run: &Run| match run.crossings.last().and_then(|c| c.games) {
-        Some(crossed) => run.games >= 2 * crossed,
+    // Until the last threshold has held over the latter half of the games played.
+    let stop = |run: &Run| match run.crossings.last().and_then(|c| c.settled) {
+        Some(settled) => run.games >= 2 * settled,
         None => false,
     };
     while run.games < options.max_games && !stop(&run) {
@@ -393,16 +414,7 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         run.last_tau = tau(&fit, options.entrants);
         source.rate(&fit, options.entrants);
         for (crossing, threshold) in run.crossings.iter_mut().zip(THRESHOLDS) {
-            match crossing.games {
-                None if run.last_tau >= threshold => {
-                    *crossing = Crossing {
-                        games: Some(run.games),
-                        stayed: true,
-                    }
-                }
-                Some(_) if run.last_tau < threshold => crossing.stayed = false,
-                _ => {}
-            }
+            crossing.observe(run.games, run.last_tau, threshold);
         }
     }
     run
@@ -452,10 +464,11 @@ fn convergence(options: &Options) {
             .enumerate()
             .map(|(i, t)| {
                 let crossed: Vec<u64> = runs.iter().filter_map(|r| r.crossings[i].games).collect();
+                let settled: Vec<u64> = runs.iter().filter_map(|r| r.crossings[i].settled).collect();
                 let stayed = runs.iter().filter(|r| r.crossings[i].stayed).count();
-                match (crossed.len() == runs.len(), median(crossed)) {
-                    (true, Some(m)) => format!(
-                        "tau {t}: median {m} games (stayed in {stayed} of {})",
+                match (crossed.len() == runs.len(), median(crossed), median(settled)) {
+                    (true, Some(m), Some(s)) => format!(
+                        "tau {t}: median first crossing {m} games, stayed in {stayed} of {}; median settled from {s}",
                         runs.len()
                     ),
                     _ => format!("tau {t}: not reached in every run"),
@@ -467,10 +480,11 @@ fn convergence(options: &Options) {
 }
 
 fn shown(c: Crossing) -> String {
-    match c.games {
-        Some(g) if c.stayed => format!("{g} (stayed)"),
-        Some(g) => format!("{g} (fell below later)"),
-        None => "never".into(),
+    match (c.games, c.settled) {
+        (Some(g), _) if c.stayed => format!("{g} (stayed)"),
+        (Some(g), Some(s)) => format!("{g} (fell below later; above again from {s})"),
+        (Some(g), None) => format!("{g} (below again at the end)"),
+        (None, _) => "never".into(),
     }
 }
 
