@@ -29,7 +29,8 @@
 //! `cargo bench --bench ladder` runs a small convergence case (20 entrants, 2 players, every
 //! schedule) in a few seconds. Options (after `--`): `--entrants N`, `--players 2|3|4` (4 is
 //! cut-throat), `--schedules uniform,round-robin,balanced,matchmaking`, `--seeds S` (seeds 1 to
-//! S, medians reported), `--max-games G`, `--rate` (with `--games G`, default 1,000,000, and
+//! S, medians reported), `--max-games G`, `--step F` (checkpoints' spacing, default 0.02),
+//! `--from G` (the first checkpoint; for 1,000 entrants, whose fits take long), `--rate` (with `--games G`, default 1,000,000, and
 //! `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
 //! is a smoke run whose figures mean nothing. Figures and commands: docs/benchmarks.md.
 
@@ -47,7 +48,8 @@ use allfives_engine::deal::below;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
-/// Checkpoints are this much apart: each at least 1 + STEP times the games of the one before.
+/// Checkpoints are this much apart by default: each at least 1 + STEP times the games of the
+/// one before.
 const STEP: f64 = 0.02;
 /// The tau thresholds reported.
 const THRESHOLDS: [f64; 2] = [0.9, 0.95];
@@ -92,6 +94,10 @@ struct Options {
     schedules: Vec<Kind>,
     seeds: u64,
     max_games: u64,
+    /// Checkpoints' spacing (a fraction of the games so far).
+    step: f64,
+    /// The first checkpoint's games (`None`: once every entrant could have played a set).
+    from: Option<u64>,
     rate: bool,
     rate_games: u64,
 }
@@ -133,6 +139,13 @@ impl Options {
             schedules,
             seeds: number("--seeds", 1).max(1),
             max_games: number("--max-games", if smoke { 2_000 } else { 2_000_000 }),
+            step: value("--step").map_or(STEP, |v| {
+                v.parse()
+                    .ok()
+                    .filter(|s| *s > 0.0)
+                    .unwrap_or_else(|| fail(&format!("--step takes a fraction above 0, not {v}")))
+            }),
+            from: value("--from").map(|_| number("--from", 0)),
             rate,
             rate_games: number("--games", if smoke { 2_000 } else { 1_000_000 }),
         }
@@ -381,7 +394,9 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
     let mut sets = Sets::default();
     let mut scratch = Scratch::default();
     let set_size = schedule::arrangements(&options.table()).len() as u64;
-    let mut checkpoint = (options.entrants as u64 * set_size).div_ceil(options.players as u64);
+    let mut checkpoint = options
+        .from
+        .unwrap_or((options.entrants as u64 * set_size).div_ceil(options.players as u64));
     let mut run = Run {
         crossings: vec![Crossing::default(); THRESHOLDS.len()],
         games: 0,
@@ -396,20 +411,20 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         None => false,
     };
     while run.games < options.max_games && !stop(&run) {
-        let started = Instant::now();
+        let started = cpu();
         let Some(deal) = source.next(options) else {
             break;
         };
         sets.add(&play(&deal, options, &mut scratch));
-        run.play_time += started.elapsed();
+        run.play_time += cpu() - started;
         run.games += deal.seatings.len() as u64;
         if run.games < checkpoint {
             continue;
         }
-        checkpoint = ((run.games as f64) * (1.0 + STEP)).ceil() as u64;
-        let started = Instant::now();
+        checkpoint = ((run.games as f64) * (1.0 + options.step)).ceil() as u64;
+        let started = cpu();
         let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
-        run.fit_time += started.elapsed();
+        run.fit_time += cpu() - started;
         run.fits += 1;
         run.last_tau = tau(&fit, options.entrants);
         source.rate(&fit, options.entrants);
@@ -438,7 +453,7 @@ fn convergence(options: &Options) {
         } else {
             ""
         },
-        STEP * 100.0,
+        options.step * 100.0,
         options.seeds
     );
     for &kind in &options.schedules {
@@ -446,7 +461,7 @@ fn convergence(options: &Options) {
             .map(|seed| {
                 let run = converge(kind, options, seed);
                 println!(
-                    "  {:<12} seed {seed}: tau 0.9 at {}, 0.95 at {}; stopped at {} games (tau {:.3}); {} fits {:.1} s, games {:.1} s",
+                    "  {:<12} seed {seed}: tau 0.9 at {}, 0.95 at {}; stopped at {} games (tau {:.3}); {} fits {:.1} s CPU, games {:.1} s CPU",
                     kind.name(),
                     shown(run.crossings[0]),
                     shown(run.crossings[1]),
@@ -501,7 +516,20 @@ fn memory() -> (f64, f64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
-/// Times the ladder's own work over `--games` games: drawing, folding, fitting.
+/// The CPU time this thread has used: the machine is shared, and wall time would count the
+/// other processes' turns (each reading is a system call of about a microsecond).
+fn cpu() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only the timespec it is given.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "every Linux has a thread CPU clock");
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// Times the ladder's own work over `--games` games (CPU time): drawing, folding, fitting.
 fn bookkeeping(options: &Options) {
     let kind = options.schedules.first().copied().unwrap_or(Kind::Balanced);
     println!(
@@ -523,24 +551,24 @@ fn bookkeeping(options: &Options) {
         .filter(|&&m| m <= options.rate_games)
         .peekable();
     while games < options.rate_games {
-        let started = Instant::now();
+        let started = cpu();
         let Some(deal) = source.next(options) else {
             break;
         };
-        let drawn = Instant::now();
+        let drawn = cpu();
         let played = play(&deal, options, &mut scratch);
-        let folding = Instant::now();
+        let folding = cpu();
         sets.add(&played);
-        let folded = Instant::now();
+        let folded = cpu();
         draw += drawn - started;
         games_time += folding - drawn;
         fold += folded - folding;
         games += deal.seatings.len() as u64;
         if next_mark.peek().is_some_and(|&&m| games >= m) || games >= options.rate_games {
             next_mark.next();
-            let started = Instant::now();
+            let started = cpu();
             let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
-            let fit_time = started.elapsed();
+            let fit_time = cpu() - started;
             source.rate(&fit, options.entrants);
             let (peak, now) = memory();
             let own = (draw + fold).as_secs_f64();
