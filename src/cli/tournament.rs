@@ -64,7 +64,10 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(bots) => bots,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let entrants = results::entrants_of(&bots);
+    let mut entrants = results::entrants_of(&bots);
+    for entrant in &mut entrants {
+        entrant.retired = definition.retired.contains(&entrant.name);
+    }
     let schedule = definition.schedule();
     let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
     let anchor = match anchor(&args.rating, &names) {
@@ -963,6 +966,7 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
             index,
             name: e.name.clone(),
             command: e.command.clone(),
+            retired: definitions.iter().any(|d| d.retired.contains(&e.name)),
         })
         .collect();
     let mut report = Report::new("standings", complete, entrants, tally.standings());
