@@ -283,3 +283,44 @@ fn ladder_options_out_of_place_are_refused_in_one_sentence() {
         assert!(!Path::new(&out).exists(), "a refused run left {out}");
     }
 }
+
+#[test]
+fn a_bots_file_adds_and_retires_the_entrants_of_a_ladder() {
+    let sb = Sandbox::new();
+    let out = sb.path("l");
+    let bots = builtins(&["a", "b", "c"]);
+    let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
+    args.extend(["--games", "12", "--seed", "4"]);
+    assert_eq!(ladder(&out, &args).code, Some(0));
+    let file = sb.path("bots.toml");
+    fs::write(
+        &file,
+        "[[bots]]\nname = \"a\"\ncommand = \"builtin:greedy\"\nretired = true\n\n\
+         [[bots]]\nname = \"d\"\ncommand = \"builtin:random\"\n",
+    )
+    .expect("a bots file");
+    let file = file.display().to_string();
+    let resumed = ladder(&out, &["--resume", "--bots", &file, "--games", "40"]);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let report = resumed.json();
+    assert_eq!(report["entrants"][0]["retired"], true);
+    assert_eq!(report["entrants"][3]["name"], "d");
+    let games = games_each(&lines(&out));
+    assert_eq!(games[&0], 8, "a played only before it retired: {games:?}");
+    // Outside a ladder, a retired bot is refused.
+    let other = sb.path("t");
+    let refused = allfives(&[
+        "tournament",
+        "--out",
+        &other.display().to_string(),
+        "--bots",
+        &file,
+        "b=builtin:greedy",
+    ]);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("only a ladder"),
+        "{}",
+        refused.stderr
+    );
+}

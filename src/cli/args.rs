@@ -218,7 +218,7 @@ pub struct TournamentArgs {
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
     /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
-    /// (relative to the file) and `env`.
+    /// (relative to the file), `env`, `read`, `write`, and (a ladder's) `retired = true`.
     #[arg(long = "bots", value_name = "FILE")]
     pub bots_file: Option<PathBuf>,
     /// Players at each table: 2, 3 or 4.

@@ -574,7 +574,15 @@ fn define(
                 args.shard,
             );
             definition.sprt = args.sprt;
-            definition.ladder = ladder_spec(args)?;
+            definition.ladder = ladder_spec(args);
+            definition.retired = entrants::retired_in(args.bots_file.as_deref())?;
+            if let Some(name) = definition.retired.first()
+                && args.format != Format::Ladder
+            {
+                return Err(format!(
+                    "the bots file marks {name} retired: only a ladder (--format ladder) retires entrants"
+                ));
+            }
             definition
         }
     };
@@ -670,12 +678,12 @@ fn ladder_flag(args: &TournamentArgs) -> Option<&'static str> {
 }
 
 /// The ladder asked for by a first run.
-fn ladder_spec(args: &TournamentArgs) -> Result<Option<LadderSpec>, String> {
-    Ok((args.format == Format::Ladder).then_some(LadderSpec {
+fn ladder_spec(args: &TournamentArgs) -> Option<LadderSpec> {
+    (args.format == Format::Ladder).then_some(LadderSpec {
         games: args.games,
         games_each: args.games_each,
         matchmaking: args.matchmaking,
-    }))
+    })
 }
 
 /// A stored ladder continued: the stored settings as for a tournament; entrants given that are
@@ -713,7 +721,8 @@ fn ladder_resumed(
     if !added.is_empty() {
         notes.push(format!("entrants added: {}", added.join(", ")));
     }
-    for name in &args.retire {
+    let from_file = entrants::retired_in(args.bots_file.as_deref())?;
+    for name in args.retire.iter().chain(&from_file) {
         if !definition.entrants.iter().any(|e| e.name == *name) {
             let names: Vec<&str> = definition
                 .entrants
