@@ -45,7 +45,8 @@ impl Ladder {
             games_each: None,
             matchmaking: false,
         });
-        let mut pool = Pool::new(definition.entrants.len());
+        let schedule = definition.schedule();
+        let mut pool = Pool::new(definition.entrants.len()).for_tables_of(schedule.set_size());
         for (e, entrant) in definition.entrants.iter().enumerate() {
             if definition.retired.contains(&entrant.name) {
                 pool.retire(e);
@@ -58,7 +59,7 @@ impl Ladder {
                 false => Mode::Balanced,
             },
             spec,
-            schedule: definition.schedule(),
+            schedule,
             shard: definition.shard.unwrap_or((1, 1)),
             next_set: 0,
             handed: 0,
