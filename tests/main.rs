@@ -11,6 +11,7 @@ mod debugger_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod graded_tests;
+mod ladder_tests;
 mod output_error_tests;
 mod pip_tests;
 mod placement_tests;

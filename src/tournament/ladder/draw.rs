@@ -9,9 +9,10 @@
 //! - **Matchmaking**: the entrant whose rating is least certain first (an unrated one before any
 //!   rated one), then opponents drawn with weight the TrueSkill match quality (Herbrich, Minka
 //!   and Graepel, "TrueSkill: A Bayesian skill rating system", NIPS 2006): the chance that the
-//!   two are level, `exp(-d^2 / 2s^2)` for a rating difference `d` and `s^2` the sum of their
-//!   variances (plus a floor), so that entrants whose order is still in doubt meet. An
-//!   uncertainty fitted `t` tables ago shrinks as `1/sqrt(tables)` until the next fit.
+//!   two are level, `exp(-d^2 / 2s^2)` for a rating difference `d` and `s^2 = 2 beta^2` plus
+//!   their variances, `beta` being a table's spread of performance, so that entrants whose order
+//!   is still in doubt meet. An uncertainty fitted `t` tables ago shrinks as `1/sqrt(tables)`
+//!   until the next fit.
 
 use std::collections::HashMap;
 
@@ -36,8 +37,9 @@ pub struct Rated {
     pub half_width: f64,
 }
 
-/// Floor of a pair's rating spread (Elo): two exactly rated entrants still meet others.
-const SPREAD_FLOOR: f64 = 10.0;
+/// One side's spread of performance in one game under the Elo model, in Elo: the logistic
+/// difference's standard deviation (`pi / sqrt(3)` times `400 / ln 10`) over `sqrt(2)`.
+pub const GAME_BETA: f64 = 222.9;
 
 /// The entrants a ladder draws from, and what it has drawn.
 #[derive(Debug, Clone, Default)]
@@ -47,14 +49,25 @@ pub struct Pool {
     met: HashMap<(u32, u32), u32>,
     ratings: Vec<Option<Rated>>,
     tables_at_fit: Vec<u64>,
+    beta: f64,
 }
 
 impl Pool {
     /// A pool of `entrants` active entrants that have sat at no table.
     pub fn new(entrants: usize) -> Pool {
-        let mut pool = Pool::default();
+        let mut pool = Pool {
+            beta: GAME_BETA,
+            ..Pool::default()
+        };
         pool.grow(entrants);
         pool
+    }
+
+    /// The pool for tables of `games` games each (a duplicate set): a table's spread of
+    /// performance is a game's over `sqrt(games)`.
+    pub fn for_tables_of(mut self, games: usize) -> Pool {
+        self.beta = GAME_BETA / (games.max(1) as f64).sqrt();
+        self
     }
 
     /// Adds entrants (active, unrated) up to `entrants` in all.
@@ -222,7 +235,7 @@ impl Pool {
             self.uncertainty(b).unwrap_or(rb.half_width),
         );
         // Half-widths of 95% intervals as standard errors.
-        let spread = (ua / 1.96).powi(2) + (ub / 1.96).powi(2) + SPREAD_FLOOR.powi(2);
+        let spread = 2.0 * self.beta.powi(2) + (ua / 1.96).powi(2) + (ub / 1.96).powi(2);
         -(ra.elo - rb.elo).powi(2) / (2.0 * spread)
     }
 }
@@ -330,26 +343,29 @@ mod tests {
 
     #[test]
     fn matchmaking_seats_the_least_certain_with_close_ratings() {
-        let mut pool = Pool::new(50);
+        // Tables of 8 games: beta is 79 Elo. Entrants 20 Elo apart, 25 the least certain.
+        let mut pool = Pool::new(50).for_tables_of(8);
         let ratings: Vec<Option<Rated>> = (0..50)
             .map(|e| {
                 Some(Rated {
                     elo: e as f64 * 20.0,
-                    half_width: if e == 25 { 200.0 } else { 20.0 },
+                    half_width: if e == 25 { 100.0 } else { 20.0 },
                 })
             })
             .collect();
         pool.rate(&ratings);
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let mut far = 0;
-        for _ in 0..200 {
+        let mut distance = 0;
+        for _ in 0..400 {
             let table = pool.draw(2, Mode::Matchmaking, &mut rng).unwrap();
             assert!(table.contains(&25), "{table:?}");
             let other = table.iter().find(|&&e| e != 25).unwrap();
-            far += usize::from(other.abs_diff(25) > 10);
+            distance += other.abs_diff(25);
         }
-        // Opponents within 200 Elo of the uncertain entrant (10 entrants either side).
-        assert!(far < 10, "{far} of 200 opponents far away");
+        // Drawn uniformly, an opponent would be 12.5 entrants away on average; here s is
+        // sqrt(2 * 79^2 + 51^2 + 10^2) = 124 Elo, about 6 entrants.
+        let mean = distance as f64 / 400.0;
+        assert!((3.0..8.0).contains(&mean), "mean distance {mean}");
         // An unrated entrant goes first.
         pool.grow(51);
         let table = pool.draw(4, Mode::Matchmaking, &mut rng).unwrap();
