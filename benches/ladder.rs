@@ -19,8 +19,10 @@
 //! - `uniform`: each table, `k` entrants drawn uniformly at random;
 //! - `round-robin` (2 players): `tournament`'s own schedule and order (`Schedule::games`) with
 //!   as many deals as `--max-games` needs, read until the budget;
-//! - `balanced` and `matchmaking`: the ladder's draw (`tournament::ladder::draw`); matchmaking
-//!   is given each checkpoint's fit (its ratings and interval half-widths).
+//! - `balanced` and `matchmaking`: the ladder's own queue (`tournament::ladder::queue::Ladder`,
+//!   its draw, deals and seats as `tournament --format ladder` hands them out); matchmaking is
+//!   given each checkpoint's fit, so 2% apart, where the tournament refits every half round of
+//!   tables and then every 10% more sets.
 //!
 //! **Bookkeeping** (`--rate`): one schedule's draw, the fold of each set and a fit at 100k,
 //! 300k and 1M games, timed apart from the games themselves, with the process's peak resident
@@ -34,12 +36,17 @@
 //! `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
 //! is a smoke run whose figures mean nothing. Figures and commands: docs/benchmarks.md.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use allfives::bot::builtin::Builtin;
+use allfives::engine::protocol::ClockInfo;
 use allfives::engine::rules::Rules;
 use allfives::referee::builtin_game::{self, Scratch};
-use allfives::tournament::ladder::draw::{Mode, Pool, Rated};
+use allfives::referee::game::FaultPolicy;
+use allfives::tournament::definition::{Definition, EntrantDef};
+use allfives::tournament::ladder::LadderSpec;
+use allfives::tournament::ladder::queue::{Ladder, LadderGames};
 use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side};
 use allfives::tournament::ratings::kendall;
 use allfives::tournament::schedule::{self, Format, GamePlan, Schedule, Table};
@@ -193,26 +200,20 @@ enum Source {
     },
     /// The tournament's own round-robin, in its order.
     RoundRobin(Box<dyn Iterator<Item = GamePlan>>, usize),
-    /// The ladder's draw.
-    Ladder {
-        pool: Pool,
-        mode: Mode,
-        rng: ChaCha8Rng,
-        master: u64,
-        dealt: u64,
-    },
+    /// The ladder's own queue (`tournament --format ladder`), shared with the games it hands
+    /// out as the workers share it.
+    Ladder(Arc<Mutex<Ladder>>, LadderGames, usize),
 }
 
 impl Source {
     fn new(kind: Kind, options: &Options, seed: u64) -> Source {
         let rng = || ChaCha8Rng::seed_from_u64(seeds::derive(seed, 1));
         let master = seeds::derive(seed, 2);
-        let ladder = |mode| Source::Ladder {
-            pool: Pool::new(options.entrants),
-            mode,
-            rng: rng(),
-            master,
-            dealt: 0,
+        let ladder = |matchmaking| {
+            let definition = ladder_definition(options, master, matchmaking);
+            let set_size = definition.schedule().set_size();
+            let shared = Arc::new(Mutex::new(Ladder::new(&definition)));
+            Source::Ladder(shared.clone(), LadderGames(shared), set_size)
         };
         match kind {
             Kind::Uniform => Source::Uniform {
@@ -239,8 +240,8 @@ impl Source {
                 let set_size = schedule.set_size();
                 Source::RoundRobin(Box::new(schedule.into_games(None)), set_size)
             }
-            Kind::Balanced => ladder(Mode::Balanced),
-            Kind::Matchmaking => ladder(Mode::Matchmaking),
+            Kind::Balanced => ladder(false),
+            Kind::Matchmaking => ladder(true),
         }
     }
 
@@ -257,46 +258,65 @@ impl Source {
                     seatings: orders(),
                 })
             }
-            Source::RoundRobin(games, set_size) => {
-                let plans: Vec<GamePlan> = games.take(*set_size).collect();
-                let first = plans.first()?;
-                Some(Deal {
-                    members: first.members.clone(),
-                    seed: first.seed,
-                    seatings: plans.iter().map(|p| p.seating.clone()).collect(),
-                })
-            }
-            Source::Ladder {
-                pool,
-                mode,
-                rng,
-                master,
-                dealt,
-            } => {
-                let members = pool.draw(options.players, *mode, rng)?;
-                pool.seat(&members);
-                *dealt += 1;
-                Some(Deal {
-                    members,
-                    seed: deal_seed(*master, *dealt),
-                    seatings: orders(),
-                })
-            }
+            Source::RoundRobin(games, set_size) => whole_set(games, *set_size),
+            Source::Ladder(_, games, set_size) => whole_set(games, *set_size),
         }
     }
 
-    /// Gives matchmaking the latest fit (the other schedules read none).
-    fn rate(&mut self, fit: &BatchFit, entrants: usize) {
-        if let Source::Ladder { pool, .. } = self {
-            let mut ratings: Vec<Option<Rated>> = vec![None; entrants];
-            for r in &fit.entrants {
-                ratings[r.entrant] = r.interval.map(|(lo, hi)| Rated {
-                    elo: r.elo,
-                    half_width: (hi - lo) / 2.0,
-                });
-            }
-            pool.rate(&ratings);
+    /// Gives the ladder the latest fit (its matchmaking reads it; the other schedules none).
+    fn rate(&mut self, fit: &BatchFit) {
+        if let Source::Ladder(ladder, ..) = self {
+            ladder.lock().expect("the bench has one thread").rate(fit);
         }
+    }
+}
+
+/// The next `set_size` games of a schedule, a deal's set, as one deal.
+fn whole_set(games: &mut dyn Iterator<Item = GamePlan>, set_size: usize) -> Option<Deal> {
+    let plans: Vec<GamePlan> = games.take(set_size).collect();
+    let first = plans.first()?;
+    Some(Deal {
+        members: first.members.clone(),
+        seed: first.seed,
+        seatings: plans.iter().map(|p| p.seating.clone()).collect(),
+    })
+}
+
+/// A ladder of the graded entrants, as `tournament --format ladder` defines it, with a budget
+/// no run reaches (the bench stops it).
+fn ladder_definition(options: &Options, master: u64, matchmaking: bool) -> Definition {
+    Definition {
+        kind: "allfives-tournament".into(),
+        version: 1,
+        entrants: (0..options.entrants)
+            .map(|e| EntrantDef {
+                name: format!("mix-{e}"),
+                command: format!("builtin:mix:{}", mix_p(e, options.entrants)),
+                dir: None,
+                env: Default::default(),
+            })
+            .collect(),
+        format: Format::Ladder,
+        table: options.table(),
+        deals: 1,
+        seed: master,
+        rules: options.rules(),
+        clock: ClockInfo {
+            startup_ms: 10_000,
+            move_ms: 1_000,
+            bank_ms: 0,
+        },
+        clock_kind: Default::default(),
+        on_fault: FaultPolicy::Forfeit,
+        max_line: 1 << 16,
+        shard: None,
+        sprt: None,
+        ladder: Some(LadderSpec {
+            games: Some(u64::MAX / 2),
+            games_each: None,
+            matchmaking,
+        }),
+        retired: Vec::new(),
     }
 }
 
@@ -427,7 +447,7 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         run.fit_time += cpu() - started;
         run.fits += 1;
         run.last_tau = tau(&fit, options.entrants);
-        source.rate(&fit, options.entrants);
+        source.rate(&fit);
         for (crossing, threshold) in run.crossings.iter_mut().zip(THRESHOLDS) {
             crossing.observe(run.games, run.last_tau, threshold);
         }
@@ -569,7 +589,7 @@ fn bookkeeping(options: &Options) {
             let started = cpu();
             let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
             let fit_time = cpu() - started;
-            source.rate(&fit, options.entrants);
+            source.rate(&fit);
             let (peak, now) = memory();
             let own = (draw + fold).as_secs_f64();
             println!(
