@@ -93,7 +93,16 @@ pub struct BatchRating {
     /// Whether it is separated from the next entrant at 95% (its difference more than 1.96
     /// standard errors).
     pub separated_from_next: Option<bool>,
+    /// Whether its rating is still settling: it has no interval, or its interval is more than
+    /// [`PROVISIONAL_RATIO`] times as wide as the median of the rated entrants' (never the
+    /// anchor entrant's, exact by definition).
+    #[serde(default)]
+    pub provisional: bool,
 }
+
+/// How many times the median half-width an entrant's half-width may be before its rating is
+/// provisional.
+pub const PROVISIONAL_RATIO: f64 = 1.25;
 
 /// Elo points per natural unit of the logistic curve: 400 / ln 10.
 const SCALE: f64 = 400.0 / std::f64::consts::LN_10;
@@ -112,8 +121,53 @@ pub struct BatchFit {
     pub prior: bool,
 }
 
+impl BatchFit {
+    /// The rating of `entrant` (by index), if it is rated.
+    pub fn rating(&self, entrant: usize) -> Option<&BatchRating> {
+        self.entrants.iter().find(|r| r.entrant == entrant)
+    }
+
+    /// The half-width of `entrant`'s 95% interval in Elo, if it has one.
+    pub fn half_width(&self, entrant: usize) -> Option<f64> {
+        self.rating(entrant)?.interval.map(half_width)
+    }
+
+    /// Whether `entrant`'s rating is still settling (see [`BatchRating::provisional`]); an
+    /// entrant not rated at all is.
+    pub fn is_provisional(&self, entrant: usize) -> bool {
+        self.rating(entrant).is_none_or(|r| r.provisional)
+    }
+}
+
+/// The half-width of an interval.
+fn half_width((low, high): (f64, f64)) -> f64 {
+    (high - low) / 2.0
+}
+
 /// The ratings of every entrant that played a complete set, sorted best first.
 pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
+    fit_starting(names, sets, anchor, &BTreeMap::new())
+}
+
+/// [`fit`], its search started from `previous` (a fit of fewer of the same games): a ladder that
+/// refits every few hundred games converges in a step or two. The maximum is the same as
+/// [`fit`]'s to the search's tolerance (below 2e-7 Elo), not to the last bit.
+pub fn fit_from(names: &[String], sets: &Sets, anchor: Anchor, previous: &BatchFit) -> BatchFit {
+    let start: BTreeMap<usize, f64> = previous
+        .entrants
+        .iter()
+        .map(|r| (r.entrant, r.elo / SCALE))
+        .collect();
+    fit_starting(names, sets, anchor, &start)
+}
+
+/// The fit, its search started from `start` (natural units by entrant; others at their mean).
+fn fit_starting(
+    names: &[String],
+    sets: &Sets,
+    anchor: Anchor,
+    start: &BTreeMap<usize, f64>,
+) -> BatchFit {
     let rated: Vec<usize> = sets
         .counts
         .keys()
@@ -130,12 +184,18 @@ pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
         };
     }
     let column: BTreeMap<usize, usize> = rated.iter().enumerate().map(|(i, &e)| (e, i)).collect();
+    let known: Vec<f64> = rated.iter().filter_map(|e| start.get(e).copied()).collect();
+    let level = known.iter().sum::<f64>() / known.len().max(1) as f64;
+    let first: Vec<f64> = rated
+        .iter()
+        .map(|e| start.get(e).copied().unwrap_or(level))
+        .collect();
     let plain = Model::new(sets, &column, rated.len(), false);
-    let (model, strengths, prior) = match plain.solve() {
+    let (model, strengths, prior) = match plain.solve(first.clone()) {
         Some(strengths) => (plain, strengths, false),
         None => {
             let model = Model::new(sets, &column, rated.len(), true);
-            let strengths = model.solve().unwrap_or_else(|| vec![0.0; rated.len()]);
+            let strengths = model.solve(first).unwrap_or_else(|| vec![0.0; rated.len()]);
             (model, strengths, true)
         }
     };
@@ -226,8 +286,8 @@ impl Model {
     /// The strengths (natural units, level free) that maximize the likelihood:
     /// Newton's method, each step halved until the likelihood rises. `None` if there is no
     /// finite maximum (the steps run off past [`UNBOUNDED`]).
-    fn solve(&self) -> Option<Vec<f64>> {
-        let mut r = vec![0.0; self.size];
+    fn solve(&self, start: Vec<f64>) -> Option<Vec<f64>> {
+        let mut r = start;
         for _ in 0..100 {
             let (value, gradient, information) = self.derivatives(&r);
             let step = multiply_vector(&invert(&information)?, &gradient);
@@ -318,7 +378,7 @@ fn place(
     };
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(rated[a].cmp(&rated[b])));
-    order
+    let mut ratings: Vec<BatchRating> = order
         .iter()
         .enumerate()
         .map(|(place, &i)| {
@@ -348,9 +408,39 @@ fn place(
                 interval,
                 los_next: next.map(clean),
                 separated_from_next: next.map(|los| los > 0.975),
+                provisional: false,
             }
         })
-        .collect()
+        .collect();
+    let anchored = match anchor {
+        Anchor::Entrant(e, _) => Some(e),
+        Anchor::Mean(_) => None,
+    };
+    mark_provisional(&mut ratings, anchored);
+    ratings
+}
+
+/// Marks the ratings still settling: no interval, or a half-width above [`PROVISIONAL_RATIO`]
+/// times the median of those with one. The anchor entrant (`anchored`) has no interval because
+/// it is exact, so it never is.
+fn mark_provisional(ratings: &mut [BatchRating], anchored: Option<usize>) {
+    let mut widths: Vec<f64> = ratings
+        .iter()
+        .filter_map(|r| r.interval.map(half_width))
+        .collect();
+    widths.sort_by(f64::total_cmp);
+    let median = match widths.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(widths[n / 2]),
+        n => Some((widths[n / 2 - 1] + widths[n / 2]) / 2.0),
+    };
+    for r in ratings.iter_mut() {
+        r.provisional = match (r.interval, median) {
+            _ if Some(r.entrant) == anchored => false,
+            (Some(interval), Some(median)) => half_width(interval) > PROVISIONAL_RATIO * median,
+            _ => true,
+        };
+    }
 }
 
 fn logistic(x: f64) -> f64 {
@@ -578,6 +668,54 @@ mod tests {
         // Told apart by nothing but rounding (the ridge's conditioning): level to 1e-3 Elo.
         assert!((rated(&p, 0) - rated(&p, 1)).abs() < 1e-3, "{p:?}");
         assert!((rated(&p, 2) - rated(&p, 3)).abs() < 1e-3, "{p:?}");
+    }
+
+    #[test]
+    fn an_entrant_with_few_games_is_provisional() {
+        // Four entrants meet often; e4 plays two sets only, losing one and winning the other.
+        let mut sets = Sets::default();
+        for round in 0..6 {
+            for (a, b) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+                sets.add(&pair(
+                    a,
+                    b,
+                    1 + (round + a) as u32 % 2,
+                    1 + (round + b) as u32 % 2,
+                ));
+            }
+        }
+        sets.add(&pair(0, 4, 1, 1));
+        sets.add(&pair(1, 4, 2, 2));
+        let fit = fit(&names(5), &sets, Anchor::Mean(0.0));
+        assert!(fit.is_provisional(4), "{fit:?}");
+        assert!((0..4).all(|e| !fit.is_provisional(e)), "{fit:?}");
+        let settled = fit.half_width(0).expect("an interval");
+        assert!(fit.half_width(4).expect("an interval") > PROVISIONAL_RATIO * settled);
+        assert!(fit.is_provisional(7), "not rated at all");
+        assert_eq!(fit.half_width(7), None);
+        // The anchor entrant has no interval, being exact, yet is not provisional.
+        let anchored = super::fit(&names(5), &sets, Anchor::Entrant(1, 0.0));
+        assert_eq!(anchored.half_width(1), None);
+        assert!(!anchored.is_provisional(1));
+    }
+
+    #[test]
+    fn a_warm_start_reaches_the_same_maximum() {
+        let mut sets = Sets::default();
+        for round in 0..4u32 {
+            for (a, b) in [(0, 1), (0, 2), (1, 2), (2, 3), (1, 3)] {
+                sets.add(&pair(a, b, 1 + (round + a as u32) % 2, 1 + round % 2));
+            }
+        }
+        let before = fit(&names(4), &sets, Anchor::Mean(0.0));
+        sets.add(&pair(0, 3, 1, 1));
+        sets.add(&pair(3, 1, 1, 2));
+        let cold = fit(&names(4), &sets, Anchor::Mean(0.0));
+        let warm = fit_from(&names(4), &sets, Anchor::Mean(0.0), &before);
+        for (c, w) in cold.entrants.iter().zip(&warm.entrants) {
+            assert_eq!(c.entrant, w.entrant);
+            assert!((c.elo - w.elo).abs() < 1e-6, "{cold:?} {warm:?}");
+        }
     }
 
     proptest::proptest! {
