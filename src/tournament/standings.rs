@@ -12,6 +12,7 @@ use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
 use crate::tournament::ratings::batch::{BatchFit, Side};
 use crate::tournament::ratings::normal::clean;
+use crate::tournament::ratings::sets;
 use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::ratings::{self, Anchor, Elo, Sets, Sprt, SprtSpec, SprtTest};
 use crate::tournament::results::GameLine;
@@ -425,7 +426,9 @@ impl Tally {
                 test.observe(*counts);
             }
         }
-        self.sets.add(&games);
+        let (group, deal, deal_seed) = &key;
+        let parts = group.iter().map(|&e| e as u64).chain([*deal, *deal_seed]);
+        self.sets.add(sets::key_of(parts), &games);
     }
 
     /// The crosstable, empty past [`CROSSTABLE_LIMIT`] entrants.
