@@ -3,15 +3,19 @@
 //! - [`pentanomial`]: two entrants' Elo difference, interval and LOS from their duplicate pairs;
 //! - [`sprt`]: the sequential test on those pairs, its decision latched once taken;
 //! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
+//! - [`sets`]: the complete sets it reads, in memory flat in their number;
+//! - [`cholesky`]: the symmetric systems its Newton steps and covariance solve;
 //! - [`normal`]: the normal distribution and clean figures for printing;
 //! - [`kendall`]: Kendall's tau-b between a ranking and a known order (the ladder's bench).
 //!
 //! Every formula and its source is in docs/results.md.
 
 pub mod batch;
+pub mod cholesky;
 pub mod kendall;
 pub mod normal;
 pub mod pentanomial;
+pub mod sets;
 pub mod sprt;
 #[cfg(test)]
 mod sprt_simulation;
