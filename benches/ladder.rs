@@ -48,7 +48,7 @@ use allfives::tournament::definition::{Definition, EntrantDef};
 use allfives::tournament::ladder::LadderSpec;
 use allfives::tournament::ladder::queue::{Ladder, LadderGames};
 use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side};
-use allfives::tournament::ratings::kendall;
+use allfives::tournament::ratings::{kendall, sets};
 use allfives::tournament::schedule::{self, Format, GamePlan, Schedule, Table};
 use allfives::tournament::seeds;
 use allfives_engine::deal::below;
@@ -187,6 +187,9 @@ fn fail(why: &str) -> ! {
 struct Deal {
     members: Vec<usize>,
     seed: u64,
+    /// Its set's key for the fit's sample, as the standings make it (`sets::key_of` its group,
+    /// deal and deal seed).
+    key: u64,
     seatings: Vec<Vec<usize>>,
 }
 
@@ -252,9 +255,11 @@ impl Source {
             Source::Uniform { rng, master, dealt } => {
                 let members = distinct(rng, options.entrants, options.players);
                 *dealt += 1;
+                let seed = deal_seed(*master, *dealt);
                 Some(Deal {
+                    key: set_key(&members, *dealt, seed),
                     members,
-                    seed: deal_seed(*master, *dealt),
+                    seed,
                     seatings: orders(),
                 })
             }
@@ -276,10 +281,16 @@ fn whole_set(games: &mut dyn Iterator<Item = GamePlan>, set_size: usize) -> Opti
     let plans: Vec<GamePlan> = games.take(set_size).collect();
     let first = plans.first()?;
     Some(Deal {
+        key: set_key(&first.members, first.deal, first.deal_seed),
         members: first.members.clone(),
         seed: first.seed,
         seatings: plans.iter().map(|p| p.seating.clone()).collect(),
     })
+}
+
+/// A set's key, as the standings make it.
+fn set_key(group: &[usize], deal: u64, deal_seed: u64) -> u64 {
+    sets::key_of(group.iter().map(|&e| e as u64).chain([deal, deal_seed]))
 }
 
 /// A ladder of the graded entrants, as `tournament --format ladder` defines it, with a budget
@@ -360,6 +371,17 @@ fn play(deal: &Deal, options: &Options, scratch: &mut Scratch) -> Vec<Vec<(Side,
         .collect()
 }
 
+/// The ratings now, the search started from the previous fit as the tournament's refits start
+/// it (`None` before the first); the previous fit is kept for the next.
+fn refit(names: &[String], sets: &Sets, previous: &mut Option<BatchFit>) -> BatchFit {
+    let fit = match previous {
+        Some(before) => batch::fit_from(names, sets, Anchor::Mean(0.0), before),
+        None => batch::fit(names, sets, Anchor::Mean(0.0)),
+    };
+    *previous = Some(fit.clone());
+    fit
+}
+
 /// Kendall's tau-b of a fit against the true order (entrant 0 strongest); an entrant not rated
 /// yet counts at the mean, 0.
 fn tau(fit: &BatchFit, entrants: usize) -> f64 {
@@ -412,6 +434,7 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
     let names: Vec<String> = (0..options.entrants).map(|e| format!("mix-{e}")).collect();
     let mut source = Source::new(kind, options, seed);
     let mut sets = Sets::default();
+    let mut previous = None;
     let mut scratch = Scratch::default();
     let set_size = schedule::arrangements(&options.table()).len() as u64;
     let mut checkpoint = options
@@ -435,7 +458,7 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         let Some(deal) = source.next(options) else {
             break;
         };
-        sets.add(&play(&deal, options, &mut scratch));
+        sets.add(deal.key, &play(&deal, options, &mut scratch));
         run.play_time += cpu() - started;
         run.games += deal.seatings.len() as u64;
         if run.games < checkpoint {
@@ -443,7 +466,7 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         }
         checkpoint = ((run.games as f64) * (1.0 + options.step)).ceil() as u64;
         let started = cpu();
-        let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
+        let fit = refit(&names, &sets, &mut previous);
         run.fit_time += cpu() - started;
         run.fits += 1;
         run.last_tau = tau(&fit, options.entrants);
@@ -562,6 +585,7 @@ fn bookkeeping(options: &Options) {
     let names: Vec<String> = (0..options.entrants).map(|e| format!("mix-{e}")).collect();
     let mut source = Source::new(kind, options, 1);
     let mut sets = Sets::default();
+    let mut previous = None;
     let mut scratch = Scratch::default();
     let (mut draw, mut fold, mut games_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut games = 0u64;
@@ -578,7 +602,7 @@ fn bookkeeping(options: &Options) {
         let drawn = cpu();
         let played = play(&deal, options, &mut scratch);
         let folding = cpu();
-        sets.add(&played);
+        sets.add(deal.key, &played);
         let folded = cpu();
         draw += drawn - started;
         games_time += folding - drawn;
@@ -587,7 +611,7 @@ fn bookkeeping(options: &Options) {
         if next_mark.peek().is_some_and(|&&m| games >= m) || games >= options.rate_games {
             next_mark.next();
             let started = cpu();
-            let fit = batch::fit(&names, &sets, Anchor::Mean(0.0));
+            let fit = refit(&names, &sets, &mut previous);
             let fit_time = cpu() - started;
             source.rate(&fit);
             let (peak, now) = memory();
