@@ -6,7 +6,9 @@
 //! 0 is greedy, the last random, and a smaller P is stronger. Games are real games played
 //! straight through the engine (`referee::builtin_game`: no process, no log), each table's deal
 //! played in every seat arrangement that matters (`tournament::schedule::arrangements`), each
-//! complete set folded into `ratings::batch::Sets` and fitted with `ratings::batch::fit`.
+//! complete set folded into `ratings::batch::Sets` (keyed as the standings key it) and fitted
+//! with `ratings::batch::fit`, each later fit started from the one before (`fit_from`), as the
+//! tournament refits.
 //!
 //! **Convergence** (the default): for each schedule, games are played and the fit is taken at
 //! checkpoints 2% apart (each checkpoint at least 1.02 times the games of the one before, at the
@@ -25,15 +27,15 @@
 //!   tables and then every 10% more sets.
 //!
 //! **Bookkeeping** (`--rate`): one schedule's draw, the fold of each set and a fit at 100k,
-//! 300k and 1M games, timed apart from the games themselves, with the process's peak resident
-//! memory (VmHWM) at each.
+//! 300k and 1M games, in CPU time apart from the games themselves, with the process's peak
+//! resident memory (VmHWM) at each.
 //!
 //! `cargo bench --bench ladder` runs a small convergence case (20 entrants, 2 players, every
 //! schedule) in a few seconds. Options (after `--`): `--entrants N`, `--players 2|3|4` (4 is
 //! cut-throat), `--schedules uniform,round-robin,balanced,matchmaking`, `--seeds S` (seeds 1 to
 //! S, medians reported), `--max-games G`, `--step F` (checkpoints' spacing, default 0.02),
-//! `--from G` (the first checkpoint; for 1,000 entrants, whose fits take long), `--rate` (with `--games G`, default 1,000,000, and
-//! `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
+//! `--from G` (the first checkpoint; for 1,000 entrants, whose fits take seconds), `--rate`
+//! (with `--games G`, default 1,000,000, and `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
 //! is a smoke run whose figures mean nothing. Figures and commands: docs/benchmarks.md.
 
 use std::sync::{Arc, Mutex};
