@@ -199,7 +199,7 @@ struct Deal {
 enum Source {
     /// `k` entrants drawn uniformly at random.
     Uniform {
-        rng: ChaCha8Rng,
+        rng: Box<ChaCha8Rng>,
         master: u64,
         dealt: u64,
     },
@@ -222,7 +222,7 @@ impl Source {
         };
         match kind {
             Kind::Uniform => Source::Uniform {
-                rng: rng(),
+                rng: Box::new(rng()),
                 master,
                 dealt: 0,
             },
