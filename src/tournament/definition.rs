@@ -73,6 +73,11 @@ pub struct Definition {
     /// The sequential test that stops the tournament once it decides, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSpec>,
+    /// Logs kept in packs (`--pack-logs`), not a file per game. How logs are stored decides
+    /// no game: it is left out of [`digest_for`](Definition::digest_for) and of
+    /// [`same_games`](Definition::same_games).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pack_logs: bool,
 }
 
 impl Definition {
@@ -107,6 +112,7 @@ impl Definition {
             max_line: settings.max_line,
             shard,
             sprt: None,
+            pack_logs: false,
         }
     }
 
@@ -229,10 +235,19 @@ impl Definition {
         let mut same = self.clone();
         same.entrants = stored.entrants.clone();
         same.deals = stored.deals;
-        match same == *stored {
+        match same.same_games(stored) {
             true => Ok(()),
             false => Err("its seed, schedule, rules or clocks differ".to_string()),
         }
+    }
+
+    /// Whether `self` and `other` define the same games: equal but for how logs are stored.
+    pub fn same_games(&self, other: &Definition) -> bool {
+        let stored_alike = Definition {
+            pack_logs: other.pack_logs,
+            ..self.clone()
+        };
+        stored_alike == *other
     }
 
     /// Reads `DIR/tournament.json`; `None` if there is none.

@@ -67,15 +67,22 @@ pub struct GameLine {
     pub ending: GameEnding,
     /// Every fault, in order; the one with `forfeit` cost the game.
     pub faults: Vec<FaultLine>,
-    /// The log, relative to the results' folder (a tournament) or as written (a match).
+    /// The log, relative to the results' folder (a tournament) or as written (a match): a
+    /// file of its own, or, with `--pack-logs`, the pack holding it (`logs/pack-wN.zst`).
     pub log: Option<String>,
+    /// A packed log only: where its zstd frame starts in the pack, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_offset: Option<u64>,
+    /// A packed log only: its zstd frame's length in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_bytes: Option<u64>,
     /// The command line that plays this game again, alone, exactly as dealt.
     pub rerun: String,
     /// In a tournament: the SHA-256 of its definition as it concerns this game
     /// ([`Definition::digest_for`](crate::tournament::definition::Definition::digest_for)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definition: Option<String>,
-    /// In a tournament: the SHA-256 of its log, as written.
+    /// In a tournament: the SHA-256 of its log, as written (a packed log's uncompressed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_sha256: Option<String>,
 }
@@ -189,6 +196,8 @@ impl GameLine {
             ending: result.ending,
             faults,
             log: cx.log,
+            log_offset: None,
+            log_bytes: None,
             rerun: cx.rerun,
             definition: None,
             log_sha256: None,
