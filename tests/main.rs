@@ -11,6 +11,7 @@ mod debugger_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod output_error_tests;
+mod pack_tests;
 mod pip_tests;
 mod placement_tests;
 mod ratings_tests;

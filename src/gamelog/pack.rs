@@ -9,7 +9,7 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use zstd::bulk::Compressor;
@@ -56,11 +56,12 @@ impl PackWriter {
         })
     }
 
-    /// Appends `log` as one frame, synced to disk before this returns; where it is.
+    /// Appends `log` as one frame; where it is. The frame is written, not synced: whoever
+    /// names it somewhere that must outlive a crash syncs the pack first ([`sync`]), once for
+    /// all the frames written meanwhile.
     pub fn append(&mut self, log: &[u8]) -> io::Result<Frame> {
         let frame = self.compressor.compress(log)?;
         self.file.write_all(&frame)?;
-        self.file.sync_data()?;
         let at = Frame {
             offset: self.len,
             bytes: frame.len() as u64,
@@ -68,6 +69,16 @@ impl PackWriter {
         self.len += at.bytes;
         Ok(at)
     }
+}
+
+/// Syncs the pack at `path` to disk: every frame written to it so far, by any writer.
+pub fn sync(path: &Path) -> io::Result<()> {
+    // fdatasync applies to the file, whichever descriptor asks: a read-only one will do.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?
+        .sync_data()
 }
 
 /// Why a frame could not be read.

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -223,10 +223,13 @@ impl GameLine {
     }
 }
 
-/// Appends game lines to `results.jsonl`, each written whole and synced before it counts.
+/// Appends game lines to `results.jsonl`, each written whole and synced before it counts, after
+/// the packs holding their logs.
 #[derive(Debug)]
 pub struct ResultsWriter {
     file: File,
+    /// The results' folder, where lines' packs are.
+    dir: PathBuf,
 }
 
 impl ResultsWriter {
@@ -248,13 +251,26 @@ impl ResultsWriter {
         if whole < len {
             file.set_len(whole)?;
         }
-        Ok(ResultsWriter { file })
+        let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        Ok(ResultsWriter { file, dir })
     }
 
-    /// Appends lines in one write, then syncs them to disk (one sync for many games).
+    /// Appends lines in one write, then syncs them to disk (one sync for many games). The packs
+    /// that hold their logs are synced first, each once: no line names a frame that a crash
+    /// could lose.
     pub fn append(&mut self, lines: &[GameLine]) -> io::Result<()> {
         if lines.is_empty() {
             return Ok(());
+        }
+        let mut packs: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.log_offset.is_some())
+            .filter_map(|l| l.log.as_deref())
+            .collect();
+        packs.sort_unstable();
+        packs.dedup();
+        for pack in packs {
+            crate::gamelog::pack::sync(&self.dir.join(pack))?;
         }
         let mut bytes = Vec::new();
         for line in lines {

@@ -253,20 +253,17 @@ impl Worker {
         let played = play_planned(&self.run.settings, planned, &mut self.players, &mut log).await?;
         let bytes = log.into_bytes();
         let file = game_logs::pack_name(self.index);
-        let mut pack = match self.pack.take() {
+        let pack = match &mut self.pack {
             Some(pack) => pack,
-            None => PackWriter::open(&self.run.dir.join(&file))?,
+            None => self
+                .pack
+                .insert(PackWriter::open(&self.run.dir.join(&file))?),
         };
-        // Compressing, writing and syncing wait off the worker's thread; the results line
-        // counts the game only once its frame is on disk.
-        let (pack, frame) = tokio::task::spawn_blocking(move || {
-            let frame = pack.append(&bytes);
-            (pack, frame.map(|f| (f, digest::sha256_hex(&bytes))))
-        })
-        .await
-        .map_err(std::io::Error::other)?;
-        self.pack = Some(pack);
-        let (frame, sha256) = frame?;
+        // Compressing and writing take a fraction of a builtin game, here on the worker's own
+        // CPU; the sync is left to the results writer, once for every game finished meanwhile
+        // (ResultsWriter::append), before any line names the frame.
+        let frame = pack.append(&bytes)?;
+        let sha256 = digest::sha256_hex(&bytes);
         let kept = KeptLog {
             file,
             frame: Some(frame),
