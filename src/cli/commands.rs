@@ -31,9 +31,9 @@ use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
 use crate::sandbox::files;
+use crate::tournament::game_logs;
 use crate::tournament::report_stream::ReportStream;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
-use crate::tournament::game_logs;
 use crate::tournament::standings::Tally;
 use crate::tournament::{schedule, seeds};
 

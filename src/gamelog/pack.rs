@@ -162,7 +162,13 @@ mod tests {
             assert_eq!(read_frame(&path, *frame).expect("a frame"), *log);
         }
         let all = zstd::stream::decode_all(File::open(&path).expect("the pack")).expect("decodes");
-        assert_eq!(all, logs.concat().into_iter().chain(*b"last\n").collect::<Vec<_>>());
+        assert_eq!(
+            all,
+            logs.concat()
+                .into_iter()
+                .chain(*b"last\n")
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -177,18 +183,30 @@ mod tests {
             bytes: second.bytes - 1,
             ..second
         };
-        assert!(matches!(read_frame(&path, torn), Err(FrameError::NotAFrame(_))));
+        assert!(matches!(
+            read_frame(&path, torn),
+            Err(FrameError::NotAFrame(_))
+        ));
         let two = Frame {
             bytes: first.bytes + second.bytes,
             ..first
         };
-        assert!(matches!(read_frame(&path, two), Err(FrameError::NotAFrame(_))));
+        assert!(matches!(
+            read_frame(&path, two),
+            Err(FrameError::NotAFrame(_))
+        ));
         let mut bytes = std::fs::read(&path).expect("the pack");
         let last = (second.offset + second.bytes - 2) as usize;
         bytes[last] ^= 0xff;
         std::fs::write(&path, &bytes).expect("changed");
-        assert!(matches!(read_frame(&path, second), Err(FrameError::Corrupt { .. })));
-        assert_eq!(cut_to(&path, first.bytes + 3).expect("cut"), second.bytes - 3);
+        assert!(matches!(
+            read_frame(&path, second),
+            Err(FrameError::Corrupt { .. })
+        ));
+        assert_eq!(
+            cut_to(&path, first.bytes + 3).expect("cut"),
+            second.bytes - 3
+        );
         assert_eq!(cut_to(&path, first.bytes).expect("cut"), 3);
         assert_eq!(read_frame(&path, first).expect("a frame"), vec![b'x'; 1000]);
         assert!(cut_to(&path, first.bytes + 1).is_err());

@@ -107,7 +107,7 @@ impl PackEnds {
     }
 
     /// Cuts every pack in `DIR/logs` back to the end of the last game that results name (a
-    /// pack no line names, to nothing): what a run killed while writing a game left past it
+    /// pack no line names is removed): what a run killed while writing a game left past it
     /// goes, and that game is played again. A word for each pack cut; an error when a pack is
     /// shorter than its games (cut or replaced since). `packing`: whether this run packs.
     pub fn repair(&self, dir: &Path, packing: bool) -> Result<Vec<String>, String> {
@@ -118,9 +118,18 @@ impl PackEnds {
             false => Vec::new(),
         };
         for file in packs {
-            let end = self.0.get(&file).copied().unwrap_or(0);
             let shown = dir.join(&file);
             let shown = shown.display();
+            let Some(&end) = self.0.get(&file) else {
+                // No game is in it: all it holds is part of one being written (an empty file
+                // would not even be a zstd stream).
+                std::fs::remove_file(dir.join(&file))
+                    .map_err(|e| format!("cannot remove {shown}: {e}"))?;
+                notes.push(format!(
+                    "removed {shown}, which held no game that results.jsonl names (only part of one being written when a run stopped: it is played again)"
+                ));
+                continue;
+            };
             match pack::cut_to(&dir.join(&file), end) {
                 Ok(0) => {}
                 Ok(cut) => notes.push(format!(
@@ -146,8 +155,8 @@ impl PackEnds {
     fn packs_in(&self, dir: &Path) -> Result<Vec<String>, String> {
         let mut packs: Vec<String> = self.0.keys().cloned().collect();
         let logs = dir.join("logs");
-        let listed = std::fs::read_dir(&logs)
-            .map_err(|e| format!("cannot read {}: {e}", logs.display()))?;
+        let listed =
+            std::fs::read_dir(&logs).map_err(|e| format!("cannot read {}: {e}", logs.display()))?;
         for entry in listed {
             let entry = entry.map_err(|e| format!("cannot read {}: {e}", logs.display()))?;
             let name = format!("logs/{}", entry.file_name().to_string_lossy());
@@ -167,8 +176,8 @@ pub fn games(dir: &Path) -> Result<Vec<(String, Place)>, String> {
     let mut games = Vec::new();
     let mut seen = std::collections::HashSet::new();
     read_results(&path, |number, line, _| {
-        let place = Place::of(&line)
-            .map_err(|why| format!("{}, line {number}: {why}", path.display()))?;
+        let place =
+            Place::of(&line).map_err(|why| format!("{}, line {number}: {why}", path.display()))?;
         if seen.insert(line.id.clone()) {
             games.push((line.id, place));
         }
