@@ -196,33 +196,31 @@ fn a_tampered_pack_fails_verify_and_replay_naming_the_game() {
         );
         dir_results
     };
-    let cases: [(&str, Box<dyn Fn(&Path)>, &str); 3] = [
+    // Each case: its folder, the file written over, what it holds, what --verify says.
+    let cases = [
         (
             "changed",
-            Box::new(|dir| fs::write(dir.join("logs/pack-w0.zst"), &changed).expect("write")),
+            "logs/pack-w0.zst",
+            changed,
             "does not decompress",
         ),
         (
             "cut",
-            Box::new(|dir| {
-                fs::write(
-                    dir.join("logs/pack-w0.zst"),
-                    &original[..offset + bytes - 1],
-                )
-                .expect("write")
-            }),
+            "logs/pack-w0.zst",
+            original[..offset + bytes - 1].to_vec(),
             "cannot read bytes",
         ),
         (
             "swapped",
-            Box::new(|dir| fs::write(dir.join("results.jsonl"), &swapped).expect("write")),
+            "results.jsonl",
+            swapped.into_bytes(),
             "its SHA-256 differs",
         ),
     ];
-    for (name, tamper, words) in cases {
+    for (name, file, tampered, words) in cases {
         let dir = sb.path(name);
         copy_folder(&played, &dir);
-        tamper(&dir);
+        fs::write(dir.join(file), tampered).expect("tampered");
         let ran = standings_verify(&[&dir]);
         assert_eq!(ran.code, Some(2), "{name}: {}", ran.stderr);
         assert!(

@@ -40,11 +40,7 @@ pub struct PackWriter {
 impl PackWriter {
     /// Opens the pack at `path` for appending (creating it if absent; never through a link).
     pub fn open(path: &Path) -> io::Result<PackWriter> {
-        let file = match files::append_existing(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => files::create_new(path)?,
-            Err(e) => return Err(e),
-        };
+        let file = files::append_or_create(path)?;
         let len = file.metadata()?.len();
         let mut compressor = Compressor::new(LEVEL)?;
         compressor.include_checksum(true)?;

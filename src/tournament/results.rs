@@ -237,11 +237,7 @@ impl ResultsWriter {
     /// line starts on a line of its own.
     pub fn open(path: &Path) -> io::Result<ResultsWriter> {
         // Never through a link (docs/fair-play.md): opened only if a plain file, else created.
-        let file = match files::append_existing(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => files::create_new(path)?,
-            Err(e) => return Err(e),
-        };
+        let file = files::append_or_create(path)?;
         let len = file.metadata()?.len();
         let reader = std::fs::OpenOptions::new()
             .read(true)
