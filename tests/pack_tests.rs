@@ -401,3 +401,23 @@ fn a_run_killed_mid_way_resumes_with_its_packs_cut_back_and_no_game_lost() {
     assert_eq!(verified.code, Some(0), "{}", verified.stderr);
     assert_eq!(verified.json()["complete"], true);
 }
+
+#[test]
+fn a_packed_ladder_verifies_and_replays_each_game() {
+    let sb = Sandbox::new();
+    let out = sb.path("ladder");
+    let args = [GREEDY, RANDOM, "other=builtin:random", "--format", "ladder"];
+    tournament(
+        &out,
+        &[&args[..], &["--games", "12", "--seed", "3", "--pack-logs"]].concat(),
+    );
+    let results = lines(&out);
+    assert_eq!(results.len(), 12);
+    let p = out.display().to_string();
+    for line in &results {
+        assert!(line["log_offset"].is_u64(), "{line}");
+        replay(&[&p, "--game", line["id"].as_str().expect("an id"), "--quiet"]);
+    }
+    let verified = standings_verify(&[&out]);
+    assert_eq!(verified.code, Some(0), "{}", verified.stderr);
+}

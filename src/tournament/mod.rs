@@ -21,6 +21,7 @@ pub mod digest;
 pub mod folder;
 pub mod game_logs;
 pub mod groups;
+pub mod ladder;
 pub mod ratings;
 pub mod report_stream;
 pub mod results;
