@@ -13,6 +13,7 @@ mod golden_tests;
 mod graded_tests;
 mod ladder_tests;
 mod output_error_tests;
+mod pack_tests;
 mod pip_tests;
 mod placement_tests;
 mod ratings_tests;
