@@ -330,6 +330,7 @@ fn ladder_definition(options: &Options, master: u64, matchmaking: bool) -> Defin
             matchmaking,
         }),
         retired: Vec::new(),
+        pack_logs: false,
     }
 }
 
