@@ -23,6 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::cholesky::{Cholesky, Square, dot};
+use super::existence::finite_maximum;
 use super::normal::{clean, normal_cdf};
 pub use super::sets::{Sets, Side};
 
@@ -148,9 +149,14 @@ fn fit_starting(
         .iter()
         .map(|e| start.get(e).copied().unwrap_or(level))
         .collect();
-    let plain = Model::new(sets, &column, rated.len(), false);
-    let (model, strengths, prior) = match plain.solve(first.clone()) {
-        Some(strengths) => (plain, strengths, false),
+    // Searched only if it may have a finite maximum.
+    let plain = match finite_maximum(sets) {
+        Some(false) => None,
+        _ => Some(Model::new(sets, &column, rated.len(), false)),
+    };
+    let found = plain.and_then(|model| Some((model.solve(first.clone())?, model)));
+    let (model, strengths, prior) = match found {
+        Some((strengths, plain)) => (plain, strengths, false),
         None => {
             let model = Model::new(sets, &column, rated.len(), true);
             let strengths = model.solve(first).unwrap_or_else(|| vec![0.0; rated.len()]);
