@@ -155,15 +155,16 @@ fn fit_starting(
         _ => Some(Model::new(sets, &column, rated.len(), false)),
     };
     let found = plain.and_then(|model| Some((model.solve(first.clone())?, model)));
-    let (model, strengths, prior) = match found {
-        Some((strengths, plain)) => (plain, strengths, false),
+    let (model, (strengths, factor), prior) = match found {
+        Some((found, plain)) => (plain, found, false),
         None => {
             let model = Model::new(sets, &column, rated.len(), true);
-            let strengths = model.solve(first).unwrap_or_else(|| vec![0.0; rated.len()]);
-            (model, strengths, true)
+            let found = model.solve(first);
+            let found = found.unwrap_or_else(|| (vec![0.0; rated.len()], None));
+            (model, found, true)
         }
     };
-    let covariance = model.covariance(&strengths);
+    let covariance = model.covariance(&strengths, factor);
     BatchFit {
         entrants: place(names, &rated, &strengths, covariance, anchor),
         prior,
@@ -268,15 +269,17 @@ impl Model {
 
     /// The strengths (natural units, level free) that maximize the likelihood, searched from
     /// `start`: Newton's method, each step halved until the likelihood rises. `None` if there
-    /// is no finite maximum (the steps run off past [`UNBOUNDED`]).
-    fn solve(&self, start: Vec<f64>) -> Option<Vec<f64>> {
+    /// is no finite maximum (the steps run off past [`UNBOUNDED`]). With them, the factored
+    /// information there, which the covariance needs again.
+    fn solve(&self, start: Vec<f64>) -> Option<(Vec<f64>, Option<Cholesky>)> {
         let mut r = start;
         for _ in 0..100 {
             let (gradient, information) = self.derivatives(&r);
-            let step = regularized(&information)?.solve(&gradient);
+            let factor = regularized(&information)?;
+            let step = factor.solve(&gradient);
             let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
             if largest < 1e-9 {
-                return Some(r);
+                return Some((r, Some(factor)));
             }
             let value = self.value(&r);
             let mut scale = 1.0;
@@ -292,7 +295,7 @@ impl Model {
             }
             // No step raises the likelihood any more: at its maximum, to rounding.
             if !moved {
-                return Some(r);
+                return Some((r, Some(factor)));
             }
             let spread =
                 r.iter().fold(0.0f64, |m, x| m.max(*x)) - r.iter().fold(0.0f64, |m, x| m.min(*x));
@@ -303,10 +306,14 @@ impl Model {
         None
     }
 
-    /// The sandwich covariance of the strengths (none along their level, which no game fixes).
-    fn covariance(&self, r: &[f64]) -> Option<Covariance> {
-        let (_, information) = self.derivatives(r);
-        let inverse = regularized(&information)?.inverse();
+    /// The sandwich covariance of the strengths (none along their level, which no game fixes),
+    /// from the information at `r` factored (`factor`, or factored here).
+    fn covariance(&self, r: &[f64], factor: Option<Cholesky>) -> Option<Covariance> {
+        let factor = match factor {
+            Some(factor) => factor,
+            None => regularized(&self.derivatives(r).1)?,
+        };
+        let inverse = factor.inverse();
         // J, summed densely (a set touches only its own entrants' columns), then kept sparse:
         // a ladder's entrant meets few of the others.
         let mut meat = Square::zeros(self.size);

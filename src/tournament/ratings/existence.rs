@@ -95,36 +95,32 @@ fn components(forward: &[Vec<usize>], backward: &[Vec<usize>]) -> Vec<usize> {
 mod tests {
     use super::*;
 
-    /// One game of `a` against `b`, `a` ranked `rank`.
-    fn game(sets: &mut Sets, key: u64, a: usize, b: usize, rank: u32) {
-        sets.add(key, &[vec![(vec![a], rank), (vec![b], 3 - rank)]]);
+    /// One game of `a` against `b`, ranked `rank_a` and `rank_b`.
+    fn game(sets: &mut Sets, key: u64, (a, rank_a): (usize, u32), (b, rank_b): (usize, u32)) {
+        sets.add(key, &[vec![(vec![a], rank_a), (vec![b], rank_b)]]);
     }
 
     #[test]
     fn a_cycle_of_wins_has_a_maximum_a_clean_sweep_none() {
         let mut cycle = Sets::default();
-        game(&mut cycle, 0, 0, 1, 1);
-        game(&mut cycle, 1, 1, 2, 1);
-        game(&mut cycle, 2, 2, 0, 1);
+        game(&mut cycle, 0, (0, 1), (1, 2));
+        game(&mut cycle, 1, (1, 1), (2, 2));
+        game(&mut cycle, 2, (2, 1), (0, 2));
         assert_eq!(finite_maximum(&cycle), Some(true));
         let mut sweep = Sets::default();
-        game(&mut sweep, 0, 0, 1, 1);
-        game(&mut sweep, 1, 1, 2, 1);
-        game(&mut sweep, 2, 0, 2, 1);
-        game(&mut sweep, 3, 1, 2, 2);
+        game(&mut sweep, 0, (0, 1), (1, 2));
+        game(&mut sweep, 1, (1, 1), (2, 2));
+        game(&mut sweep, 2, (0, 1), (2, 2));
+        game(&mut sweep, 3, (1, 2), (2, 1));
         assert_eq!(finite_maximum(&sweep), Some(false));
         // A draw scores both ways; two groups that never met are each fine.
         let mut apart = Sets::default();
-        game(&mut apart, 0, 0, 1, 1);
-        game(&mut apart, 1, 0, 1, 2);
-        sets_draw(&mut apart, 2, 5, 6);
+        game(&mut apart, 0, (0, 1), (1, 2));
+        game(&mut apart, 1, (0, 2), (1, 1));
+        game(&mut apart, 2, (5, 1), (6, 1));
         assert_eq!(finite_maximum(&apart), Some(true));
         let mut teams = Sets::default();
         teams.add(0, &[vec![(vec![0, 1], 1), (vec![2, 3], 2)]]);
         assert_eq!(finite_maximum(&teams), None);
-    }
-
-    fn sets_draw(sets: &mut Sets, key: u64, a: usize, b: usize) {
-        sets.add(key, &[vec![(vec![a], 1), (vec![b], 1)]]);
     }
 }
