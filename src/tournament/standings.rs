@@ -265,6 +265,23 @@ impl Tally {
         self.games
     }
 
+    /// Complete duplicate sets counted so far.
+    pub fn complete_sets(&self) -> u64 {
+        self.complete_sets
+    }
+
+    /// The batch fit of every complete set so far (the standings' ratings, alone, to a
+    /// millionth of an Elo).
+    pub fn ratings(&self) -> BatchFit {
+        // From the last checkpoint's fit when there is one: a ladder refits often.
+        match &self.last_fit {
+            Some(previous) => {
+                ratings::batch::fit_from(&self.names, &self.sets, self.anchor, previous)
+            }
+            None => ratings::batch::fit(&self.names, &self.sets, self.anchor),
+        }
+    }
+
     /// The entrant with the best score so far, and its score in percent (cheap: for progress).
     pub fn leader(&self) -> Option<(&str, f64)> {
         self.totals
@@ -369,12 +386,7 @@ impl Tally {
                 return;
             }
         }
-        let fit = match &self.last_fit {
-            Some(previous) => {
-                ratings::batch::fit_from(&self.names, &self.sets, self.anchor, previous)
-            }
-            None => ratings::batch::fit(&self.names, &self.sets, self.anchor),
-        };
+        let fit = self.ratings();
         self.history
             .push(HistoryPoint::new(self.games, &fit, self.names.len()));
         self.last_fit = Some(fit);

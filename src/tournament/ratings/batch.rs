@@ -377,13 +377,22 @@ impl Covariance {
         u
     }
 
-    /// `x' G J G x` from `u = G x`.
-    fn variance(&self, u: &[f64]) -> f64 {
-        self.meat
+    /// The variance of `x' r` from `u = G x` and `x` itself: the sandwich's `x' G J G x`, but
+    /// never below the model's `x' G x`. An entrant with few sets makes the sandwich biased low
+    /// (with one set, its score at the fit is zero, and so is its share of `J`; Kauermann and
+    /// Carroll, "A note on the efficiency of sandwich covariance matrix estimation", JASA 96,
+    /// 2001): the model's variance is the floor.
+    fn variance(&self, u: &[f64], x: &[(usize, f64)], minus: Option<&[f64]>) -> f64 {
+        let sandwich: f64 = self
+            .meat
             .iter()
             .zip(u)
             .map(|(row, ui)| ui * row.iter().map(|&(j, v)| v * u[j]).sum::<f64>())
-            .sum()
+            .sum();
+        // x' G x = x' u, x being the unit vectors `x` less the weights `minus`.
+        let model =
+            x.iter().map(|&(i, w)| w * u[i]).sum::<f64>() - minus.map_or(0.0, |m| dot(m, u));
+        sandwich.max(model)
     }
 
     /// `G w`.
@@ -421,11 +430,11 @@ fn place(
         .collect();
     let unbounded = |i: usize| (elo[i] - value).abs() > UNBOUNDED;
     let anchor_image = covariance.as_ref().map(|v| v.times(&weights));
-    // The variance of `plus` (unit vectors) less the anchor's weights if `anchored`.
-    let variance_of = |plus: &[usize], anchored: bool| {
+    // The variance of entrant i's rating less the anchor's.
+    let variance_of = |i: usize| {
         let v = covariance.as_ref()?;
-        let u = v.image(plus, anchor_image.as_deref().filter(|_| anchored));
-        Some(v.variance(&u) * SCALE * SCALE)
+        let u = v.image(&[i], anchor_image.as_deref());
+        Some(v.variance(&u, &[(i, 1.0)], Some(&weights)) * SCALE * SCALE)
     };
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(rated[a].cmp(&rated[b])));
@@ -433,7 +442,7 @@ fn place(
         .iter()
         .enumerate()
         .map(|(place, &i)| {
-            let spread = variance_of(&[i], true).filter(|&v| v > 1e-18 && !unbounded(i));
+            let spread = variance_of(i).filter(|&v| v > 1e-18 && !unbounded(i));
             let interval = spread.map(|v| {
                 let half = 1.96 * v.sqrt();
                 (clean(elo[i] - half), clean(elo[i] + half))
@@ -441,7 +450,9 @@ fn place(
             let next = order.get(place + 1).and_then(|&j| {
                 let v = covariance.as_ref()?;
                 let u = v.image(&[i], Some(v.inverse.row(j)));
-                let se = (v.variance(&u) * SCALE * SCALE).max(0.0).sqrt();
+                let se = (v.variance(&u, &[(i, 1.0), (j, -1.0)], None) * SCALE * SCALE)
+                    .max(0.0)
+                    .sqrt();
                 let gap = elo[i] - elo[j];
                 match se > 1e-9 {
                     true => Some(normal_cdf(gap / se)),
@@ -526,6 +537,29 @@ mod tests {
             vec![(vec![a], first), (vec![b], other(first))],
             vec![(vec![b], other(second)), (vec![a], second)],
         ]
+    }
+
+    #[test]
+    fn an_entrant_of_one_set_is_never_sharply_rated() {
+        // Three entrants meet often; e3 plays one set, split 1-1 with e0. At the fit its score
+        // is zero, and so would be its share of the sandwich: the model's variance is the floor.
+        let mut sets = Sets::default();
+        let mut k = 0;
+        for _ in 0..40 {
+            for (a, b) in [(0, 1), (1, 2), (0, 2)] {
+                for (first, second) in [(1, 2), (2, 1), (1, 1), (2, 2)] {
+                    k += 1;
+                    sets.add(k, &pair(a, b, first, second));
+                }
+            }
+        }
+        sets.add(k + 1, &pair(0, 3, 1, 2));
+        let fit = fit(&names(4), &sets, Anchor::Mean(0.0));
+        let newcomer = fit.entrants.iter().find(|r| r.entrant == 3).expect("rated");
+        let (lo, hi) = newcomer.interval.expect("an interval");
+        // Two games: the model gives +-1.96 * sqrt(1 / (2 * 0.25)) natural units, about 480 Elo.
+        assert!(hi - lo > 600.0, "{lo} {hi}");
+        assert!(newcomer.provisional);
     }
 
     #[test]
