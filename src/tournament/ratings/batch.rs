@@ -268,23 +268,45 @@ impl Model {
     }
 
     /// The strengths (natural units, level free) that maximize the likelihood, searched from
-    /// `start`: Newton's method, each step halved until the likelihood rises. `None` if there
-    /// is no finite maximum (the steps run off past [`UNBOUNDED`]). With them, the factored
-    /// information there, which the covariance needs again.
+    /// `start`: Newton's method, each step halved until the likelihood rises. A factored
+    /// information is kept for the next steps while each step is at most a quarter of the one
+    /// before (the chord method: near the maximum, and from a warm start, the information hardly
+    /// changes, and a factorization costs far more than a step); else it is factored again where
+    /// the search is. It stops at a step below 1e-9 natural units (2e-7 Elo), or where rounding
+    /// stops Newton steps shrinking (weakly tied entrants amplify the gradient's rounding).
+    /// `None` if there is no finite maximum (the steps run off past [`UNBOUNDED`]). With them, the information
+    /// there factored, if it was.
     fn solve(&self, start: Vec<f64>) -> Option<(Vec<f64>, Option<Cholesky>)> {
         let mut r = start;
-        for _ in 0..100 {
+        let (mut factor, mut fresh, mut last) = (None, false, f64::INFINITY);
+        // Whether the last step taken was a Newton step (from a fresh factor).
+        let mut newton = false;
+        for _ in 0..200 {
             let (gradient, information) = self.derivatives(&r);
-            let factor = regularized(&information)?;
-            let step = factor.solve(&gradient);
-            let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-            if largest < 1e-9 {
-                return Some((r, Some(factor)));
+            let mut step = factor.as_ref().map(|f: &Cholesky| f.solve(&gradient));
+            let stale =
+                |step: &Option<Vec<f64>>| step.as_ref().is_none_or(|s| largest(s) > last / 4.0);
+            if !fresh && stale(&step) {
+                let refactored = regularized(&information)?;
+                step = Some(refactored.solve(&gradient));
+                (factor, fresh) = (Some(refactored), true);
+            }
+            let step = step.expect("a factor");
+            let size = largest(&step);
+            let here = |factor: Option<Cholesky>| factor.filter(|_| fresh);
+            // Converged; or a Newton step no shorter than half the Newton step before:
+            // rounding's floor (weakly tied entrants' columns amplify the gradient's rounding).
+            if size < 1e-9 || (fresh && newton && size < 1e-6 && size > last / 2.0) {
+                return Some((r, here(factor)));
             }
             let value = self.value(&r);
             let mut scale = 1.0;
-            let mut moved = false;
-            while scale > 1e-6 {
+            // Steps this short change the likelihood by less than its rounding: taken whole.
+            let mut moved = size < 1e-6;
+            if moved {
+                r.iter_mut().zip(&step).for_each(|(x, s)| *x += s);
+            }
+            while !moved && scale > 1e-6 {
                 let next: Vec<f64> = r.iter().zip(&step).map(|(x, s)| x + scale * s).collect();
                 if self.value(&next) >= value {
                     r = next;
@@ -293,9 +315,12 @@ impl Model {
                 }
                 scale /= 2.0;
             }
-            // No step raises the likelihood any more: at its maximum, to rounding.
-            if !moved {
-                return Some((r, Some(factor)));
+            match (moved, fresh) {
+                // No Newton step raises the likelihood any more: at its maximum, to rounding.
+                (false, true) => return Some((r, here(factor))),
+                // A chord step that does not: a Newton step from here instead.
+                (false, false) => last = 0.0,
+                (true, _) => (newton, fresh, last) = (fresh, false, size),
             }
             let spread =
                 r.iter().fold(0.0f64, |m, x| m.max(*x)) - r.iter().fold(0.0f64, |m, x| m.min(*x));
@@ -500,6 +525,11 @@ fn mark_provisional(ratings: &mut [BatchRating], anchored: Option<usize>) {
             _ => true,
         };
     }
+}
+
+/// The largest magnitude in `x`.
+fn largest(x: &[f64]) -> f64 {
+    x.iter().fold(0.0f64, |m, s| m.max(s.abs()))
 }
 
 fn logistic(x: f64) -> f64 {
