@@ -9,7 +9,7 @@ use std::process::Command;
 use crate::harness::*;
 
 /// Runs headless chromium on `url` with `args` in a fresh profile; returns (stdout, stderr).
-fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
+pub fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().expect("a profile directory");
     let profile_arg = format!("--user-data-dir={}", profile.path().display());
     let found = Command::new("chromium").arg("--version").output();
@@ -64,7 +64,7 @@ fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
 }
 
 /// The text of the element with id `id` in a dumped DOM.
-fn text_of<'a>(dom: &'a str, id: &str) -> &'a str {
+pub fn text_of<'a>(dom: &'a str, id: &str) -> &'a str {
     let start = dom
         .find(&format!("id=\"{id}\">"))
         .unwrap_or_else(|| panic!("no #{id} in the page"))

@@ -157,9 +157,10 @@ fn header_of(path: &Path) -> Option<Header> {
 /// Writes `bytes` to `path` through a new temporary file beside it, renamed over `path` (a
 /// link there is replaced, never followed).
 fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "report.html".into(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || "report.html".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let temporary = path.with_file_name(format!(".{name}.new"));
     // A leftover of a run killed while writing (or a planted link: removing follows nothing).
     let _ = std::fs::remove_file(&temporary);

@@ -118,6 +118,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Some(_) => 0,
         None => scheduled.saturating_sub(done.len() as u64),
     };
+    // The page is there before the banner: whoever reads the banner finds it.
+    if let Err(e) = live.refresh(|| tournament_report(&definition, entrants.clone(), false, &tally))
+    {
+        eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
+    }
     if !args.json {
         let mut banner = format!(
             "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
@@ -751,11 +756,17 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
 }
 
 /// `standings --html FILE`: the page, and with `--replays` every game's replay page beside it.
-fn write_report(args: &StandingsArgs, page: &mut ReportPage, report: &Report) -> Result<(), String> {
+fn write_report(
+    args: &StandingsArgs,
+    page: &mut ReportPage,
+    report: &Report,
+) -> Result<(), String> {
     let path = args.html.as_deref().unwrap_or(Path::new(LIVE_PAGE));
     if args.replays {
         for folder in 0..args.dirs.len() {
-            let (logs, out) = page.replay_folder(folder).expect("a page has each folder's");
+            let (logs, out) = page
+                .replay_folder(folder)
+                .expect("a page has each folder's");
             crate::cli::pages::folder(&logs, &out, None)?;
             page.replays_written(folder);
         }
@@ -793,7 +804,10 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
     let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
     let mut complete = missing.is_empty();
     let mut ids = HashSet::new();
-    let scheduled = definitions.iter().map(|d| d.schedule().count(d.shard)).sum();
+    let scheduled = definitions
+        .iter()
+        .map(|d| d.schedule().count(d.shard))
+        .sum();
     let mut page = args
         .html
         .as_deref()

@@ -215,7 +215,12 @@ impl Tally {
     /// page's LLR over games); `None` without a test.
     pub fn sprt_llr(&self) -> Option<(u64, f64)> {
         let test = self.sprt.as_ref()?;
-        let counts = self.pentanomial.values().next().copied().unwrap_or_default();
+        let counts = self
+            .pentanomial
+            .values()
+            .next()
+            .copied()
+            .unwrap_or_default();
         Some((counts.iter().sum(), ratings::sprt::llr(test.spec(), counts)))
     }
 
