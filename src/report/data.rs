@@ -12,8 +12,8 @@ use crate::tournament::definition::Definition;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::standings::Tally;
 
-/// Points kept of the LLR over games: past this, every other point is dropped (the first and
-/// the last stay), so the path stays small however long the test runs.
+/// Points kept of the LLR over games: past twice this, every other point is dropped (the first
+/// and the latest stay), so the path stays small however long the test runs.
 const LLR_POINTS: usize = 2000;
 
 /// Where a report's run stands.
@@ -77,7 +77,7 @@ pub struct Gathered {
     /// Each entrant's move times: bucket (as in results lines) to count.
     times: Vec<BTreeMap<u8, u64>>,
     /// `(games, pairs, llr)` after each pair completed.
-    llr: Vec<(u64, u64, f64)>,
+    llr: Sampled<(u64, u64, f64)>,
     pairs: u64,
     counted: u64,
 }
@@ -95,7 +95,7 @@ pub struct ReportData<'a> {
     /// 2^(b/4) to 2^((b+1)/4) microseconds.
     pub times: Vec<Vec<(u8, u64)>>,
     /// The sequential test's LLR over games: `[games, pairs, llr]` points.
-    pub llr: &'a [(u64, u64, f64)],
+    pub llr: Vec<(u64, u64, f64)>,
 }
 
 impl Gathered {
@@ -105,7 +105,7 @@ impl Gathered {
             games: Games::default(),
             folders,
             times: vec![BTreeMap::new(); entrants],
-            llr: Vec::new(),
+            llr: Sampled::new(),
             pairs: 0,
             counted: 0,
         }
@@ -127,15 +127,6 @@ impl Gathered {
         {
             self.pairs = pairs;
             self.llr.push((self.counted, pairs, llr));
-            if self.llr.len() >= 2 * LLR_POINTS {
-                let last = self.llr.pop();
-                let mut i = 0;
-                self.llr.retain(|_| {
-                    i += 1;
-                    i % 2 == 1
-                });
-                self.llr.extend(last);
-            }
         }
     }
 
@@ -150,8 +141,52 @@ impl Gathered {
                 .iter()
                 .map(|t| t.iter().map(|(&b, &n)| (b, n)).collect())
                 .collect(),
-            llr: &self.llr,
+            llr: self.llr.all(),
         }
+    }
+}
+
+/// A path sampled evenly however long it grows: every `stride`-th point and the latest; when
+/// the samples reach `2 * LLR_POINTS`, every other one is dropped and the stride doubles.
+#[derive(Debug, Clone)]
+struct Sampled<T> {
+    points: Vec<T>,
+    latest: Option<T>,
+    stride: usize,
+    seen: usize,
+}
+
+impl<T: Clone> Sampled<T> {
+    fn new() -> Self {
+        Sampled {
+            points: Vec::new(),
+            latest: None,
+            stride: 1,
+            seen: 0,
+        }
+    }
+
+    fn push(&mut self, point: T) {
+        if self.seen.is_multiple_of(self.stride) {
+            self.points.push(point);
+            self.latest = None;
+            if self.points.len() >= 2 * LLR_POINTS {
+                let mut i = 0;
+                self.points.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+                self.stride *= 2;
+            }
+        } else {
+            self.latest = Some(point);
+        }
+        self.seen += 1;
+    }
+
+    /// The samples, then the latest point.
+    fn all(&self) -> Vec<T> {
+        self.points.iter().chain(&self.latest).cloned().collect()
     }
 }
 
@@ -165,4 +200,28 @@ pub fn shown_definition(definition: &Definition) -> Definition {
         }
     }
     shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_kept_path_is_short_ordered_and_ends_where_it_ends(n in 1usize..20_000) {
+            let mut sampled = Sampled::new();
+            for i in 0..n {
+                sampled.push(i);
+            }
+            let path = sampled.all();
+            prop_assert!(path.len() <= 2 * LLR_POINTS);
+            prop_assert_eq!(path[0], 0);
+            prop_assert_eq!(*path.last().expect("a point"), n - 1);
+            prop_assert!(path.windows(2).all(|w| w[0] < w[1]));
+            // Evenly spread: no gap wider than twice the mean gap (and at least 2 wide).
+            let widest = path.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+            prop_assert!(widest <= (2 * n / path.len()).max(1), "{widest} in {}", path.len());
+        }
+    }
 }

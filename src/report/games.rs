@@ -158,3 +158,67 @@ fn default_id(line: &GameLine) -> String {
 fn digit(n: usize) -> char {
     char::from_digit(n.min(35) as u32, 36).expect("a number below 36 is a base-36 digit")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, log: &str, seats: [(usize, u32); 2], faults: serde_json::Value) -> GameLine {
+        let seat = |(entrant, rank): (usize, u32), side: usize| {
+            serde_json::json!({"entrant": entrant, "name": format!("e{entrant}"), "side": side,
+                "rank": rank, "moves": 1, "time_us": 10, "time_buckets": []})
+        };
+        serde_json::from_value(serde_json::json!({
+            "id": id, "game": 1, "group": [3, 7], "deal": 12, "deal_seed": 5, "arrangement": 1,
+            "seed": 9, "teams": false, "seats": [seat(seats[0], 0), seat(seats[1], 1)],
+            "scores": [100, 250], "hands": 4, "ending": {"kind": "target", "side": 1},
+            "faults": faults, "log": log, "rerun": "allfives match ..."
+        }))
+        .expect("a results line")
+    }
+
+    #[test]
+    fn a_game_is_a_few_digits_and_only_what_differs_is_written_out() {
+        let mut games = Games::default();
+        let fault = serde_json::json!([{"seat": 1, "entrant": 3, "kind": "timeout",
+            "detail": "<b>late</b>", "forfeit": true}]);
+        games.add(
+            &line("3-7/12/1", "logs/3-7_12_1.jsonl", [(7, 2), (3, 1)], fault),
+            0,
+            1,
+        );
+        games.add(
+            &line(
+                "3-7/12/1",
+                "logs/3-7_12_1.retry-2.jsonl",
+                [(7, 1), (3, 2)],
+                serde_json::json!([]),
+            ),
+            0,
+            1,
+        );
+        assert_eq!(games.count, 2);
+        assert_eq!(games.group, [3, 7, 3, 7]);
+        assert_eq!(games.members, "1010", "seat 0 is member 1 (entrant 7)");
+        assert_eq!(games.ranks, "2112");
+        assert_eq!(games.arrangement, "11");
+        assert_eq!(games.ending, "tt");
+        assert!(
+            games.ids.is_empty(),
+            "ids derived from group, deal, arrangement"
+        );
+        assert_eq!(
+            games.logs.into_iter().collect::<Vec<_>>(),
+            [(1, "logs/3-7_12_1.retry-2.jsonl".to_string())],
+            "only the retried game's log is written out"
+        );
+        assert_eq!(games.faults.game, [0]);
+        assert_eq!(games.faults.kinds, ["timeout"]);
+        assert_eq!(
+            (games.faults.seat.as_str(), games.faults.forfeit.as_str()),
+            ("1", "1")
+        );
+        assert_eq!(games.faults.detail, ["<b>late</b>"]);
+        assert!(games.folder.is_empty(), "one folder: no column");
+    }
+}
