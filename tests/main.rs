@@ -10,6 +10,7 @@ mod compat_tests;
 mod debugger_tests;
 mod fair_play_tests;
 mod golden_tests;
+mod ladder_tests;
 mod output_error_tests;
 mod pip_tests;
 mod placement_tests;

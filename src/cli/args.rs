@@ -218,16 +218,34 @@ pub struct TournamentArgs {
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
     /// A bots file (.toml or .json): `bots`, each with `name`, `command`, and optionally `dir`
-    /// (relative to the file) and `env`.
+    /// (relative to the file), `env`, `read`, `write`, and (a ladder's) `retired = true`.
     #[arg(long = "bots", value_name = "FILE")]
     pub bots_file: Option<PathBuf>,
     /// Players at each table: 2, 3 or 4.
     #[arg(long, short = 'p', default_value_t = 2)]
     pub players: usize,
-    /// round-robin (every group of entrants meets equally often) or gauntlet (the first
-    /// entrant against every group of the others).
+    /// round-robin (every group of entrants meets equally often), gauntlet (the first
+    /// entrant against every group of the others) or ladder (tables drawn one at a time for a
+    /// budget of --games or --games-each; entrants may join and --retire as it goes).
     #[arg(long, value_enum, default_value_t = Format::RoundRobin)]
     pub format: Format,
+    /// A ladder's budget: games in all, in this folder, rounded up to whole tables. With
+    /// --resume, a larger budget plays on.
+    #[arg(long, value_name = "N", conflicts_with = "games_each")]
+    pub games: Option<u64>,
+    /// A ladder's budget: games for every entrant still in; a newcomer plays until it has as
+    /// many.
+    #[arg(long, value_name = "N")]
+    pub games_each: Option<u64>,
+    /// A ladder draws each table to settle the ratings fastest: the least certain entrant
+    /// first (an unrated one before all), with opponents of close rating (default: balanced,
+    /// the entrant with the fewest games first, with the opponents it met least).
+    #[arg(long)]
+    pub matchmaking: bool,
+    /// With --resume, a ladder's entrant (by name) no longer drawn: its games stay in the
+    /// results and the standings. Repeatable. To replace v1 with v2: --retire v1 v2=COMMAND.
+    #[arg(long, value_name = "NAME")]
+    pub retire: Vec<String>,
     /// With --format gauntlet: the entrant (by name) that meets every group of the others,
     /// from the command line or the bots file [default: the first entrant].
     #[arg(long, value_name = "NAME")]

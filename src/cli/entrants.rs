@@ -33,6 +33,9 @@ struct BotEntry {
     /// Folders it may also write, contained; relative to the bots file's folder.
     #[serde(default)]
     write: Vec<PathBuf>,
+    /// A ladder's entrant no longer drawn.
+    #[serde(default)]
+    retired: bool,
 }
 
 /// The bots of `file` (if any), then those of the arguments, in that order.
@@ -86,16 +89,34 @@ pub fn distinct_names(specs: &[BotSpec]) -> Result<(), String> {
     Ok(())
 }
 
-fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
+/// The names of the bots `file` marks `retired` (a ladder's).
+pub fn retired_in(file: Option<&Path>) -> Result<Vec<String>, String> {
+    let Some(path) = file else {
+        return Ok(Vec::new());
+    };
+    Ok(parse_bots_file(path)?
+        .bots
+        .into_iter()
+        .filter(|b| b.retired)
+        .map(|b| b.name)
+        .collect())
+}
+
+fn parse_bots_file(path: &Path) -> Result<BotsFile, String> {
     let shown = path.display();
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("cannot read bots file {shown}: {e}"))?;
-    let file: BotsFile = match path.extension().and_then(|e| e.to_str()) {
+    match path.extension().and_then(|e| e.to_str()) {
         Some("toml") => toml::from_str(&text).map_err(|e| one_line(&e.to_string())),
         Some("json") => serde_json::from_str(&text).map_err(|e| e.to_string()),
         _ => Err("name it .toml or .json".to_string()),
     }
-    .map_err(|e| format!("bots file {shown}: {e}"))?;
+    .map_err(|e| format!("bots file {shown}: {e}"))
+}
+
+fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
+    let shown = path.display();
+    let file = parse_bots_file(path)?;
     let folder = path.parent().unwrap_or(Path::new(""));
     file.bots
         .into_iter()

@@ -121,6 +121,19 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             faults(&r.faults)
         );
     }
+    let retired: Vec<&str> = report
+        .entrants
+        .iter()
+        .filter(|e| e.retired)
+        .map(|e| e.name.as_str())
+        .collect();
+    if !retired.is_empty() {
+        let _ = writeln!(
+            text,
+            "retired (no longer drawn, their games kept): {}",
+            retired.join(", ")
+        );
+    }
     for r in s.entrants.iter() {
         if let Some(fault) = &r.last_fault {
             let _ = writeln!(

@@ -100,6 +100,11 @@ impl ReportPage {
         }
     }
 
+    /// Sets the games scheduled (a ladder's are known once its results were read).
+    pub fn scheduled(&mut self, games: u64) {
+        self.about.scheduled = games;
+    }
+
     /// Marks folder `folder`'s replay pages as written with the page.
     pub fn replays_written(&mut self, folder: usize) {
         if let Some(r) = self.about.replays.get_mut(folder) {

@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
@@ -27,9 +27,11 @@ use crate::sandbox::files;
 use crate::tournament::audit::{self, RESULTS};
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
+use crate::tournament::ladder::LadderSpec;
+use crate::tournament::ladder::queue::{Ladder, LadderGames};
 use crate::tournament::ratings::{Anchor, SprtSpec};
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
-use crate::tournament::schedule::{Format, Table};
+use crate::tournament::schedule::{Format, GamePlan, Table};
 use crate::tournament::seeds::{self, SEED_LIMIT};
 use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
@@ -64,7 +66,10 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(bots) => bots,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let entrants = results::entrants_of(&bots);
+    let mut entrants = results::entrants_of(&bots);
+    for entrant in &mut entrants {
+        entrant.retired = definition.retired.contains(&entrant.name);
+    }
     let schedule = definition.schedule();
     let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
     let anchor = match anchor(&args.rating, &names) {
@@ -73,18 +78,24 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
     let mut done = HashSet::new();
+    let mut ladder = (definition.format == Format::Ladder).then(|| Ladder::new(&definition));
     let results_path = dir.join(RESULTS);
-    let scheduled = schedule.count(definition.shard);
     let mut live = ReportPage::new(
         &dir.join(LIVE_PAGE),
         std::slice::from_ref(&dir),
         &definition,
-        scheduled,
+        0,
     );
     let audited = audit::read_checked(&dir, &definition, false, |line| {
         tally.add(&line);
         live.add(0, &line, &tally);
-        done.insert(line.id);
+        // A ladder's tables are drawn afresh: it needs what was played, not which ids.
+        match ladder.as_mut() {
+            Some(ladder) => ladder.found(&line),
+            None => {
+                done.insert(line.id);
+            }
+        }
     });
     let audited = match audited {
         Ok(audited) => audited,
@@ -114,9 +125,20 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     // Every line read is a distinct game of this shard (checked), so the rest is a difference.
     // A test that decided before a stop stays decided: --resume plays nothing more.
     let decided = tally.sprt_decision();
+    let scheduled = match ladder.as_mut() {
+        Some(ladder) => {
+            ladder.finish_found();
+            if ladder.matchmaking() {
+                ladder.rate(&tally.ratings());
+            }
+            tally.games() + ladder.remaining()
+        }
+        None => schedule.count(shard),
+    };
+    live.scheduled(scheduled);
     let missing = match decided {
         Some(_) => 0,
-        None => scheduled.saturating_sub(done.len() as u64),
+        None => scheduled.saturating_sub(tally.games()),
     };
     // The page is there before the banner: whoever reads the banner finds it.
     if let Err(e) = live.refresh(|| tournament_report(&definition, entrants.clone(), false, &tally))
@@ -124,14 +146,25 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
     }
     if !args.json {
-        let mut banner = format!(
-            "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
-            bots.len(),
-            missing,
-            scheduled,
-            definition.seed,
-            dir.display()
-        );
+        let mut banner = match &ladder {
+            Some(_) => format!(
+                "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, seed {}, results in {}",
+                bots.len(),
+                definition.retired.len(),
+                missing,
+                tally.games(),
+                definition.seed,
+                dir.display()
+            ),
+            None => format!(
+                "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
+                bots.len(),
+                missing,
+                scheduled,
+                definition.seed,
+                dir.display()
+            ),
+        };
         if let Some(d) = decided {
             banner.push_str(&format!(
                 "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
@@ -167,11 +200,17 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let stop = Arc::new(AtomicBool::new(false));
     let mut progress = Progress::new(missing, args.quiet);
+    let ladder = ladder.map(|ladder| Arc::new(Mutex::new(ladder)));
     let mut collected = runtime.block_on(async {
-        let games = Arc::new(schedule)
-            .into_games(shard)
-            .filter(move |g| decided.is_none() && !done.contains(&g.id));
-        let queue: Queue = Arc::new(std::sync::Mutex::new(Box::new(games)));
+        let games: Box<dyn Iterator<Item = GamePlan> + Send> = match &ladder {
+            Some(ladder) => Box::new(LadderGames(ladder.clone()).take_while(move |_| decided.is_none())),
+            None => Box::new(
+                Arc::new(schedule)
+                    .into_games(shard)
+                    .filter(move |g| decided.is_none() && !done.contains(&g.id)),
+            ),
+        };
+        let queue: Queue = Arc::new(Mutex::new(games));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut collector = Collector {
             played: 0,
@@ -181,6 +220,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             live: Some(live),
             definition: definition.clone(),
             entrants: entrants.clone(),
+            refits: ladder.clone().map(|ladder| Refits::new(ladder, &definition, tally.complete_sets())),
         };
         let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
         let workers = match workers {
@@ -231,7 +271,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let complete = collected.interrupts == 0
         && collected.error.is_none()
         && !collected.sprt_decided
-        && collected.played == missing;
+        && match &ladder {
+            // A ladder's budget in games each is only estimated ahead.
+            Some(ladder) => ladder.lock().is_ok_and(|l| l.spent()),
+            None => collected.played == missing,
+        };
     let report = tournament_report(&definition, entrants, complete, &tally);
     collected.finish_page(&report);
     if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
@@ -260,6 +304,7 @@ struct Collector {
     live: Option<ReportPage>,
     definition: Definition,
     entrants: Vec<Entrant>,
+    refits: Option<Refits>,
 }
 
 /// The report `tournament` prints and its page shows.
@@ -274,6 +319,41 @@ fn tournament_report(
     report.rules = Some(definition.rules);
     report.tournament_format = Some(definition.format);
     report
+}
+
+/// A matchmaking ladder's ratings, fitted anew as its sets complete: every half round of
+/// tables at first, then every 10% more sets (a fit of 1,000 entrants is not free).
+struct Refits {
+    ladder: Arc<Mutex<Ladder>>,
+    half_round: u64,
+    fitted_sets: u64,
+}
+
+impl Refits {
+    fn new(ladder: Arc<Mutex<Ladder>>, definition: &Definition, sets: u64) -> Refits {
+        let active = definition.entrants.len() - definition.retired.len();
+        let picked = definition.schedule().groups.picked().max(1);
+        Refits {
+            ladder,
+            half_round: (active / picked / 2).max(1) as u64,
+            fitted_sets: sets,
+        }
+    }
+
+    /// Fits the ratings again if enough sets completed since the last fit.
+    fn refresh(&mut self, tally: &Tally) {
+        let sets = tally.complete_sets();
+        let due = sets >= self.fitted_sets + self.half_round.max(self.fitted_sets / 10);
+        let matchmaking = self.ladder.lock().is_ok_and(|l| l.matchmaking());
+        if !due || !matchmaking {
+            return;
+        }
+        let fit = tally.ratings();
+        if let Ok(mut ladder) = self.ladder.lock() {
+            ladder.rate(&fit);
+        }
+        self.fitted_sets = sets;
+    }
 }
 
 impl Collector {
@@ -306,6 +386,9 @@ impl Collector {
         }
         for line in &lines {
             self.count(line, tally, stop, progress, args);
+        }
+        if let Some(refits) = self.refits.as_mut() {
+            refits.refresh(tally);
         }
     }
 
@@ -516,7 +599,11 @@ fn define(
         Some(held) => stored_definition(held, args.resume, notes)?,
         None => None,
     };
-    let deals = args.deals.unwrap_or(10);
+    // A ladder's tables each have a deal of their own: its definition keeps 1.
+    let deals = match args.format {
+        Format::Ladder => 1,
+        _ => args.deals.unwrap_or(10),
+    };
     let definition = match (stored, args.resume) {
         (Some(_), false) => {
             return Err(format!(
@@ -532,7 +619,19 @@ fn define(
         }
         (Some(stored), true) => {
             let asked = Definition::new(given, settings, (args.format, table, deals), 0, None);
-            resumed(args, &stored, asked.entrants, notes)?
+            match stored.format {
+                Format::Ladder => ladder_resumed(args, &stored, asked.entrants, notes)?,
+                other => {
+                    if let Some(flag) = ladder_flag(args) {
+                        return Err(format!(
+                            "{} holds a {}: {flag} is for a ladder",
+                            shown(args.out.as_deref()),
+                            other.name()
+                        ));
+                    }
+                    resumed(args, &stored, asked.entrants, notes)?
+                }
+            }
         }
         (None, false) => {
             let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
@@ -544,6 +643,15 @@ fn define(
                 args.shard,
             );
             definition.sprt = args.sprt;
+            definition.ladder = ladder_spec(args);
+            definition.retired = entrants::retired_in(args.bots_file.as_deref())?;
+            if let Some(name) = definition.retired.first()
+                && args.format != Format::Ladder
+            {
+                return Err(format!(
+                    "the bots file marks {name} retired: only a ladder (--format ladder) retires entrants"
+                ));
+            }
             definition
         }
     };
@@ -556,10 +664,7 @@ fn define(
         return Err(format!(
             "{} entrants cannot fill a {} with {} players",
             bots.len(),
-            match definition.format {
-                Format::RoundRobin => "round-robin",
-                Format::Gauntlet => "gauntlet",
-            },
+            definition.format.name(),
             definition.table.players
         ));
     }
@@ -590,12 +695,129 @@ fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), Strin
     if args.all_orders && (table.players != 4 || table.teams) {
         return Err("--all-orders needs 4 players cut-throat (--no-teams)".into());
     }
+    ladder_options(args)?;
     if let Some(seed) = args.seed
         && seed >= SEED_LIMIT
     {
         return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
     }
     Ok((settings, table))
+}
+
+/// The ladder options' own checks: only with a ladder, which needs a budget (its first run).
+fn ladder_options(args: &TournamentArgs) -> Result<(), String> {
+    let ladder = args.format == Format::Ladder;
+    if let Some(flag) = ladder_flag(args)
+        && !ladder
+        && !args.resume
+    {
+        return Err(format!("{flag} needs --format ladder"));
+    }
+    if ladder && args.deals.is_some() {
+        return Err(
+            "a ladder plays each table on a deal of its own: drop --deals, and give its budget with --games or --games-each"
+                .into(),
+        );
+    }
+    if !args.resume && !args.retire.is_empty() {
+        return Err("--retire needs --resume: it retires an entrant of a running ladder".into());
+    }
+    if ladder && !args.resume && args.games.is_none() && args.games_each.is_none() {
+        return Err(
+            "a ladder needs a budget: --games N (in all) or --games-each N (for every entrant)"
+                .into(),
+        );
+    }
+    if args.games == Some(0) || args.games_each == Some(0) {
+        return Err("a ladder's budget must be at least 1 game".into());
+    }
+    Ok(())
+}
+
+/// The first ladder option given, if any.
+fn ladder_flag(args: &TournamentArgs) -> Option<&'static str> {
+    [
+        (args.games.is_some(), "--games"),
+        (args.games_each.is_some(), "--games-each"),
+        (args.matchmaking, "--matchmaking"),
+        (!args.retire.is_empty(), "--retire"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
+}
+
+/// The ladder asked for by a first run.
+fn ladder_spec(args: &TournamentArgs) -> Option<LadderSpec> {
+    (args.format == Format::Ladder).then_some(LadderSpec {
+        games: args.games,
+        games_each: args.games_each,
+        matchmaking: args.matchmaking,
+    })
+}
+
+/// A stored ladder continued: the stored settings as for a tournament; entrants given that are
+/// stored must be as stored, the others join; `--retire` names leave the draw; a budget or
+/// `--matchmaking` given replaces the stored one.
+fn ladder_resumed(
+    args: &TournamentArgs,
+    stored: &Definition,
+    given: Vec<EntrantDef>,
+    notes: &mut Vec<String>,
+) -> Result<Definition, String> {
+    let dir = shown(args.out.as_deref());
+    if args.deals.is_some() {
+        return Err(format!(
+            "{dir} holds a ladder, whose tables each have a deal of their own: drop --deals (--games or --games-each raise its budget)"
+        ));
+    }
+    let mut definition = resumed(args, stored, Vec::new(), notes)?;
+    let mut added = Vec::new();
+    for entrant in given {
+        match stored.entrants.iter().find(|e| e.name == entrant.name) {
+            Some(old) if *old != entrant => {
+                return Err(format!(
+                    "{dir} holds a ladder whose entrant {} has the command '{}': a new version needs a new name (and --retire {} to replace it)",
+                    old.name, old.command, old.name
+                ));
+            }
+            Some(_) => {}
+            None => {
+                added.push(entrant.name.clone());
+                definition.entrants.push(entrant);
+            }
+        }
+    }
+    if !added.is_empty() {
+        notes.push(format!("entrants added: {}", added.join(", ")));
+    }
+    let from_file = entrants::retired_in(args.bots_file.as_deref())?;
+    for name in args.retire.iter().chain(&from_file) {
+        if !definition.entrants.iter().any(|e| e.name == *name) {
+            let names: Vec<&str> = definition
+                .entrants
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            return Err(format!(
+                "--retire {name}: no entrant of {dir} has that name (the entrants: {})",
+                names.join(", ")
+            ));
+        }
+        if !definition.retired.contains(name) {
+            definition.retired.push(name.clone());
+            notes.push(format!(
+                "{name} retired: no longer drawn, kept in the standings"
+            ));
+        }
+    }
+    let mut spec = definition.ladder.expect("a stored ladder has its budget");
+    if args.games.is_some() || args.games_each.is_some() {
+        spec.games = args.games;
+        spec.games_each = args.games_each;
+    }
+    spec.matchmaking |= args.matchmaking;
+    definition.ladder = Some(spec);
+    Ok(definition)
 }
 
 /// The definition stored in a held folder, if any. A start cut short (a kill or a full disk
@@ -674,13 +896,10 @@ fn resumed(
     {
         return Err(format!(
             "{dir} holds a {} whose challenger is {}; --resume keeps it: drop --challenger",
+            stored.format.name(),
             match stored.format {
-                Format::RoundRobin => "round-robin",
-                Format::Gauntlet => "gauntlet",
-            },
-            match stored.format {
-                Format::RoundRobin => "none".to_string(),
                 Format::Gauntlet => stored.entrants[0].name.clone(),
+                _ => "none".to_string(),
             }
         ));
     }
@@ -793,7 +1012,12 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
         })
         .collect::<Result<_, _>>()?;
     let missing = slices_of_one(&args.dirs, &definitions)?;
-    let first = &definitions[0];
+    // A ladder's shards may have taken newcomers apart: the longest list of entrants names all.
+    let first = definitions
+        .iter()
+        .rev()
+        .max_by_key(|d| d.entrants.len())
+        .expect("standings reads one folder at least");
     let names: Vec<String> = first.entrants.iter().map(|e| e.name.clone()).collect();
     // The test asked for here, else the one the tournament ran.
     let sprt = args.sprt.or(first.sprt);
@@ -814,7 +1038,11 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
         .map(|path| ReportPage::new(path, &args.dirs, first, scheduled));
     for (folder, (dir, d)) in args.dirs.iter().zip(&definitions).enumerate() {
         let mut twice = None;
+        let mut ladder = (d.format == Format::Ladder).then(|| Ladder::new(d));
         let audited = audit::read_checked(dir, d, args.verify, |line| {
+            if let Some(ladder) = ladder.as_mut() {
+                ladder.found(&line);
+            }
             if ids.insert(line.id.clone()) {
                 tally.add(&line);
                 if let Some(page) = &mut page {
@@ -834,7 +1062,10 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
             .notes
             .iter()
             .for_each(|n| eprintln!("allfives: note: {n}"));
-        complete &= audited.counted == d.schedule().count(d.shard);
+        complete &= match ladder.as_mut() {
+            Some(ladder) => ladder.finish_found() == 0 && ladder.budget_spent(),
+            None => audited.counted == d.schedule().count(d.shard),
+        };
     }
     if !missing.is_empty() {
         eprintln!(
@@ -850,6 +1081,7 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
             index,
             name: e.name.clone(),
             command: e.command.clone(),
+            retired: definitions.iter().any(|d| d.retired.contains(&e.name)),
         })
         .collect();
     let mut report = Report::new("standings", complete, entrants, tally.standings());
@@ -869,9 +1101,19 @@ fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<Str
             return Err(format!("{} is given twice", dir.display()));
         }
     }
-    let unsharded = |d: &Definition| Definition {
-        shard: None,
-        ..d.clone()
+    // A ladder's shards share all but their budgets, retirements and newcomers.
+    let shortest = definitions.iter().map(|d| d.entrants.len()).min();
+    let unsharded = |d: &Definition| {
+        let mut same = Definition {
+            shard: None,
+            ..d.clone()
+        };
+        if d.format == Format::Ladder {
+            same.entrants.truncate(shortest.unwrap_or(0));
+            same.ladder = None;
+            same.retired.clear();
+        }
+        same
     };
     let first = unsharded(&definitions[0]);
     for (dir, d) in dirs.iter().zip(definitions).skip(1) {

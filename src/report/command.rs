@@ -7,19 +7,30 @@ use crate::tournament::results::setting_words;
 use crate::tournament::schedule::Format;
 
 /// `allfives tournament ...` for `definition` (entrants with a `dir` or `env` need a bots file
-/// with the same; the containment options are the machine's, and are not part of it).
+/// with the same; the containment options are the machine's, and are not part of it). A
+/// ladder's retired entrants are left out; its tables are drawn as games finish, so the command
+/// plays the same budget, not always the same tables.
 pub fn tournament_command(d: &Definition) -> String {
     let mut words: Vec<String> = vec!["allfives".into(), "tournament".into()];
     words.extend(
         d.entrants
             .iter()
+            .filter(|e| !d.retired.contains(&e.name))
             .map(|e| shell_word(&format!("{}={}", e.name, e.command))),
     );
     words.push(format!("--players {}", d.table.players));
     words.push(match d.format {
         Format::RoundRobin => "--format round-robin".into(),
         Format::Gauntlet => "--format gauntlet".into(),
+        Format::Ladder => "--format ladder".into(),
     });
+    if let Some(ladder) = &d.ladder {
+        words.extend(ladder.games.map(|n| format!("--games {n}")));
+        words.extend(ladder.games_each.map(|n| format!("--games-each {n}")));
+        if ladder.matchmaking {
+            words.push("--matchmaking".into());
+        }
+    }
     if d.table.splits {
         words.push("--splits".into());
     }

@@ -13,7 +13,7 @@ use crate::gamelog::replay::replay;
 use crate::tournament::definition::Definition;
 use crate::tournament::digest;
 use crate::tournament::results::{GameLine, read_results};
-use crate::tournament::schedule::Schedule;
+use crate::tournament::schedule::{Format, Schedule};
 use crate::tournament::seeds;
 
 /// The results file's name in a tournament folder.
@@ -145,7 +145,8 @@ pub fn check_line(
             line.id
         ));
     }
-    if line.deal >= definition.deals {
+    // A ladder's tables each have a deal of their own, any number.
+    if definition.format != Format::Ladder && line.deal >= definition.deals {
         return Err(format!(
             "deal {} is not in the schedule (deals 0 to {})",
             line.deal,

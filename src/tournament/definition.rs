@@ -16,6 +16,7 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::{Policy, files};
 use crate::tournament::digest;
+use crate::tournament::ladder::LadderSpec;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{Format, Schedule, Table};
 use allfives_engine::protocol::ClockInfo;
@@ -73,6 +74,12 @@ pub struct Definition {
     /// The sequential test that stops the tournament once it decides, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSpec>,
+    /// A ladder's budget and draw (the ladder format only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<LadderSpec>,
+    /// The entrants a ladder no longer draws, by name: kept in the results and standings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired: Vec<String>,
 }
 
 impl Definition {
@@ -107,6 +114,8 @@ impl Definition {
             max_line: settings.max_line,
             shard,
             sprt: None,
+            ladder: None,
+            retired: Vec::new(),
         }
     }
 
@@ -229,6 +238,9 @@ impl Definition {
         let mut same = self.clone();
         same.entrants = stored.entrants.clone();
         same.deals = stored.deals;
+        // A ladder's budget, draw and retirements change nothing of a game played.
+        same.ladder = stored.ladder;
+        same.retired = stored.retired.clone();
         match same == *stored {
             true => Ok(()),
             false => Err("its seed, schedule, rules or clocks differ".to_string()),
@@ -276,6 +288,19 @@ impl Definition {
             "its shard is not I/N with 1 <= I <= N"
         } else if self.seed >= crate::tournament::seeds::SEED_LIMIT {
             "its seed is not below 2^53"
+        } else if (self.format == Format::Ladder) != self.ladder.is_some() {
+            "a ladder needs its budget (and only a ladder has one)"
+        } else if self
+            .ladder
+            .is_some_and(|l| l.games.is_none() && l.games_each.is_none())
+        {
+            "its ladder has no budget of games"
+        } else if let Some(name) = self
+            .retired
+            .iter()
+            .find(|r| !self.entrants.iter().any(|e| e.name == **r))
+        {
+            return Err(format!("it retires {name}, who is not an entrant"));
         } else {
             return Ok(());
         };

@@ -41,7 +41,8 @@ impl Groups {
             _ => table.players as u64,
         };
         let (pool, picked) = match format {
-            Format::RoundRobin => (entrants as u64, size),
+            // A ladder's table is any group of a round-robin.
+            Format::RoundRobin | Format::Ladder => (entrants as u64, size),
             Format::Gauntlet => ((entrants as u64).saturating_sub(1), size - 1),
         };
         let enough = entrants as u64 >= size;
@@ -57,6 +58,22 @@ impl Groups {
             picked,
             count,
         }
+    }
+
+    /// Their format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The group of the distinct entrants `pick` (increasing), shaped for the table; `split`
+    /// (0 to 2) chooses the teams of a pick of four when every split is played.
+    pub fn of_pick(&self, pick: &[usize], split: usize) -> Vec<usize> {
+        self.shaped(pick, split % 3)
+    }
+
+    /// Distinct entrants per group (a team of two copies counts one).
+    pub fn picked(&self) -> usize {
+        self.picked as usize + self.offset()
     }
 
     /// How many groups there are (saturating at `u64::MAX`).
@@ -107,7 +124,7 @@ impl Groups {
     pub fn rank(&self, group: &[usize]) -> Option<u64> {
         let (pick, split) = self.unshaped(group)?;
         let pool: Vec<u64> = match self.format {
-            Format::RoundRobin => pick.iter().map(|&e| e as u64).collect(),
+            Format::RoundRobin | Format::Ladder => pick.iter().map(|&e| e as u64).collect(),
             Format::Gauntlet => match pick.split_first() {
                 Some((0, rest)) => rest.iter().map(|&e| e as u64 - 1).collect(),
                 _ => return None,

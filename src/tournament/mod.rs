@@ -18,6 +18,7 @@ pub mod definition;
 pub mod digest;
 pub mod folder;
 pub mod groups;
+pub mod ladder;
 pub mod ratings;
 pub mod report_stream;
 pub mod results;

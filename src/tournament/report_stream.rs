@@ -111,6 +111,7 @@ mod tests {
                 index,
                 name: name.to_string(),
                 command: "builtin:greedy".to_string(),
+                retired: false,
             })
             .collect()
     }

@@ -36,6 +36,9 @@ pub struct Entrant {
     pub name: String,
     /// The command that runs it (`builtin:NAME` for builtins).
     pub command: String,
+    /// A ladder's entrant no longer drawn (`--retire`); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
 }
 
 /// One finished game.
@@ -372,6 +375,7 @@ pub fn entrants_of(bots: &[BotSpec]) -> Vec<Entrant> {
             index,
             name: b.name.clone(),
             command: b.command.clone(),
+            retired: false,
         })
         .collect()
 }

@@ -31,6 +31,20 @@ pub enum Format {
     RoundRobin,
     /// The first entrant against every group of the others.
     Gauntlet,
+    /// Tables drawn one at a time for a budget of games (`--games`), each on a deal of its
+    /// own; entrants may join and retire ([`crate::tournament::ladder`]).
+    Ladder,
+}
+
+impl Format {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::Gauntlet => "gauntlet",
+            Format::Ladder => "ladder",
+        }
+    }
 }
 
 /// How the seats of a game are filled from a group's members.
@@ -173,7 +187,7 @@ impl Schedule {
     /// With a shard `(i, n)`, only the sets (group and deal) whose index is `i - 1` modulo `n`.
     pub fn games(&self, shard: Option<(u64, u64)>) -> impl Iterator<Item = GamePlan> + '_ {
         self.positions(shard)
-            .map(|(group, deal, a)| self.plan(group, deal, a))
+            .map(|(group, deal, a)| self.plan(&group, deal, a))
     }
 
     /// [`games`](Schedule::games), owning the schedule: made one at a time, so that a long
@@ -183,7 +197,7 @@ impl Schedule {
         shard: Option<(u64, u64)>,
     ) -> impl Iterator<Item = GamePlan> + Send + 'static {
         let positions = self.positions(shard);
-        positions.map(move |(group, deal, a)| self.plan(group, deal, a))
+        positions.map(move |(group, deal, a)| self.plan(&group, deal, a))
     }
 
     /// How many games `shard` (or the whole schedule) holds, counted, not listed.
@@ -197,8 +211,12 @@ impl Schedule {
         u64::try_from(in_shard * self.orders.len() as u128).unwrap_or(u64::MAX)
     }
 
-    /// Whether the set of `group` (by rank) on `deal` is in `shard`.
+    /// Whether the set of `group` (by rank) on `deal` is in `shard`. A ladder's tables each
+    /// have a deal of their own, the shard's by its index.
     pub fn in_shard(&self, shard: Option<(u64, u64)>, group: u64, deal: u64) -> bool {
+        if self.groups.format() == Format::Ladder {
+            return shard.is_none_or(|(i, n)| deal % n == i - 1);
+        }
         let index = u128::from(deal) * u128::from(self.groups.len()) + u128::from(group);
         shard.is_none_or(|(i, n)| index % u128::from(n) == u128::from(i - 1))
     }
@@ -226,7 +244,8 @@ impl Schedule {
         })
     }
 
-    fn plan(&self, members: std::sync::Arc<Vec<usize>>, deal: u64, arrangement: usize) -> GamePlan {
+    /// The game of `members` (a group) on `deal` in `arrangement`.
+    pub fn plan(&self, members: &[usize], deal: u64, arrangement: usize) -> GamePlan {
         let members = members.to_vec();
         let ids: Vec<String> = members.iter().map(|m| m.to_string()).collect();
         let deal_seed = seeds::derive(self.master, deal);

@@ -229,6 +229,16 @@ impl Tally {
         self.games
     }
 
+    /// Complete duplicate sets counted so far.
+    pub fn complete_sets(&self) -> u64 {
+        self.complete_sets
+    }
+
+    /// The batch fit of every complete set so far (the standings' ratings, alone).
+    pub fn ratings(&self) -> BatchFit {
+        ratings::batch::fit(&self.names, &self.sets, self.anchor)
+    }
+
     /// The entrant with the best score so far, and its score in percent (cheap: for progress).
     pub fn leader(&self) -> Option<(&str, f64)> {
         self.totals
@@ -428,7 +438,7 @@ impl Tally {
             unfinished_games,
             winner: winner(&entrants, &teams),
             crosstable: self.crosstable(),
-            ratings: ratings::batch::fit(&self.names, &self.sets, self.anchor),
+            ratings: self.ratings(),
             entrants,
             teams,
             elo,
