@@ -159,6 +159,15 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
         let e = r["entrant"].as_u64().expect("an index");
         let elo = r["elo"].as_f64().expect("an Elo");
         assert_eq!(text_of(&dom, &format!("elo-{e}")), signed(elo), "{r}");
+        let interval = match r["interval"].as_array() {
+            Some(ends) => format!(
+                "{} .. {}",
+                signed(ends[0].as_f64().expect("an end")),
+                signed(ends[1].as_f64().expect("an end"))
+            ),
+            None => "a bound only".to_string(),
+        };
+        assert_eq!(text_of(&dom, &format!("interval-{e}")), interval, "{r}");
     }
     for row in standings["entrants"].as_array().expect("rows") {
         let e = row["entrant"].as_u64().expect("an index");
@@ -168,6 +177,33 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
         assert_eq!(text_of(&dom, &format!("score-{e}")), score);
         let rank = format!("{:.2}", row["mean_rank"].as_f64().expect("a rank"));
         assert_eq!(text_of(&dom, &format!("rank-{e}")), rank);
+    }
+    // Each crosstable cell: the row's score against the column, and its games.
+    let names: Vec<&str> = json["entrants"]
+        .as_array()
+        .expect("entrants")
+        .iter()
+        .map(|e| e["name"].as_str().expect("a name"))
+        .collect();
+    for (a, row) in standings["crosstable"]
+        .as_array()
+        .expect("a crosstable")
+        .iter()
+        .enumerate()
+    {
+        for (b, cell) in row.as_array().expect("a row").iter().enumerate() {
+            if cell.is_null() {
+                continue;
+            }
+            let said = format!(
+                "title=\"{} vs {}: {} of {} (",
+                names[a],
+                names[b],
+                cell["score"].as_f64().expect("a score"),
+                cell["games"]
+            );
+            assert!(dom.contains(&said), "no cell {said}");
+        }
     }
     let played = standings["games"].as_u64().expect("games");
     assert_eq!(
