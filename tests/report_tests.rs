@@ -375,3 +375,53 @@ fn the_page_draws_the_sequential_tests_llr_against_its_bounds() {
         assert!(chart.contains(&at), "the {bound} bound {at} drawn");
     }
 }
+
+#[test]
+fn a_ladders_page_shows_its_budget_and_its_command_plays_it_again() {
+    let sb = Sandbox::new();
+    let out = sb.path("ladder");
+    let mut args: Vec<String> = [
+        "tournament",
+        "--format",
+        "ladder",
+        "--games",
+        "24",
+        "--seed",
+        "6",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend((1..=4).map(|i| format!("b{i}=builtin:{}", ["random", "greedy"][i % 2])));
+    args.extend(["--out".into(), out.display().to_string(), "-q".into()]);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let dom = report_dom(&sb, &out.join("report.html"), "");
+    assert_eq!(attribute_of(&dom, "status", "data-state"), "finished");
+    assert!(
+        dom.contains("24 games in all, balanced tables"),
+        "the budget"
+    );
+    let command = text_of(&dom, "command").replace("&amp;", "&");
+    assert!(
+        !command.contains("--deals"),
+        "a ladder takes no --deals: {command}"
+    );
+    let mut words = shlex::split(&command).expect("a shell command line");
+    assert_eq!(words.remove(0), "allfives", "{command}");
+    let again = sb.path("again");
+    words.extend([
+        "--out".into(),
+        again.display().to_string(),
+        "-q".into(),
+        "--json".into(),
+    ]);
+    let ran = allfives(&words);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let games = |dir: &Path| {
+        fs::read_to_string(dir.join("results.jsonl"))
+            .expect("results")
+            .lines()
+            .count()
+    };
+    assert_eq!(games(&again), games(&out), "the same budget");
+}

@@ -1028,9 +1028,13 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
     let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
     let mut complete = missing.is_empty();
     let mut ids = HashSet::new();
+    // A ladder's games are drawn for a budget: its games in all when it has one.
     let scheduled = definitions
         .iter()
-        .map(|d| d.schedule().count(d.shard))
+        .map(|d| match &d.ladder {
+            Some(ladder) => ladder.games.unwrap_or(0),
+            None => d.schedule().count(d.shard),
+        })
         .sum();
     let mut page = args
         .html

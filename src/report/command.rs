@@ -37,7 +37,11 @@ pub fn tournament_command(d: &Definition) -> String {
     if d.table.all_orders {
         words.push("--all-orders".into());
     }
-    words.push(format!("--deals {} --seed {}", d.deals, d.seed));
+    // A ladder plays each table on a deal of its own: it takes no --deals.
+    if d.ladder.is_none() {
+        words.push(format!("--deals {}", d.deals));
+    }
+    words.push(format!("--seed {}", d.seed));
     words.extend(setting_words(
         &d.rules,
         &d.clock,

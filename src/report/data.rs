@@ -43,7 +43,8 @@ pub struct About {
     pub updated_ms: u64,
     /// Seconds between the page's reloads while running.
     pub reload_s: u32,
-    /// Games scheduled (in the folders shown).
+    /// Games scheduled (in the folders shown); 0 when not known ahead (a ladder's budget in
+    /// games each).
     pub scheduled: u64,
     /// The definition, every entrant's environment values hidden (names kept).
     pub definition: Definition,
