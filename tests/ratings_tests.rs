@@ -199,3 +199,73 @@ fn identical_entrants_get_identical_ratings() {
     let expected: Vec<String> = (1..=30).map(|i| format!("r{i}")).collect();
     assert_eq!(names, expected);
 }
+
+#[test]
+fn standings_show_the_history_and_the_provisional_mark() {
+    // The Ordo fixture's first 560 games: a meets everyone (80 games each), b meets c and d
+    // too; e and f play a alone, 80 games each, so their ratings are the least settled.
+    let sb = Sandbox::new();
+    let dir = ordo_games(&sb);
+    let results = dir.join("results.jsonl");
+    let text = fs::read_to_string(&results).expect("results");
+    let first: Vec<&str> = text.lines().take(560).collect();
+    fs::write(&results, first.join("\n") + "\n").expect("write");
+    let report = standings(&[&dir], &[]);
+    let ratings = &report["standings"]["ratings"]["entrants"];
+    let provisional = |name: &str| {
+        let rows = ratings.as_array().expect("ratings");
+        let row = rows.iter().find(|r| r["name"] == name).expect("rated");
+        row["provisional"].as_bool().expect("a provisional mark")
+    };
+    assert!(provisional("e") && provisional("f"), "{ratings:#}");
+    assert!(!provisional("a"), "{ratings:#}");
+    let history = report["standings"]["history"]
+        .as_array()
+        .expect("a history")
+        .clone();
+    let games: Vec<u64> = history
+        .iter()
+        .map(|p| p["games"].as_u64().expect("games"))
+        .collect();
+    assert!(games.windows(2).all(|w| w[0] < w[1]), "{games:?}");
+    assert!(history.len() <= 65, "{games:?}");
+    assert_eq!(games.last(), Some(&560));
+    // The last point is the standings' own ratings, by entrant index.
+    let last = &history[history.len() - 1];
+    for row in ratings.as_array().expect("ratings") {
+        let e = row["entrant"].as_u64().expect("an index") as usize;
+        assert_eq!(last["elo"][e], row["elo"], "{last:#}");
+    }
+    // Early on, before e has played, it has no rating.
+    assert_eq!(history[0]["elo"][4], Value::Null, "{:#}", history[0]);
+    // The text marks provisional ratings and says what the mark means.
+    let ran = allfives(&["standings", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let marked = ran.stdout.lines().filter(|l| l.contains("? ")).count();
+    assert!(marked >= 2, "{}", ran.stdout);
+    assert!(ran.stdout.contains("? provisional:"), "{}", ran.stdout);
+}
+
+#[test]
+fn a_live_tournament_and_a_later_standings_give_the_same_history() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let ran = allfives(&[
+        "tournament",
+        "--quiet",
+        "--json",
+        "--deals",
+        "6",
+        "--seed",
+        "3",
+        "--out",
+        &out.display().to_string(),
+        "a=builtin:greedy",
+        "b=builtin:random",
+        "c=builtin:random",
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let live = ran.json()["standings"]["history"].clone();
+    assert!(live.as_array().is_some_and(|h| h.len() > 2), "{live:#}");
+    assert_eq!(live, standings(&[&out], &[])["standings"]["history"]);
+}

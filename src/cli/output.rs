@@ -10,6 +10,7 @@ use crate::bot::fault::{FaultKind, wrote};
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::tournament::ratings::Sprt;
+use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::schedule::Format;
@@ -277,12 +278,20 @@ fn ratings_text(s: &Standings) -> String {
             (Some(los), _) => format!("{:>7.1}% ~", los * 100.0),
             (None, _) => String::new(),
         };
+        let mark = if r.provisional { "?" } else { " " };
         let _ = writeln!(
             text,
-            "{:>4}  {:<width$}  {:>8}  {interval:>20}  {next}",
+            "{:>4}  {:<width$}  {:>8}{mark} {interval:>20}  {next}",
             place + 1,
             r.name,
             signed(r.elo)
+        );
+    }
+    if s.ratings.entrants.iter().any(|r| r.provisional) {
+        let _ = writeln!(
+            text,
+            "  ? provisional: no interval yet, or one more than {} times as wide as the median",
+            PROVISIONAL_RATIO
         );
     }
     if s.ratings.prior {

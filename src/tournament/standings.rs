@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
 use crate::tournament::ratings::batch::{BatchFit, Side};
+use crate::tournament::ratings::normal::clean;
+use crate::tournament::ratings::sets;
 use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::ratings::{self, Anchor, Elo, Sets, Sprt, SprtSpec, SprtTest};
 use crate::tournament::results::GameLine;
@@ -130,7 +132,46 @@ pub struct Standings {
     pub sprt: Option<Sprt>,
     /// The winner.
     pub winner: Winner,
+    /// The ratings as games were folded in, oldest first, the last at `games` (empty past
+    /// [`HISTORY_ENTRANTS`] entrants).
+    #[serde(default)]
+    pub history: Vec<HistoryPoint>,
 }
+
+/// The batch ratings after some number of games: for the chart of ratings over games played.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryPoint {
+    /// Games folded in by then.
+    pub games: u64,
+    /// Each entrant's Elo by index, null while it is not rated.
+    pub elo: Vec<Option<f64>>,
+    /// The half-width of each entrant's 95% interval by index, null without one.
+    pub half_width: Vec<Option<f64>>,
+}
+
+impl HistoryPoint {
+    /// The point of `fit` after `games` games, for `entrants` entrants.
+    fn new(games: u64, fit: &BatchFit, entrants: usize) -> HistoryPoint {
+        let mut elo = vec![None; entrants];
+        let mut half_width = vec![None; entrants];
+        for r in &fit.entrants {
+            elo[r.entrant] = Some(r.elo);
+            half_width[r.entrant] = fit.half_width(r.entrant).map(clean);
+        }
+        HistoryPoint {
+            games,
+            elo,
+            half_width,
+        }
+    }
+}
+
+/// Entrants past which the standings keep no rating history (each point is a fit of them all).
+pub const HISTORY_ENTRANTS: usize = 1000;
+
+/// The most points the history keeps: past it, the step between points doubles and every other
+/// point goes.
+pub const HISTORY_POINTS: usize = 64;
 
 #[derive(Debug, Clone, Default)]
 struct Totals {
@@ -178,6 +219,11 @@ pub struct Tally {
     pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
     games: u64,
     sprt: Option<SprtTest>,
+    history: Vec<HistoryPoint>,
+    /// Games between two points of the history.
+    history_step: u64,
+    /// The fit of the history's last point, where the next one's search starts.
+    last_fit: Option<BatchFit>,
 }
 
 impl Tally {
@@ -197,6 +243,9 @@ impl Tally {
             pentanomial: BTreeMap::new(),
             games: 0,
             sprt: sprt.map(SprtTest::new),
+            history: Vec::new(),
+            history_step: set_size.max(1) as u64,
+            last_fit: None,
         }
     }
 
@@ -234,9 +283,16 @@ impl Tally {
         self.complete_sets
     }
 
-    /// The batch fit of every complete set so far (the standings' ratings, alone).
+    /// The batch fit of every complete set so far (the standings' ratings, alone, to a
+    /// millionth of an Elo).
     pub fn ratings(&self) -> BatchFit {
-        ratings::batch::fit(&self.names, &self.sets, self.anchor)
+        // From the last checkpoint's fit when there is one: a ladder refits often.
+        match &self.last_fit {
+            Some(previous) => {
+                ratings::batch::fit_from(&self.names, &self.sets, self.anchor, previous)
+            }
+            None => ratings::batch::fit(&self.names, &self.sets, self.anchor),
+        }
     }
 
     /// The entrant with the best score so far, and its score in percent (cheap: for progress).
@@ -324,6 +380,42 @@ impl Tally {
         }
         let game: RatedGame = side_entrants.into_iter().zip(ranks).collect();
         self.gather(line.set_key(), line.arrangement, game);
+        self.checkpoint();
+    }
+
+    /// Adds a point to the history if the game count calls for one: every `history_step`
+    /// games, the step doubling (and every other point going) when the points would exceed
+    /// [`HISTORY_POINTS`]. Decided by the count alone, so a live run and a later `standings`
+    /// of its results keep the same points.
+    fn checkpoint(&mut self) {
+        if self.names.len() > HISTORY_ENTRANTS || !self.games.is_multiple_of(self.history_step) {
+            return;
+        }
+        if self.history.len() == HISTORY_POINTS {
+            self.history_step *= 2;
+            let step = self.history_step;
+            self.history.retain(|p| p.games.is_multiple_of(step));
+            if !self.games.is_multiple_of(step) {
+                return;
+            }
+        }
+        let fit = self.ratings();
+        self.history
+            .push(HistoryPoint::new(self.games, &fit, self.names.len()));
+        self.last_fit = Some(fit);
+    }
+
+    /// The history, ending with `now` (the standings' own fit) in place of a point at the same
+    /// count (fitted from a warm start: the same to 2e-7 Elo, not to the last printed digit).
+    fn history(&self, now: &BatchFit) -> Vec<HistoryPoint> {
+        let mut history = self.history.clone();
+        if history.last().is_some_and(|p| p.games == self.games) {
+            history.pop();
+        }
+        if self.games > 0 && self.names.len() <= HISTORY_ENTRANTS {
+            history.push(HistoryPoint::new(self.games, now, self.names.len()));
+        }
+        history
     }
 
     fn gather(&mut self, key: (Vec<usize>, u64, u64), arrangement: usize, game: RatedGame) {
@@ -359,7 +451,9 @@ impl Tally {
                 test.observe(*counts);
             }
         }
-        self.sets.add(&games);
+        let (group, deal, deal_seed) = &key;
+        let parts = group.iter().map(|&e| e as u64).chain([*deal, *deal_seed]);
+        self.sets.add(sets::key_of(parts), &games);
     }
 
     /// The crosstable, empty past [`CROSSTABLE_LIMIT`] entrants.
@@ -431,6 +525,7 @@ impl Tally {
             test.report(counts.unwrap_or_default())
         });
         let unfinished_games = self.pending.values().map(|s| s.games.len() as u64).sum();
+        let fit = ratings::batch::fit(&self.names, &self.sets, self.anchor);
         Standings {
             games: self.games,
             complete_sets: self.complete_sets,
@@ -438,7 +533,8 @@ impl Tally {
             unfinished_games,
             winner: winner(&entrants, &teams),
             crosstable: self.crosstable(),
-            ratings: self.ratings(),
+            history: self.history(&fit),
+            ratings: fit,
             entrants,
             teams,
             elo,
@@ -485,5 +581,111 @@ fn winner(rows: &[Row], teams: &[TeamRow]) -> Winner {
             level: !top.is_empty(),
             score_pct: if top.is_empty() { 0.0 } else { best },
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::results::SeatLine;
+    use allfives_engine::game::GameEnding;
+
+    /// Game `game` of a round robin of `entrants` at 2 players in duplicate pairs, the lower
+    /// index winning unless `game` is a multiple of 5.
+    fn line(game: u64, entrants: usize) -> GameLine {
+        let set = game / 2;
+        let a = (set as usize) % entrants;
+        let b = (a + 1 + (set as usize / entrants) % (entrants - 1)) % entrants;
+        let arrangement = (game % 2) as usize;
+        let seated = if arrangement == 0 { [a, b] } else { [b, a] };
+        let upset = game.is_multiple_of(5);
+        let rank = |e: usize| if (e == a.min(b)) != upset { 1 } else { 2 };
+        let seat = |s: usize| SeatLine {
+            entrant: seated[s],
+            name: format!("e{}", seated[s]),
+            side: s,
+            rank: rank(seated[s]),
+            moves: 10,
+            time_us: 7,
+            time_buckets: Vec::new(),
+        };
+        GameLine {
+            id: game.to_string(),
+            game,
+            group: vec![a.min(b), a.max(b)],
+            deal: set,
+            deal_seed: 9,
+            arrangement,
+            seed: game,
+            teams: false,
+            seats: vec![seat(0), seat(1)],
+            scores: vec![100, 50],
+            hands: 3,
+            ending: GameEnding::Target { side: 0 },
+            faults: Vec::new(),
+            log: None,
+            rerun: String::new(),
+            definition: None,
+            log_sha256: None,
+        }
+    }
+
+    fn tally(entrants: usize, games: u64) -> Tally {
+        let names = (0..entrants).map(|e| format!("e{e}")).collect();
+        let mut tally = Tally::new(names, 2, None);
+        (0..games).for_each(|g| tally.add(&line(g, entrants)));
+        tally
+    }
+
+    #[test]
+    fn the_history_keeps_at_most_64_points_on_multiples_of_its_step() {
+        let standings = tally(4, 301).standings();
+        let games: Vec<u64> = standings.history.iter().map(|p| p.games).collect();
+        // Step 2 until 128 games, then 4 (points 4..=128), then 8 from 260 games on: 8, 16, ...
+        // 296, and the standings' own point at 301.
+        let mut expected: Vec<u64> = (1..=37).map(|k| 8 * k).collect();
+        expected.push(301);
+        assert_eq!(games, expected);
+        assert!(standings.history.len() <= HISTORY_POINTS + 1);
+        let last = standings.history.last().expect("a point");
+        for r in &standings.ratings.entrants {
+            assert_eq!(last.elo[r.entrant], Some(r.elo));
+            let half_width = standings.ratings.half_width(r.entrant).map(clean);
+            assert_eq!(last.half_width[r.entrant], half_width);
+        }
+    }
+
+    #[test]
+    fn the_history_is_the_same_however_often_standings_are_read() {
+        let whole = tally(4, 150).standings();
+        let mut step_by_step = tally(4, 0);
+        for g in 0..150 {
+            step_by_step.add(&line(g, 4));
+            // As --standings-every 1 does: reading changes nothing that follows.
+            let _ = step_by_step.standings();
+        }
+        assert_eq!(whole.history, step_by_step.standings().history);
+    }
+
+    #[test]
+    fn the_history_fits_each_point_as_a_cold_fit_would() {
+        let standings = tally(5, 120).standings();
+        for point in &standings.history {
+            let cold = tally(5, point.games).standings().ratings;
+            for (e, elo) in point.elo.iter().enumerate() {
+                let expected = cold.rating(e).map(|r| r.elo);
+                match (elo, expected) {
+                    (Some(x), Some(y)) => assert!((x - y).abs() < 1e-6, "{x} {y}"),
+                    (x, y) => assert_eq!(*x, y, "entrant {e} at {}", point.games),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_history_past_its_entrant_limit() {
+        let standings = tally(HISTORY_ENTRANTS + 1, 40).standings();
+        assert!(standings.history.is_empty());
+        assert!(!standings.ratings.entrants.is_empty());
     }
 }

@@ -3,13 +3,17 @@
 //! - [`pentanomial`]: two entrants' Elo difference, interval and LOS from their duplicate pairs;
 //! - [`sprt`]: the sequential test on those pairs, its decision latched once taken;
 //! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
+//! - [`sets`]: the complete sets it reads, in memory flat in their number;
+//! - [`cholesky`]: the symmetric systems its Newton steps and covariance solve;
 //! - [`normal`]: the normal distribution and clean figures for printing.
 //!
 //! Every formula and its source is in docs/results.md.
 
 pub mod batch;
+pub mod cholesky;
 pub mod normal;
 pub mod pentanomial;
+pub mod sets;
 pub mod sprt;
 #[cfg(test)]
 mod sprt_simulation;
