@@ -49,9 +49,8 @@ pub fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
     )
 }
 
-/// The page's DOM after its script ran, at `fragment` (`step=N`, `check`); fails on any console
-/// message.
-fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
+/// A page's DOM after its script ran, at `fragment`; fails on any console message.
+pub fn quiet_dom(sb: &Sandbox, page: &Path, fragment: &str) -> String {
     let url = format!("file://{}#{fragment}", page.display());
     let (dom, log) = chromium(sb, &url, &["--dump-dom"]);
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
@@ -59,6 +58,13 @@ fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
         console.is_empty(),
         "the page wrote to the console: {console:?}"
     );
+    dom
+}
+
+/// The replay page's DOM after its script ran, at `fragment` (`step=N`, `check`); fails on any
+/// console message.
+fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
+    let dom = quiet_dom(sb, page, fragment);
     assert!(dom.contains("id=\"counter\""), "no page: {dom}");
     dom
 }

@@ -12,23 +12,38 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-use crate::browser_tests::{chromium, text_of};
+use crate::browser_tests::{chromium, quiet_dom, text_of};
 use crate::harness::*;
 
 /// The report page's DOM after its script ran, at `fragment`; fails on any console message.
 fn report_dom(sb: &Sandbox, page: &Path, fragment: &str) -> String {
-    let url = format!("file://{}#{fragment}", page.display());
-    let (dom, log) = chromium(sb, &url, &["--dump-dom"]);
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(
-        console.is_empty(),
-        "the page wrote to the console: {console:?}"
-    );
+    let dom = quiet_dom(sb, page, fragment);
     assert!(
         dom.contains("data-ready-ms=\""),
         "the script did not finish: {dom}"
     );
     dom
+}
+
+/// Runs the command line the page shows (`allfives tournament ...`) into a new folder `again`,
+/// with `--json`; it must succeed.
+fn play_again(sb: &Sandbox, dom: &str) -> Ran {
+    let command = text_of(dom, "command")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    let mut words = shlex::split(&command).expect("a shell command line");
+    assert_eq!(words.remove(0), "allfives", "{command}");
+    let again = sb.path("again");
+    words.extend([
+        "--out".into(),
+        again.display().to_string(),
+        "-q".into(),
+        "--json".into(),
+    ]);
+    let ran = allfives(&words);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    ran
 }
 
 /// The value of attribute `name` on the element with id `id`.
@@ -224,21 +239,7 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
     );
 
     // The command shown plays the same tournament again.
-    let command = text_of(&dom, "command")
-        .replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">");
-    let mut words = shlex::split(&command).expect("a shell command line");
-    assert_eq!(words.remove(0), "allfives", "{command}");
-    let again = sb.path("again");
-    words.extend([
-        "--out".into(),
-        again.display().to_string(),
-        "-q".into(),
-        "--json".into(),
-    ]);
-    let ran = allfives(&words);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let ran = play_again(&sb, &dom);
     let replayed = &ran.json()["standings"];
     for field in ["games", "crosstable", "winner"] {
         assert_eq!(
@@ -401,22 +402,12 @@ fn a_ladders_page_shows_its_budget_and_its_command_plays_it_again() {
         dom.contains("24 games in all, balanced tables"),
         "the budget"
     );
-    let command = text_of(&dom, "command").replace("&amp;", "&");
     assert!(
-        !command.contains("--deals"),
-        "a ladder takes no --deals: {command}"
+        !text_of(&dom, "command").contains("--deals"),
+        "a ladder takes no --deals"
     );
-    let mut words = shlex::split(&command).expect("a shell command line");
-    assert_eq!(words.remove(0), "allfives", "{command}");
+    play_again(&sb, &dom);
     let again = sb.path("again");
-    words.extend([
-        "--out".into(),
-        again.display().to_string(),
-        "-q".into(),
-        "--json".into(),
-    ]);
-    let ran = allfives(&words);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
     let games = |dir: &Path| {
         fs::read_to_string(dir.join("results.jsonl"))
             .expect("results")
