@@ -415,4 +415,29 @@ fn a_ladders_page_shows_its_budget_and_its_command_plays_it_again() {
             .count()
     };
     assert_eq!(games(&again), games(&out), "the same budget");
+
+    // A newcomer with two games among entrants with a dozen each is still settling.
+    let ran = allfives(&[
+        "tournament",
+        "--resume",
+        "--out",
+        &out.display().to_string(),
+        "b5=builtin:greedy",
+        "--games",
+        "26",
+        "-q",
+        "--json",
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let report = ran.json();
+    let dom = report_dom(&sb, &out.join("report.html"), "");
+    let badges = dom.matches(">provisional</span>").count();
+    let marked = report["standings"]["ratings"]["entrants"]
+        .as_array()
+        .expect("ratings")
+        .iter()
+        .filter(|r| r["provisional"] == true)
+        .count();
+    assert!(marked >= 1, "the newcomer is provisional: {report}");
+    assert_eq!(badges, marked, "one mark per provisional entrant");
 }
