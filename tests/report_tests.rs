@@ -441,3 +441,44 @@ fn a_ladders_page_shows_its_budget_and_its_command_plays_it_again() {
     assert!(marked >= 1, "the newcomer is provisional: {report}");
     assert_eq!(badges, marked, "one mark per provisional entrant");
 }
+
+#[test]
+fn a_page_that_cannot_be_written_is_one_sentence_and_replays_never_go_over_a_folder() {
+    let sb = Sandbox::new();
+    let out = sb.path("tournament");
+    let ran = allfives(&[
+        "tournament",
+        "builtin:greedy",
+        "builtin:random",
+        "--deals",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let nowhere = sb.path("missing/report.html");
+    let ran = allfives(&[
+        "standings",
+        &out.display().to_string(),
+        "--html",
+        &nowhere.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(2), "{ran:?}");
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+    assert!(ran.stderr.contains("cannot write"), "{}", ran.stderr);
+    let page = sb.path("report.html");
+    let with_replays = [
+        "standings".to_string(),
+        out.display().to_string(),
+        "--html".into(),
+        page.display().to_string(),
+        "--replays".into(),
+    ];
+    assert_eq!(allfives(&with_replays).code, Some(0));
+    let again = allfives(&with_replays);
+    assert_eq!(again.code, Some(2), "{again:?}");
+    assert!(again.stderr.contains("exists already"), "{}", again.stderr);
+}
