@@ -241,6 +241,17 @@ pub fn allfives_with<S: AsRef<str>>(args: &[S], configure: impl FnOnce(&mut Comm
     }
 }
 
+/// A copy of tournament folder `from` at `to` (its files and its logs).
+pub fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to.join("logs")).expect("a folder");
+    for name in ["tournament.json", "results.jsonl"] {
+        fs::copy(from.join(name), to.join(name)).expect("a copy");
+    }
+    for entry in fs::read_dir(from.join("logs")).expect("logs").flatten() {
+        fs::copy(entry.path(), to.join("logs").join(entry.file_name())).expect("a copy");
+    }
+}
+
 /// Plays a match with `--json` into the sandbox's log directory; it must end with exit code 0.
 pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value) {
     let mut args = vec!["match".to_string()];

@@ -12,6 +12,7 @@ mod fair_play_tests;
 mod golden_tests;
 mod ladder_tests;
 mod output_error_tests;
+mod pack_tests;
 mod pip_tests;
 mod placement_tests;
 mod ratings_tests;

@@ -261,12 +261,8 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
     assert_eq!(results.len() as u64, played);
     let games: BTreeSet<String> = links(&dom, "game").into_iter().collect();
     for line in &results {
-        let log = line["log"].as_str().expect("a log");
-        let stem = Path::new(log)
-            .file_stem()
-            .expect("a name")
-            .to_string_lossy();
-        let href = format!("replay/{stem}.html");
+        let id = line["id"].as_str().expect("an id");
+        let href = format!("replay/{}.html", id.replace('/', "_"));
         assert!(games.contains(&href), "no link to {href}: {games:?}");
         let target = fs::read_to_string(site.join(&href)).expect("the game's page");
         assert!(
@@ -443,11 +439,13 @@ fn a_ladders_page_shows_its_budget_and_its_command_plays_it_again() {
 }
 
 #[test]
-fn a_page_that_cannot_be_written_is_one_sentence_and_replays_never_go_over_a_folder() {
+fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_sentence() {
     let sb = Sandbox::new();
     let out = sb.path("tournament");
+    // Packed logs: the replay pages are made from the packs.
     let ran = allfives(&[
         "tournament",
+        "--pack-logs",
         "builtin:greedy",
         "builtin:random",
         "--deals",
@@ -478,6 +476,12 @@ fn a_page_that_cannot_be_written_is_one_sentence_and_replays_never_go_over_a_fol
         "--replays".into(),
     ];
     assert_eq!(allfives(&with_replays).code, Some(0));
+    let dom = report_dom(&sb, &page, "");
+    let games = links(&dom, "game");
+    assert!(!games.is_empty(), "games linked");
+    for href in games {
+        assert!(sb.path(&href).is_file(), "{href} was not written");
+    }
     let again = allfives(&with_replays);
     assert_eq!(again.code, Some(2), "{again:?}");
     assert!(again.stderr.contains("exists already"), "{}", again.stderr);

@@ -179,17 +179,6 @@ fn resume_honours_or_refuses_every_stored_setting_alike() {
     assert_eq!(ids(&out).len(), 8);
 }
 
-/// A copy of tournament folder `from` at `to` (its files and its logs).
-fn copy_folder(from: &Path, to: &Path) {
-    fs::create_dir_all(to.join("logs")).expect("a folder");
-    for name in ["tournament.json", "results.jsonl"] {
-        fs::copy(from.join(name), to.join(name)).expect("a copy");
-    }
-    for entry in fs::read_dir(from.join("logs")).expect("logs").flatten() {
-        fs::copy(entry.path(), to.join("logs").join(entry.file_name())).expect("a copy");
-    }
-}
-
 /// `allfives standings ARGS...`.
 fn standings(args: &[&str]) -> Ran {
     let mut all = vec!["standings", "--json"];

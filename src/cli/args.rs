@@ -304,6 +304,11 @@ pub struct TournamentArgs {
     /// next game with the same entrants).
     #[arg(long)]
     pub fresh: bool,
+    /// Pack the games' logs: each worker appends every game's log, as one zstd frame, to a
+    /// file of its own (OUT/logs/pack-wN.zst) instead of writing a file per game. Kept by
+    /// --resume; read a game with `allfives replay OUT --game ID`; `zstd -dc` prints them all.
+    #[arg(long)]
+    pub pack_logs: bool,
     /// No progress on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -531,9 +536,13 @@ impl SandboxArgs {
 /// `allfives replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The game log (a .jsonl file written by `allfives match`); with --html, also a folder of
-    /// them.
+    /// The game log (a .jsonl file written by `allfives match`); with --game, a tournament's
+    /// folder; with --html, also a folder of logs or a tournament's folder (every game).
     pub log: PathBuf,
+    /// The game of this id in the tournament folder LOG (its results.jsonl says where its log
+    /// is: a file of its own or a pack).
+    #[arg(long, value_name = "ID")]
+    pub game: Option<String>,
     /// Print only the check's verdict, not the game.
     #[arg(long, conflicts_with_all = ["json", "html", "turn"])]
     pub quiet: bool,

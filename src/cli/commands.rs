@@ -31,6 +31,7 @@ use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
 use crate::sandbox::files;
+use crate::tournament::game_logs;
 use crate::tournament::report_stream::ReportStream;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
 use crate::tournament::standings::Tally;
@@ -300,16 +301,15 @@ pub fn output_failed(e: &std::io::Error) -> u8 {
 }
 
 fn replay_command(args: &ReplayArgs) -> u8 {
-    let shown = args.log.display();
-    if args.log.is_dir() {
+    if args.log.is_dir() && args.game.is_none() {
         return folder_pages(args);
     }
-    let text = match std::fs::read(&args.log) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => return fail(BAD_INPUT, format!("cannot read {shown}: {e}")),
+    let (text, shown) = match replay_source(args) {
+        Ok(source) => source,
+        Err(message) => return fail(BAD_INPUT, message),
     };
     if let Some(path) = &args.html {
-        return game_page(args, &text, path);
+        return game_page(args, &text, &shown, path);
     }
     let replay = match gamelog::replay(&text) {
         Ok(replay) => replay,
@@ -365,10 +365,33 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     emitted(output::print_line(&said), done)
 }
 
+/// The log to replay, and its name in messages: the file LOG, or with `--game ID` that game of
+/// the tournament folder LOG (its own file or its frame of a pack).
+fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
+    let bytes = match &args.game {
+        None => std::fs::read(&args.log)
+            .map_err(|e| format!("cannot read {}: {e}", args.log.display()))?,
+        Some(_) if !args.log.is_dir() => {
+            return Err(format!(
+                "--game names a game of a tournament's folder, and {} is not a folder",
+                args.log.display()
+            ));
+        }
+        Some(id) => {
+            let failed = |e| format!("game {id} of {}: {e}", args.log.display());
+            let place = game_logs::find(&args.log, id)?;
+            let bytes = place.read(&args.log).map_err(failed)?;
+            let shown = format!("game {id} of {} ({})", args.log.display(), place.file());
+            return Ok((String::from_utf8_lossy(&bytes).into_owned(), shown));
+        }
+    };
+    let shown = args.log.display().to_string();
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), shown))
+}
+
 /// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
 /// out gets a page of what does, marked where it stops, and exit code 3.
-fn game_page(args: &ReplayArgs, text: &str, path: &std::path::Path) -> u8 {
-    let shown = args.log.display();
+fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path) -> u8 {
     let (data, error) = match pages::game_page(text, args.seat) {
         Ok(page) => page,
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
@@ -416,7 +439,7 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         return fail(
             BAD_INPUT,
             format!(
-                "{shown} is a folder: its games are shown as pages, with --html FOLDER (a new folder)"
+                "{shown} is a folder: its games are shown as pages, with --html FOLDER (a new folder), or one game of a tournament's folder with --game ID"
             ),
         );
     };
@@ -508,7 +531,7 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
         return output_failed(&e);
     }
     let Some(spec) = asked else { return 0 };
-    let policy = match args.sandbox.policy(hidden_from_asked(&args.log)) {
+    let policy = match args.sandbox.policy(hidden_from_asked(args)) {
         Ok(policy) => Arc::new(policy),
         Err(message) => return fail(BAD_INPUT, message),
     };
@@ -539,13 +562,14 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
     emitted(output::print_line(&said), 0)
 }
 
-/// The folder a bot posed a logged position may not read: the log's (hidden even inside the
-/// bot's working directory).
-fn hidden_from_asked(log: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let folder = log
-        .canonicalize()
-        .ok()
-        .and_then(|l| l.parent().map(std::path::Path::to_path_buf));
+/// The folder a bot posed a logged position may not read: the log's, or the tournament's of
+/// `--game` (hidden even inside the bot's working directory).
+fn hidden_from_asked(args: &ReplayArgs) -> Vec<std::path::PathBuf> {
+    let log = args.log.canonicalize().ok();
+    let folder = match args.game {
+        Some(_) => log,
+        None => log.and_then(|l| l.parent().map(std::path::Path::to_path_buf)),
+    };
     folder.map(hidden_with).unwrap_or_default()
 }
 

@@ -9,6 +9,8 @@ use crate::gamelog::{self, LogError, describe};
 use crate::replay::html::{self, IndexEntry};
 use crate::replay::page_data::{Failure, PageData, page_data};
 use crate::replay::steps;
+use crate::tournament::audit::RESULTS;
+use crate::tournament::game_logs::{self, Place};
 
 /// A log's page data, and why it does not check out, if it does not.
 pub fn game_page(text: &str, seat: Option<Seat>) -> Result<(PageData, Option<LogError>), LogError> {
@@ -39,13 +41,26 @@ pub struct Folder {
     pub bad: Vec<String>,
 }
 
-/// Writes a page for every game log (`*.jsonl`) in `dir`, and `index.html`, into `out`, a
-/// folder that must not exist yet.
+/// A game to show: its page's name, its name in messages, and where its log is.
+struct Game {
+    name: String,
+    shown: String,
+    log: Log,
+}
+
+/// Where a game's log is.
+enum Log {
+    /// A log file of a folder of logs.
+    File(PathBuf),
+    /// A game of a tournament's folder, as its results line places it.
+    Logged(Place),
+}
+
+/// Writes a page for every game in `dir`, and `index.html`, into `out`, a folder that must not
+/// exist yet. `dir` is a tournament's folder (its games by its results.jsonl, packed logs or
+/// files) or a folder of game logs (`*.jsonl`).
 pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, String> {
-    let logs = game_logs(dir)?;
-    if logs.is_empty() {
-        return Err(format!("{} holds no game log (*.jsonl)", dir.display()));
-    }
+    let games = games_in(dir)?;
     std::fs::create_dir(out).map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => format!(
             "{} exists already; remove it or name another folder",
@@ -55,14 +70,14 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     })?;
     let mut entries = Vec::new();
     let mut bad = Vec::new();
-    for log in &logs {
-        let name = log
-            .file_stem()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        let shown = log.display();
-        let text = std::fs::read(log)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    for Game { name, shown, log } in games {
+        let bytes = match &log {
+            Log::File(path) => std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}")),
+            Log::Logged(place) => place
+                .read(dir)
+                .map_err(|e| format!("cannot read game {shown}: {e}")),
+        }?;
+        let text = String::from_utf8_lossy(&bytes);
         let page_name = format!("{name}.html");
         let (mut data, error, players) = match game_page(&text, seat) {
             Ok((data, error)) => {
@@ -99,6 +114,42 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
         games: entries.len(),
         bad,
     })
+}
+
+/// The games of `dir`: a tournament's by its results, else its log files.
+fn games_in(dir: &Path) -> Result<Vec<Game>, String> {
+    if dir.join(RESULTS).is_file() {
+        let games = game_logs::games(dir)?;
+        if games.is_empty() {
+            return Err(format!("{} holds no finished game yet", dir.display()));
+        }
+        return Ok(games
+            .into_iter()
+            .map(|(id, place)| Game {
+                // The page a file's log would get: its file's name.
+                name: id.replace('/', "_"),
+                shown: format!("{id} of {}", dir.display()),
+                log: Log::Logged(place),
+            })
+            .collect());
+    }
+    let logs = game_logs(dir)?;
+    if logs.is_empty() {
+        return Err(format!(
+            "{} holds no game log (*.jsonl); a tournament's packed logs are shown from its folder (the one holding {RESULTS})",
+            dir.display()
+        ));
+    }
+    Ok(logs
+        .into_iter()
+        .map(|log| Game {
+            name: log
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+            shown: log.display().to_string(),
+            log: Log::File(log),
+        })
+        .collect())
 }
 
 /// The game logs in a folder, in game order (`game-2` before `game-10`).

@@ -53,7 +53,7 @@ impl ReportPage {
                 Replays {
                     command: format!(
                         "allfives replay {} --html {}",
-                        shell_word(&dir.join("logs").display().to_string()),
+                        shell_word(&dir.display().to_string()),
                         shell_word(&place.join(&prefix).display().to_string())
                     ),
                     prefix,
@@ -112,12 +112,12 @@ impl ReportPage {
         }
     }
 
-    /// The folder `folder`'s replay pages' folder (beside the page) and its logs.
+    /// Tournament folder `folder`, and where its games' replay pages go (beside the page).
     pub fn replay_folder(&self, folder: usize) -> Option<(PathBuf, PathBuf)> {
         let place = self.path.parent().unwrap_or(Path::new(""));
         let r = self.about.replays.get(folder)?;
         Some((
-            self.dirs[folder].join("logs"),
+            self.dirs[folder].clone(),
             place.join(r.prefix.trim_end_matches('/')),
         ))
     }

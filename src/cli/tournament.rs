@@ -27,6 +27,7 @@ use crate::sandbox::files;
 use crate::tournament::audit::{self, RESULTS};
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
+use crate::tournament::game_logs::PackEnds;
 use crate::tournament::ladder::LadderSpec;
 use crate::tournament::ladder::queue::{Ladder, LadderGames};
 use crate::tournament::ratings::{Anchor, SprtSpec};
@@ -78,6 +79,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
     let mut done = HashSet::new();
+    let mut pack_ends = PackEnds::default();
     let mut ladder = (definition.format == Format::Ladder).then(|| Ladder::new(&definition));
     let results_path = dir.join(RESULTS);
     let mut live = ReportPage::new(
@@ -89,6 +91,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let audited = audit::read_checked(&dir, &definition, false, |line| {
         tally.add(&line);
         live.add(0, &line, &tally);
+        pack_ends.add(&line);
         // A ladder's tables are drawn afresh: it needs what was played, not which ids.
         match ladder.as_mut() {
             Some(ladder) => ladder.found(&line),
@@ -111,6 +114,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             FAILED,
             format!("cannot repair {}: {e}", results_path.display()),
         );
+    }
+    match pack_ends.repair(&dir, definition.pack_logs) {
+        Ok(notes) => notes
+            .iter()
+            .for_each(|n| eprintln!("allfives: note: {}", crate::text::terminal(n))),
+        Err(message) => return fail(FAILED, message),
     }
     let mut writer = match ResultsWriter::open(&results_path) {
         Ok(writer) => writer,
@@ -643,6 +652,7 @@ fn define(
                 args.shard,
             );
             definition.sprt = args.sprt;
+            definition.pack_logs = args.pack_logs;
             definition.ladder = ladder_spec(args);
             definition.retired = entrants::retired_in(args.bots_file.as_deref())?;
             if let Some(name) = definition.retired.first()
@@ -908,6 +918,13 @@ fn resumed(
         definition.entrants = given;
     }
     definition.deals = args.deals.unwrap_or(stored.deals);
+    if args.pack_logs && !stored.pack_logs {
+        definition.pack_logs = true;
+        notes.push(
+            "--pack-logs: the games played from now on have their logs packed; those already played keep theirs"
+                .into(),
+        );
+    }
     definition
         .continues(stored)
         .map_err(|why| format!("{dir} holds another tournament: {why}"))?;
@@ -983,10 +1000,10 @@ fn write_report(
     let path = args.html.as_deref().unwrap_or(Path::new(LIVE_PAGE));
     if args.replays {
         for folder in 0..args.dirs.len() {
-            let (logs, out) = page
+            let (dir, out) = page
                 .replay_folder(folder)
                 .expect("a page has each folder's");
-            crate::cli::pages::folder(&logs, &out, None)?;
+            crate::cli::pages::folder(&dir, &out, None)?;
             page.replays_written(folder);
         }
     }
@@ -1121,7 +1138,7 @@ fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<Str
     };
     let first = unsharded(&definitions[0]);
     for (dir, d) in dirs.iter().zip(definitions).skip(1) {
-        if unsharded(d) != first {
+        if !unsharded(d).same_games(&first) {
             return Err(format!(
                 "{} and {} hold different tournaments (their seed, entrants, deals, rules or clocks differ): standings merges the shards of one tournament",
                 dirs[0].display(),

@@ -1,7 +1,8 @@
 //! Writing a game log. Lines are gathered while the referee computes and written to the file,
 //! whole, before it waits on anything (a bot, the end of a game) or once they reach 1 MiB: so a
 //! referee killed at any moment leaves a valid prefix holding everything decided so far, at one
-//! write per bot answer, and a long game's log never gathers in memory.
+//! write per bot answer, and a long game's log never gathers in memory. A log kept in memory
+//! instead (a packed log, [`super::pack`]) is written whole, as one frame, once the game ends.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -23,9 +24,19 @@ const FLUSH_AT: usize = 1 << 20;
 /// A log being written: lines gather in memory until [`flush`](GameLog::flush), or until they
 /// reach [`FLUSH_AT`] bytes.
 pub struct GameLog {
-    file: Option<File>,
+    sink: Sink,
     path: Option<PathBuf>,
     pending: Vec<u8>,
+}
+
+/// Where a log's lines go.
+enum Sink {
+    /// Written to a file at each flush.
+    File(File),
+    /// Kept, whole, until the game ends.
+    Memory,
+    /// Dropped (benchmarks).
+    Discard,
 }
 
 impl GameLog {
@@ -33,18 +44,35 @@ impl GameLog {
     /// never written through or replaced.
     pub fn create(path: &Path) -> io::Result<GameLog> {
         Ok(GameLog {
-            file: Some(files::create_new(path)?),
+            sink: Sink::File(files::create_new(path)?),
             path: Some(path.to_path_buf()),
             pending: Vec::with_capacity(16 * 1024),
         })
     }
 
+    /// A log kept in memory, whole, for [`into_bytes`](GameLog::into_bytes) once the game ends.
+    pub fn in_memory() -> GameLog {
+        GameLog {
+            sink: Sink::Memory,
+            path: None,
+            pending: Vec::with_capacity(64 * 1024),
+        }
+    }
+
     /// A log that writes nothing (benchmarks).
     pub fn discard() -> GameLog {
         GameLog {
-            file: None,
+            sink: Sink::Discard,
             path: None,
             pending: Vec::new(),
+        }
+    }
+
+    /// The lines of a log kept in memory (nothing for a file's or a discarded log).
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.sink {
+            Sink::Memory => self.pending,
+            Sink::File(_) | Sink::Discard => Vec::new(),
         }
     }
 
@@ -107,12 +135,12 @@ impl GameLog {
         self.flush()
     }
 
-    /// Writes the gathered lines to the file in one write.
+    /// Writes the gathered lines to the file in one write (a log in memory keeps them).
     pub fn flush(&mut self) -> io::Result<()> {
-        if let Some(file) = self.file.as_mut()
-            && !self.pending.is_empty()
-        {
-            file.write_all(&self.pending)?;
+        match &mut self.sink {
+            Sink::Memory => return Ok(()),
+            Sink::File(file) if !self.pending.is_empty() => file.write_all(&self.pending)?,
+            Sink::File(_) | Sink::Discard => {}
         }
         self.pending.clear();
         Ok(())
@@ -126,7 +154,7 @@ impl GameLog {
         &mut self,
         fill: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
     ) -> io::Result<()> {
-        if self.file.is_none() {
+        if matches!(self.sink, Sink::Discard) {
             return Ok(());
         }
         let start = self.pending.len();
@@ -136,7 +164,7 @@ impl GameLog {
         }
         self.pending.push(b'\n');
         // A game between builtins waits on nothing, so nothing else flushes it before its end.
-        if self.pending.len() >= FLUSH_AT {
+        if self.pending.len() >= FLUSH_AT && matches!(self.sink, Sink::File(_)) {
             self.flush()?;
         }
         Ok(())

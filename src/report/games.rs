@@ -1,5 +1,5 @@
 //! Every game of a tournament as columns: one array (or one string of digits) per field, with
-//! entrants by index, and what can be derived (a game's id and log from its group, deal and
+//! entrants by index, and what can be derived (a game's id from its group, deal and
 //! arrangement) written only where it differs. A game costs about 25 bytes of the page.
 
 use std::collections::BTreeMap;
@@ -46,9 +46,6 @@ pub struct Games {
     pub ending: String,
     /// The ids that are not `GROUP/DEAL/ARRANGEMENT` (group joined by `-`), by game.
     pub ids: BTreeMap<usize, String>,
-    /// The logs that are not `logs/ID.jsonl` (`/` in the id written `_`), by game; empty for a
-    /// game without a log.
-    pub logs: BTreeMap<usize, String>,
     /// Each game's folder (an index into the folders merged); empty when there is one.
     pub folder: Vec<usize>,
     /// Every fault.
@@ -114,10 +111,6 @@ impl Games {
         if line.id != id {
             self.ids.insert(game, line.id.clone());
         }
-        let log = format!("logs/{}.jsonl", line.id.replace('/', "_"));
-        if line.log.as_deref() != Some(log.as_str()) {
-            self.logs.insert(game, line.log.clone().unwrap_or_default());
-        }
         if folders > 1 {
             self.folder.push(folder);
         }
@@ -163,7 +156,7 @@ fn digit(n: usize) -> char {
 mod tests {
     use super::*;
 
-    fn line(id: &str, log: &str, seats: [(usize, u32); 2], faults: serde_json::Value) -> GameLine {
+    fn line(id: &str, seats: [(usize, u32); 2], faults: serde_json::Value) -> GameLine {
         let seat = |(entrant, rank): (usize, u32), side: usize| {
             serde_json::json!({"entrant": entrant, "name": format!("e{entrant}"), "side": side,
                 "rank": rank, "moves": 1, "time_us": 10, "time_buckets": []})
@@ -172,7 +165,7 @@ mod tests {
             "id": id, "game": 1, "group": [3, 7], "deal": 12, "deal_seed": 5, "arrangement": 1,
             "seed": 9, "teams": false, "seats": [seat(seats[0], 0), seat(seats[1], 1)],
             "scores": [100, 250], "hands": 4, "ending": {"kind": "target", "side": 1},
-            "faults": faults, "log": log, "rerun": "allfives match ..."
+            "faults": faults, "log": "logs/x.jsonl", "rerun": "allfives match ..."
         }))
         .expect("a results line")
     }
@@ -182,35 +175,18 @@ mod tests {
         let mut games = Games::default();
         let fault = serde_json::json!([{"seat": 1, "entrant": 3, "kind": "timeout",
             "detail": "<b>late</b>", "forfeit": true}]);
-        games.add(
-            &line("3-7/12/1", "logs/3-7_12_1.jsonl", [(7, 2), (3, 1)], fault),
-            0,
-            1,
-        );
-        games.add(
-            &line(
-                "3-7/12/1",
-                "logs/3-7_12_1.retry-2.jsonl",
-                [(7, 1), (3, 2)],
-                serde_json::json!([]),
-            ),
-            0,
-            1,
-        );
+        games.add(&line("3-7/12/1", [(7, 2), (3, 1)], fault), 0, 1);
+        games.add(&line("odd", [(7, 1), (3, 2)], serde_json::json!([])), 0, 1);
         assert_eq!(games.count, 2);
         assert_eq!(games.group, [3, 7, 3, 7]);
         assert_eq!(games.members, "1010", "seat 0 is member 1 (entrant 7)");
         assert_eq!(games.ranks, "2112");
         assert_eq!(games.arrangement, "11");
         assert_eq!(games.ending, "tt");
-        assert!(
-            games.ids.is_empty(),
-            "ids derived from group, deal, arrangement"
-        );
         assert_eq!(
-            games.logs.into_iter().collect::<Vec<_>>(),
-            [(1, "logs/3-7_12_1.retry-2.jsonl".to_string())],
-            "only the retried game's log is written out"
+            games.ids.into_iter().collect::<Vec<_>>(),
+            [(1, "odd".to_string())],
+            "only an id other than group/deal/arrangement is written out"
         );
         assert_eq!(games.faults.game, [0]);
         assert_eq!(games.faults.kinds, ["timeout"]);

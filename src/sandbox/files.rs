@@ -33,6 +33,14 @@ pub fn append_existing(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Opens `path` to append to it, creating it if absent; never through a symbolic link.
+pub fn append_or_create(path: &Path) -> io::Result<File> {
+    match append_existing(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => create_new(path),
+        opened => opened,
+    }
+}
+
 /// Creates folder `dir` (and its parents), the last one readable by the user only.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {

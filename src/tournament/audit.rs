@@ -12,6 +12,7 @@ use std::path::Path;
 use crate::gamelog::replay::replay;
 use crate::tournament::definition::Definition;
 use crate::tournament::digest;
+use crate::tournament::game_logs::Place;
 use crate::tournament::results::{GameLine, read_results};
 use crate::tournament::schedule::{Format, Schedule};
 use crate::tournament::seeds;
@@ -215,35 +216,21 @@ fn check_seats(definition: &Definition, line: &GameLine, seating: &[usize]) -> R
 }
 
 /// The line's log is the one it names (its digest), and replayed through the rules engine it
-/// gives the line's result, seats and seed.
+/// gives the line's result, seats and seed; a packed log as well as a file.
 fn verify_log(dir: &Path, line: &GameLine) -> Result<(), String> {
-    let stem = line.id.replace('/', "_");
-    let relative = line.log.as_deref().unwrap_or_default();
-    let named = relative == format!("logs/{stem}.jsonl")
-        || relative
-            .strip_prefix(&format!("logs/{stem}.retry-"))
-            .and_then(|n| n.strip_suffix(".jsonl"))
-            .is_some_and(|n| n.parse::<u32>().is_ok());
-    if !named {
-        return Err(format!(
-            "its log {relative:?} is not a log of game {}",
-            line.id
-        ));
-    }
-    let path = dir.join(relative);
-    let bytes =
-        std::fs::read(&path).map_err(|e| format!("its log {relative} cannot be read: {e}"))?;
+    let place = Place::of(line)?;
+    let bytes = place.read(dir)?;
     if line.log_sha256.as_deref() != Some(&digest::sha256_hex(&bytes)) {
         return Err(format!(
-            "its log {relative} is not the one it was written with (its SHA-256 differs): the log was changed, replaced or emptied"
+            "{place} is not the one it was written with (its SHA-256 differs): the log was changed, replaced or emptied"
         ));
     }
-    let text = String::from_utf8(bytes).map_err(|_| format!("its log {relative} is not UTF-8"))?;
-    let replayed = replay(&text).map_err(|e| format!("its log {relative} does not replay: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{place} is not UTF-8"))?;
+    let replayed = replay(&text).map_err(|e| format!("{place} does not replay: {e}"))?;
     let end = replayed
         .end
         .as_ref()
-        .ok_or_else(|| format!("its log {relative} stops before the game's end"))?;
+        .ok_or_else(|| format!("{place} stops before the game's end"))?;
     let seats: Vec<&str> = replayed
         .header
         .seats
@@ -266,7 +253,7 @@ fn verify_log(dir: &Path, line: &GameLine) -> Result<(), String> {
     match agrees {
         true => Ok(()),
         false => Err(format!(
-            "its result differs from its log {relative} replayed (seed, seats, scores, ranks, hands, ending or faults)"
+            "its result differs from {place} replayed (seed, seats, scores, ranks, hands, ending or faults)"
         )),
     }
 }

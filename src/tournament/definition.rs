@@ -80,6 +80,11 @@ pub struct Definition {
     /// The entrants a ladder no longer draws, by name: kept in the results and standings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retired: Vec<String>,
+    /// Logs kept in packs (`--pack-logs`), not a file per game. How logs are stored decides
+    /// no game: it is left out of [`digest_for`](Definition::digest_for) and of
+    /// [`same_games`](Definition::same_games).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pack_logs: bool,
 }
 
 impl Definition {
@@ -116,6 +121,7 @@ impl Definition {
             sprt: None,
             ladder: None,
             retired: Vec::new(),
+            pack_logs: false,
         }
     }
 
@@ -241,10 +247,19 @@ impl Definition {
         // A ladder's budget, draw and retirements change nothing of a game played.
         same.ladder = stored.ladder;
         same.retired = stored.retired.clone();
-        match same == *stored {
+        match same.same_games(stored) {
             true => Ok(()),
             false => Err("its seed, schedule, rules or clocks differ".to_string()),
         }
+    }
+
+    /// Whether `self` and `other` define the same games: equal but for how logs are stored.
+    pub fn same_games(&self, other: &Definition) -> bool {
+        let stored_alike = Definition {
+            pack_logs: other.pack_logs,
+            ..self.clone()
+        };
+        stored_alike == *other
     }
 
     /// Reads `DIR/tournament.json`; `None` if there is none.

@@ -3,6 +3,8 @@
 //!
 //! - [`schedule`] and [`seeds`] (pure): who meets whom, in which seats, on which deal;
 //! - [`workers`]: games played at once, each worker keeping its bots' processes;
+//! - [`game_logs`]: where each game's log is (a file of its own, or a frame of a pack), read
+//!   back, and packs torn by a kill repaired;
 //! - [`results`]: a finished game as a results line, `results.jsonl`, and the `--json` report;
 //! - [`report_stream`]: a match's `--json` report written game by game as the match goes;
 //! - [`standings`] and [`ratings`]: results folded into tables, pairwise Elo, batch ratings and
@@ -17,6 +19,7 @@ pub mod audit;
 pub mod definition;
 pub mod digest;
 pub mod folder;
+pub mod game_logs;
 pub mod groups;
 pub mod ladder;
 pub mod ratings;

@@ -144,6 +144,8 @@ mod tests {
             rerun: format!("allfives match a b --seed 9 --game {game}"),
             definition: None,
             log_sha256: None,
+            log_offset: None,
+            log_bytes: None,
         }
     }
 

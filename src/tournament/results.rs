@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -71,15 +71,22 @@ pub struct GameLine {
     pub ending: GameEnding,
     /// Every fault, in order; the one with `forfeit` cost the game.
     pub faults: Vec<FaultLine>,
-    /// The log, relative to the results' folder (a tournament) or as written (a match).
+    /// The log, relative to the results' folder (a tournament) or as written (a match): a
+    /// file of its own, or, with `--pack-logs`, the pack holding it (`logs/pack-wN.zst`).
     pub log: Option<String>,
+    /// A packed log only: where its zstd frame starts in the pack, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_offset: Option<u64>,
+    /// A packed log only: its zstd frame's length in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_bytes: Option<u64>,
     /// The command line that plays this game again, alone, exactly as dealt.
     pub rerun: String,
     /// In a tournament: the SHA-256 of its definition as it concerns this game
     /// ([`Definition::digest_for`](crate::tournament::definition::Definition::digest_for)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definition: Option<String>,
-    /// In a tournament: the SHA-256 of its log, as written.
+    /// In a tournament: the SHA-256 of its log, as written (a packed log's uncompressed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_sha256: Option<String>,
 }
@@ -193,6 +200,8 @@ impl GameLine {
             ending: result.ending,
             faults,
             log: cx.log,
+            log_offset: None,
+            log_bytes: None,
             rerun: cx.rerun,
             definition: None,
             log_sha256: None,
@@ -218,10 +227,13 @@ impl GameLine {
     }
 }
 
-/// Appends game lines to `results.jsonl`, each written whole and synced before it counts.
+/// Appends game lines to `results.jsonl`, each written whole and synced before it counts, after
+/// the packs holding their logs.
 #[derive(Debug)]
 pub struct ResultsWriter {
     file: File,
+    /// The results' folder, where lines' packs are.
+    dir: PathBuf,
 }
 
 impl ResultsWriter {
@@ -229,11 +241,7 @@ impl ResultsWriter {
     /// line starts on a line of its own.
     pub fn open(path: &Path) -> io::Result<ResultsWriter> {
         // Never through a link (docs/fair-play.md): opened only if a plain file, else created.
-        let file = match files::append_existing(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => files::create_new(path)?,
-            Err(e) => return Err(e),
-        };
+        let file = files::append_or_create(path)?;
         let len = file.metadata()?.len();
         let reader = std::fs::OpenOptions::new()
             .read(true)
@@ -243,13 +251,26 @@ impl ResultsWriter {
         if whole < len {
             file.set_len(whole)?;
         }
-        Ok(ResultsWriter { file })
+        let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        Ok(ResultsWriter { file, dir })
     }
 
-    /// Appends lines in one write, then syncs them to disk (one sync for many games).
+    /// Appends lines in one write, then syncs them to disk (one sync for many games). The packs
+    /// that hold their logs are synced first, each once: no line names a frame that a crash
+    /// could lose.
     pub fn append(&mut self, lines: &[GameLine]) -> io::Result<()> {
         if lines.is_empty() {
             return Ok(());
+        }
+        let mut packs: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.log_offset.is_some())
+            .filter_map(|l| l.log.as_deref())
+            .collect();
+        packs.sort_unstable();
+        packs.dedup();
+        for pack in packs {
+            crate::gamelog::pack::sync(&self.dir.join(pack))?;
         }
         let mut bytes = Vec::new();
         for line in lines {

@@ -624,6 +624,8 @@ mod tests {
             ending: GameEnding::Target { side: 0 },
             faults: Vec::new(),
             log: None,
+            log_offset: None,
+            log_bytes: None,
             rerun: String::new(),
             definition: None,
             log_sha256: None,

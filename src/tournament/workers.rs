@@ -11,12 +11,16 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::bot::player::{BotSpec, Player};
 use crate::gamelog::GameLog;
+use crate::gamelog::pack::{Frame, PackWriter};
 use crate::placement::Placement;
-use crate::referee::matchplay::{GameSettings, PlannedGame, play_planned, player, stop_all};
+use crate::referee::matchplay::{
+    GameSettings, PlannedGame, Played, play_planned, player, stop_all,
+};
 use crate::sandbox::{Policy, files};
 use crate::text;
 use crate::tournament::definition::Definition;
 use crate::tournament::digest;
+use crate::tournament::game_logs;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
@@ -87,6 +91,7 @@ pub fn start(
             run: run.clone(),
             group: Vec::new(),
             players: Vec::new(),
+            pack: None,
         };
         let (queue, stop, results) = (queue.clone(), stop.clone(), results.clone());
         let mut aborted = aborted.clone();
@@ -132,6 +137,18 @@ struct Worker {
     policy: Arc<Policy>,
     group: Vec<usize>,
     players: Vec<Player>,
+    /// Its pack, once it has packed a game (with `--pack-logs`).
+    pack: Option<PackWriter>,
+}
+
+/// Where a played game's log was kept, and its digest.
+struct KeptLog {
+    /// Its file (or pack), relative to the folder.
+    file: String,
+    /// Its frame in the pack, when packed.
+    frame: Option<Frame>,
+    /// The SHA-256 of the log (uncompressed).
+    sha256: String,
 }
 
 impl Worker {
@@ -172,20 +189,10 @@ impl Worker {
             seating: plan.seating.clone(),
         };
         let failed = |e: std::io::Error| format!("game {} could not be logged: {e}", plan.id);
-        let (relative, path, mut log) = new_log(&self.run.dir, &plan.id).map_err(failed)?;
-        let played = play_planned(&self.run.settings, &planned, &mut self.players, &mut log)
-            .await
-            .map_err(failed)?;
-        drop(log);
-        // The results line counts the game only once its log is safely on disk; the sync and
-        // the digest wait off the worker's thread.
-        let synced = path.clone();
-        let log_sha256 = tokio::task::spawn_blocking(move || {
-            File::open(&synced).and_then(|f| f.sync_all())?;
-            std::fs::read(&synced).map(|bytes| digest::sha256_hex(&bytes))
-        })
-        .await
-        .map_err(|e| failed(std::io::Error::other(e)))?
+        let (played, kept) = match self.run.definition.pack_logs {
+            true => self.play_packed(&planned).await,
+            false => self.play_to_file(&planned, &plan.id).await,
+        }
         .map_err(failed)?;
         let bots: Vec<&BotSpec> = plan.members.iter().map(|&e| &self.run.bots[e]).collect();
         let mut line = GameLine::new(
@@ -198,7 +205,7 @@ impl Worker {
                 deal: (plan.deal, plan.deal_seed, plan.arrangement),
                 rules: &self.run.settings.rules,
                 times: &played.times,
-                log: Some(relative),
+                log: Some(kept.file),
                 rerun: results::rerun(
                     &bots,
                     plan.deal_seed,
@@ -209,8 +216,60 @@ impl Worker {
             },
         );
         line.definition = self.run.definition.digest_for(&plan.members);
-        line.log_sha256 = Some(log_sha256);
+        line.log_sha256 = Some(kept.sha256);
+        line.log_offset = kept.frame.map(|f| f.offset);
+        line.log_bytes = kept.frame.map(|f| f.bytes);
         Ok(line)
+    }
+
+    /// Plays a game logged to a file of its own.
+    async fn play_to_file(
+        &mut self,
+        planned: &PlannedGame,
+        id: &str,
+    ) -> std::io::Result<(Played, KeptLog)> {
+        let (relative, path, mut log) = new_log(&self.run.dir, id)?;
+        let played = play_planned(&self.run.settings, planned, &mut self.players, &mut log).await?;
+        drop(log);
+        // The results line counts the game only once its log is safely on disk; the sync and
+        // the digest wait off the worker's thread.
+        let sha256 = tokio::task::spawn_blocking(move || {
+            File::open(&path).and_then(|f| f.sync_all())?;
+            std::fs::read(&path).map(|bytes| digest::sha256_hex(&bytes))
+        })
+        .await
+        .map_err(std::io::Error::other)??;
+        let kept = KeptLog {
+            file: relative,
+            frame: None,
+            sha256,
+        };
+        Ok((played, kept))
+    }
+
+    /// Plays a game logged in memory, then appended to the worker's pack as one frame.
+    async fn play_packed(&mut self, planned: &PlannedGame) -> std::io::Result<(Played, KeptLog)> {
+        let mut log = GameLog::in_memory();
+        let played = play_planned(&self.run.settings, planned, &mut self.players, &mut log).await?;
+        let bytes = log.into_bytes();
+        let file = game_logs::pack_name(self.index);
+        let pack = match &mut self.pack {
+            Some(pack) => pack,
+            None => self
+                .pack
+                .insert(PackWriter::open(&self.run.dir.join(&file))?),
+        };
+        // Compressing and writing take a fraction of a builtin game, here on the worker's own
+        // CPU; the sync is left to the results writer, once for every game finished meanwhile
+        // (ResultsWriter::append), before any line names the frame.
+        let frame = pack.append(&bytes)?;
+        let sha256 = digest::sha256_hex(&bytes);
+        let kept = KeptLog {
+            file,
+            frame: Some(frame),
+            sha256,
+        };
+        Ok((played, kept))
     }
 
     /// A player for entrant `e`, its stderr in `stderr/NAME.wWORKER.stderr` (created once,

@@ -1,0 +1,210 @@
+//! Packed logs: many games' logs in one append-only file, each game's log one independent zstd
+//! frame (RFC 8878) after the last. A file of frames is itself a valid zstd stream, so
+//! `zstd -dc PACK` prints every game's log in the order written; a game is read alone from its
+//! frame's offset and length. Each frame carries its content size and a checksum of its content,
+//! so a frame cut short or changed does not decode.
+//!
+//! Only whole frames are ever named: a pack cut mid-frame (a run killed while writing it) is
+//! cut back to its last frame named elsewhere ([`cut_to`]) before anything is appended again.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+
+use zstd::bulk::Compressor;
+use zstd::zstd_safe;
+
+use crate::sandbox::files;
+
+/// The compression level: zstd's fastest but one, at which compressing a game costs a fraction
+/// of playing it between builtins (docs/benchmarks.md measures levels 1 to 3).
+pub const LEVEL: i32 = 1;
+
+/// Where a frame is in its pack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// Its first byte's offset.
+    pub offset: u64,
+    /// Its length in bytes (compressed).
+    pub bytes: u64,
+}
+
+/// A pack open for appending, held by one writer.
+pub struct PackWriter {
+    file: File,
+    len: u64,
+    compressor: Compressor<'static>,
+}
+
+impl PackWriter {
+    /// Opens the pack at `path` for appending (creating it if absent; never through a link).
+    pub fn open(path: &Path) -> io::Result<PackWriter> {
+        let file = files::append_or_create(path)?;
+        let len = file.metadata()?.len();
+        let mut compressor = Compressor::new(LEVEL)?;
+        compressor.include_checksum(true)?;
+        compressor.include_contentsize(true)?;
+        Ok(PackWriter {
+            file,
+            len,
+            compressor,
+        })
+    }
+
+    /// Appends `log` as one frame; where it is. The frame is written, not synced: whoever
+    /// names it somewhere that must outlive a crash syncs the pack first ([`sync`]), once for
+    /// all the frames written meanwhile.
+    pub fn append(&mut self, log: &[u8]) -> io::Result<Frame> {
+        let frame = self.compressor.compress(log)?;
+        self.file.write_all(&frame)?;
+        let at = Frame {
+            offset: self.len,
+            bytes: frame.len() as u64,
+        };
+        self.len += at.bytes;
+        Ok(at)
+    }
+}
+
+/// Syncs the pack at `path` to disk: every frame written to it so far, by any writer.
+pub fn sync(path: &Path) -> io::Result<()> {
+    // fdatasync applies to the file, whichever descriptor asks: a read-only one will do.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?
+        .sync_data()
+}
+
+/// Why a frame could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The pack could not be read there (absent, unreadable, or shorter than the frame's end).
+    #[error("cannot read bytes {offset} to {end} of it: {source}", end = .frame.offset + .frame.bytes, offset = .frame.offset)]
+    Read {
+        /// The frame asked for.
+        frame: Frame,
+        /// Why.
+        source: io::Error,
+    },
+    /// The bytes there are not exactly one whole zstd frame.
+    #[error("bytes {offset} to {end} of it are not one whole zstd frame", end = .0.offset + .0.bytes, offset = .0.offset)]
+    NotAFrame(Frame),
+    /// The frame does not decode (changed, or cut short), or its checksum differs.
+    #[error("the frame at byte {offset} does not decompress: {why}", offset = .frame.offset)]
+    Corrupt {
+        /// The frame.
+        frame: Frame,
+        /// What zstd said.
+        why: String,
+    },
+}
+
+/// The log held in `frame` of the pack at `path`.
+pub fn read_frame(path: &Path, frame: Frame) -> Result<Vec<u8>, FrameError> {
+    let read = |source| FrameError::Read { frame, source };
+    let file = File::open(path).map_err(read)?;
+    let len = usize::try_from(frame.bytes).map_err(|e| read(io::Error::other(e)))?;
+    let mut bytes = vec![0u8; len];
+    file.read_exact_at(&mut bytes, frame.offset).map_err(read)?;
+    if zstd_safe::find_frame_compressed_size(&bytes) != Ok(len) {
+        return Err(FrameError::NotAFrame(frame));
+    }
+    zstd::stream::decode_all(bytes.as_slice()).map_err(|e| FrameError::Corrupt {
+        frame,
+        why: e.to_string(),
+    })
+}
+
+/// Cuts the pack at `path` back to `end` bytes when it is longer; how many bytes went. A pack
+/// shorter than `end` is left as it is, and said.
+pub fn cut_to(path: &Path, end: u64) -> io::Result<u64> {
+    let file = files::append_existing(path)?;
+    let len = file.metadata()?.len();
+    if len < end {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("it holds {len} bytes, where its games end at byte {end}"),
+        ));
+    }
+    if len > end {
+        file.set_len(end)?;
+        file.sync_all()?;
+    }
+    Ok(len - end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_read_back_alone_and_the_pack_decodes_as_one_stream() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("pack.zst");
+        let logs: [&[u8]; 3] = [b"{\"a\":1}\n", b"", b"{\"b\":2}\n{\"c\":3}\n"];
+        let mut pack = PackWriter::open(&path).expect("a pack");
+        let frames: Vec<Frame> = logs
+            .iter()
+            .map(|l| pack.append(l).expect("appended"))
+            .collect();
+        drop(pack);
+        // Reopened, it appends after what is there.
+        let mut pack = PackWriter::open(&path).expect("reopened");
+        let last = pack.append(b"last\n").expect("appended");
+        assert_eq!(last.offset, frames[2].offset + frames[2].bytes);
+        for (log, frame) in logs.iter().zip(&frames) {
+            assert_eq!(read_frame(&path, *frame).expect("a frame"), *log);
+        }
+        let all = zstd::stream::decode_all(File::open(&path).expect("the pack")).expect("decodes");
+        assert_eq!(
+            all,
+            logs.concat()
+                .into_iter()
+                .chain(*b"last\n")
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_torn_or_changed_frame_is_refused_and_a_torn_tail_is_cut() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("pack.zst");
+        let mut pack = PackWriter::open(&path).expect("a pack");
+        let first = pack.append(&[b'x'; 1000]).expect("appended");
+        let second = pack.append(b"second\n").expect("appended");
+        drop(pack);
+        let torn = Frame {
+            bytes: second.bytes - 1,
+            ..second
+        };
+        assert!(matches!(
+            read_frame(&path, torn),
+            Err(FrameError::NotAFrame(_))
+        ));
+        let two = Frame {
+            bytes: first.bytes + second.bytes,
+            ..first
+        };
+        assert!(matches!(
+            read_frame(&path, two),
+            Err(FrameError::NotAFrame(_))
+        ));
+        let mut bytes = std::fs::read(&path).expect("the pack");
+        let last = (second.offset + second.bytes - 2) as usize;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, &bytes).expect("changed");
+        assert!(matches!(
+            read_frame(&path, second),
+            Err(FrameError::Corrupt { .. })
+        ));
+        assert_eq!(
+            cut_to(&path, first.bytes + 3).expect("cut"),
+            second.bytes - 3
+        );
+        assert_eq!(cut_to(&path, first.bytes).expect("cut"), 3);
+        assert_eq!(read_frame(&path, first).expect("a frame"), vec![b'x'; 1000]);
+        assert!(cut_to(&path, first.bytes + 1).is_err());
+    }
+}
