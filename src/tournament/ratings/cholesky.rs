@@ -97,34 +97,59 @@ impl Cholesky {
     /// The `x` with `A x = b`.
     pub fn solve(&self, b: &[f64]) -> Vec<f64> {
         let mut x = b.to_vec();
-        self.forward(&mut x, 0);
+        self.forward(&mut x);
         self.backward(&mut x);
         x
     }
 
-    /// `A^-1`, a column at a time (the first `i` entries of `L^-1 e_i` are zero, which the
-    /// forward solve skips).
+    /// `A^-1 = M' M` with `M = L^-1`: both products row by row as sums of scaled rows
+    /// (n^3/6 multiply-adds each, over contiguous memory, without a running sum to wait on).
     pub fn inverse(&self) -> Square {
         let n = self.lower.size;
-        let mut inverse = Square::zeros(n);
-        let mut column = vec![0.0; n];
+        // Row i of M: (e_i - sum over k < i of L_ik M_k) / L_ii; M_k is zero past k.
+        let mut m = Square::zeros(n);
         for i in 0..n {
-            column.iter_mut().for_each(|x| *x = 0.0);
-            column[i] = 1.0;
-            self.forward(&mut column, i);
-            self.backward(&mut column);
-            // A^-1 is symmetric: column i is row i.
-            inverse.values[i * n..(i + 1) * n].copy_from_slice(&column);
+            let (done, rest) = m.values.split_at_mut(i * n);
+            let row = &mut rest[..=i];
+            row[i] = 1.0;
+            for k in 0..i {
+                let factor = self.lower.get(i, k);
+                let above = &done[k * n..=k * n + k];
+                row[..=k]
+                    .iter_mut()
+                    .zip(above)
+                    .for_each(|(x, y)| *x -= factor * y);
+            }
+            let pivot = self.lower.get(i, i);
+            row.iter_mut().for_each(|x| *x /= pivot);
+        }
+        // G = sum over k of M_k' M_k, its lower triangle, then mirrored.
+        let mut inverse = Square::zeros(n);
+        for k in 0..n {
+            let row_k = m.row(k);
+            for i in 0..=k {
+                let factor = row_k[i];
+                let target = &mut inverse.values[i * n..=i * n + i];
+                target
+                    .iter_mut()
+                    .zip(row_k)
+                    .for_each(|(x, y)| *x += factor * y);
+            }
+        }
+        for i in 0..n {
+            for j in 0..i {
+                inverse.values[j * n + i] = inverse.values[i * n + j];
+            }
         }
         inverse
     }
 
-    /// Solves `L y = x` in place, `x` zero before `from`.
-    fn forward(&self, x: &mut [f64], from: usize) {
+    /// Solves `L y = x` in place.
+    fn forward(&self, x: &mut [f64]) {
         let n = self.lower.size;
-        for i in from..n {
+        for i in 0..n {
             let row = &self.lower.values[i * n..i * n + i];
-            let sum = dot(&row[from..], &x[from..i]);
+            let sum = dot(row, &x[..i]);
             x[i] = (x[i] - sum) / self.lower.get(i, i);
         }
     }
@@ -140,23 +165,24 @@ impl Cholesky {
     }
 }
 
-/// `a . b` over four running sums, which the compiler can keep in vector registers (one sum
+/// `a . b` over eight running sums, which the compiler can keep in vector registers (one sum
 /// must add in order, which no vector unit can do).
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let (chunks_a, chunks_b) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (chunks_a, chunks_b) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f64 = chunks_a
         .remainder()
         .iter()
         .zip(chunks_b.remainder())
         .map(|(x, y)| x * y)
         .sum();
-    let mut sums = [0.0; 4];
+    let mut sums = [0.0; 8];
     for (x, y) in chunks_a.zip(chunks_b) {
-        for k in 0..4 {
+        for k in 0..8 {
             sums[k] += x[k] * y[k];
         }
     }
-    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+    let half = |s: &[f64]| (s[0] + s[1]) + (s[2] + s[3]);
+    (half(&sums[..4]) + half(&sums[4..])) + tail
 }
 
 #[cfg(test)]
@@ -207,7 +233,7 @@ mod tests {
 
     #[test]
     fn dot_adds_every_term() {
-        let a: Vec<f64> = (0..11).map(f64::from).collect();
-        assert_eq!(dot(&a, &a), (0..11).map(|x| f64::from(x * x)).sum::<f64>());
+        let a: Vec<f64> = (0..19).map(f64::from).collect();
+        assert_eq!(dot(&a, &a), (0..19).map(|x| f64::from(x * x)).sum::<f64>());
     }
 }
