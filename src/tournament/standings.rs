@@ -525,7 +525,8 @@ impl Tally {
             test.report(counts.unwrap_or_default())
         });
         let unfinished_games = self.pending.values().map(|s| s.games.len() as u64).sum();
-        let fit = ratings::batch::fit(&self.names, &self.sets, self.anchor);
+        let mut fit = ratings::batch::fit(&self.names, &self.sets, self.anchor);
+        fit.settled_by_games(|e| self.totals[e].games);
         Standings {
             games: self.games,
             complete_sets: self.complete_sets,

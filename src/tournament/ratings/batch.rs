@@ -98,6 +98,22 @@ impl BatchFit {
     pub fn is_provisional(&self, entrant: usize) -> bool {
         self.rating(entrant).is_none_or(|r| r.provisional)
     }
+
+    /// Clears the mark of every entrant that played at least the median of the rated
+    /// entrants' `games`: its interval is wide for its place (the strongest and the weakest of
+    /// a round-robin win or lose most games, which tell less), not for want of games.
+    pub fn settled_by_games(&mut self, games: impl Fn(usize) -> u64) {
+        let mut counts: Vec<u64> = self.entrants.iter().map(|r| games(r.entrant)).collect();
+        counts.sort_unstable();
+        let Some(&median) = counts.get(counts.len() / 2) else {
+            return;
+        };
+        for r in &mut self.entrants {
+            if r.interval.is_some() && games(r.entrant) >= median {
+                r.provisional = false;
+            }
+        }
+    }
 }
 
 /// The half-width of an interval.
