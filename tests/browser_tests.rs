@@ -9,7 +9,7 @@ use std::process::Command;
 use crate::harness::*;
 
 /// Runs headless chromium on `url` with `args` in a fresh profile; returns (stdout, stderr).
-fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
+pub fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().expect("a profile directory");
     let profile_arg = format!("--user-data-dir={}", profile.path().display());
     let found = Command::new("chromium").arg("--version").output();
@@ -49,9 +49,8 @@ fn chromium(sb: &Sandbox, url: &str, args: &[&str]) -> (String, String) {
     )
 }
 
-/// The page's DOM after its script ran, at `fragment` (`step=N`, `check`); fails on any console
-/// message.
-fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
+/// A page's DOM after its script ran, at `fragment`; fails on any console message.
+pub fn quiet_dom(sb: &Sandbox, page: &Path, fragment: &str) -> String {
     let url = format!("file://{}#{fragment}", page.display());
     let (dom, log) = chromium(sb, &url, &["--dump-dom"]);
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
@@ -59,12 +58,19 @@ fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
         console.is_empty(),
         "the page wrote to the console: {console:?}"
     );
+    dom
+}
+
+/// The replay page's DOM after its script ran, at `fragment` (`step=N`, `check`); fails on any
+/// console message.
+fn dom_at(sb: &Sandbox, page: &Path, fragment: &str) -> String {
+    let dom = quiet_dom(sb, page, fragment);
     assert!(dom.contains("id=\"counter\""), "no page: {dom}");
     dom
 }
 
 /// The text of the element with id `id` in a dumped DOM.
-fn text_of<'a>(dom: &'a str, id: &str) -> &'a str {
+pub fn text_of<'a>(dom: &'a str, id: &str) -> &'a str {
     let start = dom
         .find(&format!("id=\"{id}\">"))
         .unwrap_or_else(|| panic!("no #{id} in the page"))

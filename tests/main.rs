@@ -20,6 +20,7 @@ mod ratings_tests;
 mod referee_tests;
 mod replay_tests;
 mod replay_trust_tests;
+mod report_tests;
 mod results_tests;
 mod sample_bot_tests;
 mod schema_tests;

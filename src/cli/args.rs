@@ -342,6 +342,14 @@ pub struct StandingsArgs {
     /// Print JSON (docs/results.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the report page (docs/report.md) to FILE: ratings, crosstable, charts, every
+    /// game linked to its replay page; one self-contained HTML file (replaced if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// With --html: also write every game's replay page, and their index, in replay/ beside FILE
+    /// (a new folder; replay-1/, replay-2/... for several folders), where the page links.
+    #[arg(long, requires = "html")]
+    pub replays: bool,
 }
 
 /// How the ratings are placed and shown (`tournament` and `standings`).

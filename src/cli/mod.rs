@@ -1,5 +1,6 @@
 //! The command line: its arguments ([`args`]), the deal files it reads ([`deal_file`]), what each
-//! command does ([`commands`]), the starter bots it writes ([`kit`]) and what it prints ([`output`]).
+//! command does ([`commands`]), the starter bots it writes ([`kit`]), what it prints ([`output`])
+//! and the report page it writes ([`report_page`]).
 
 pub mod args;
 pub mod commands;
@@ -9,4 +10,5 @@ pub mod kit;
 pub mod output;
 pub mod pages;
 pub mod progress;
+pub mod report_page;
 pub mod tournament;

@@ -18,9 +18,11 @@ use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, ou
 use crate::cli::entrants;
 use crate::cli::output;
 use crate::cli::progress::Progress;
+use crate::cli::report_page::{LIVE_PAGE, ReportPage};
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
+use crate::report::data::State;
 use crate::sandbox::files;
 use crate::tournament::audit::{self, RESULTS};
 use crate::tournament::definition::{self, Definition, EntrantDef};
@@ -80,8 +82,15 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let mut pack_ends = PackEnds::default();
     let mut ladder = (definition.format == Format::Ladder).then(|| Ladder::new(&definition));
     let results_path = dir.join(RESULTS);
+    let mut live = ReportPage::new(
+        &dir.join(LIVE_PAGE),
+        std::slice::from_ref(&dir),
+        &definition,
+        0,
+    );
     let audited = audit::read_checked(&dir, &definition, false, |line| {
         tally.add(&line);
+        live.add(0, &line, &tally);
         pack_ends.add(&line);
         // A ladder's tables are drawn afresh: it needs what was played, not which ids.
         match ladder.as_mut() {
@@ -135,10 +144,16 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         }
         None => schedule.count(shard),
     };
+    live.scheduled(scheduled);
     let missing = match decided {
         Some(_) => 0,
         None => scheduled.saturating_sub(tally.games()),
     };
+    // The page is there before the banner: whoever reads the banner finds it.
+    if let Err(e) = live.refresh(|| tournament_report(&definition, entrants.clone(), false, &tally))
+    {
+        eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
+    }
     if !args.json {
         let mut banner = match &ladder {
             Some(_) => format!(
@@ -195,7 +210,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let stop = Arc::new(AtomicBool::new(false));
     let mut progress = Progress::new(missing, args.quiet);
     let ladder = ladder.map(|ladder| Arc::new(Mutex::new(ladder)));
-    let collected = runtime.block_on(async {
+    let mut collected = runtime.block_on(async {
         let games: Box<dyn Iterator<Item = GamePlan> + Send> = match &ladder {
             Some(ladder) => Box::new(LadderGames(ladder.clone()).take_while(move |_| decided.is_none())),
             None => Box::new(
@@ -211,6 +226,9 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             interrupts: 0,
             error: None,
             sprt_decided: decided.is_some(),
+            live: Some(live),
+            definition: definition.clone(),
+            entrants: entrants.clone(),
             refits: ladder.clone().map(|ladder| Refits::new(ladder, &definition, tally.complete_sets())),
         };
         let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
@@ -267,10 +285,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             Some(ladder) => ladder.lock().is_ok_and(|l| l.spent()),
             None => collected.played == missing,
         };
-    let mut report = Report::new("tournament", complete, entrants, tally.standings());
-    report.seed = Some(definition.seed);
-    report.rules = Some(definition.rules);
-    report.tournament_format = Some(definition.format);
+    let report = tournament_report(&definition, entrants, complete, &tally);
+    collected.finish_page(&report);
     if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
@@ -293,7 +309,25 @@ struct Collector {
     interrupts: usize,
     error: Option<String>,
     sprt_decided: bool,
+    /// The folder's report page; `None` once it could not be written (said once).
+    live: Option<ReportPage>,
+    definition: Definition,
+    entrants: Vec<Entrant>,
     refits: Option<Refits>,
+}
+
+/// The report `tournament` prints and its page shows.
+fn tournament_report(
+    definition: &Definition,
+    entrants: Vec<Entrant>,
+    complete: bool,
+    tally: &Tally,
+) -> Report {
+    let mut report = Report::new("tournament", complete, entrants, tally.standings());
+    report.seed = Some(definition.seed);
+    report.rules = Some(definition.rules);
+    report.tournament_format = Some(definition.format);
+    report
 }
 
 /// A matchmaking ladder's ratings, fitted anew as its sets complete: every half round of
@@ -378,6 +412,18 @@ impl Collector {
     ) {
         self.played += 1;
         tally.add(line);
+        if let Some(live) = &mut self.live {
+            live.add(0, line, tally);
+            let written = live.refresh(|| {
+                tournament_report(&self.definition, self.entrants.clone(), false, tally)
+            });
+            if let Err(e) = written {
+                progress.note(&format!(
+                    "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
+                ));
+                self.live = None;
+            }
+        }
         if let Some(k) = args.standings_every
             && self.played.is_multiple_of(k.max(1))
         {
@@ -397,6 +443,29 @@ impl Collector {
             format!("leader {name} {pct:.1}%")
         });
         progress.update(self.played, &leader);
+    }
+}
+
+impl Collector {
+    /// Writes the report page a last time, saying how the run ended.
+    fn finish_page(&mut self, report: &Report) {
+        let (state, note) = match (&self.error, self.interrupts, self.sprt_decided) {
+            (Some(e), _, _) => (State::Stopped, Some(format!("The run failed: {e}."))),
+            (None, 1.., _) => (
+                State::Stopped,
+                Some("Interrupted: --resume plays the rest.".to_string()),
+            ),
+            (None, 0, true) => (
+                State::Finished,
+                Some("The sequential test decided.".to_string()),
+            ),
+            (None, 0, false) => (State::Finished, None),
+        };
+        if let Some(live) = &mut self.live
+            && let Err(e) = live.write(state, note, report)
+        {
+            eprintln!("allfives: note: cannot write {LIVE_PAGE}: {e}");
+        }
     }
 }
 
@@ -907,19 +976,45 @@ fn shown(dir: Option<&Path>) -> String {
 
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
-    match merge(args) {
-        Ok(report) => match print_report(&report, args.json, args.rating.pairs) {
-            Ok(()) => 0,
-            Err(e) => output_failed(&e),
-        },
-        Err(message) => fail(BAD_INPUT, message),
+    let (report, page) = match merge(args) {
+        Ok(merged) => merged,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    if let Some(mut page) = page
+        && let Err(message) = write_report(args, &mut page, &report)
+    {
+        return fail(BAD_INPUT, message);
     }
+    match print_report(&report, args.json, args.rating.pairs) {
+        Ok(()) => 0,
+        Err(e) => output_failed(&e),
+    }
+}
+
+/// `standings --html FILE`: the page, and with `--replays` every game's replay page beside it.
+fn write_report(
+    args: &StandingsArgs,
+    page: &mut ReportPage,
+    report: &Report,
+) -> Result<(), String> {
+    let path = args.html.as_deref().unwrap_or(Path::new(LIVE_PAGE));
+    if args.replays {
+        for folder in 0..args.dirs.len() {
+            let (dir, out) = page
+                .replay_folder(folder)
+                .expect("a page has each folder's");
+            crate::cli::pages::folder(&dir, &out, None)?;
+            page.replays_written(folder);
+        }
+    }
+    page.write(State::Read, None, report)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The standings of the folders, which must hold slices of one tournament (its shards, each
 /// once, or the whole run alone), every line checked against the definition (and its log, with
 /// `--verify`). Missing shards are named on stderr, and the report is then incomplete.
-fn merge(args: &StandingsArgs) -> Result<Report, String> {
+fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
     let definitions: Vec<Definition> = args
         .dirs
         .iter()
@@ -950,7 +1045,19 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
     let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
     let mut complete = missing.is_empty();
     let mut ids = HashSet::new();
-    for (dir, d) in args.dirs.iter().zip(&definitions) {
+    // A ladder's games are drawn for a budget: its games in all when it has one.
+    let scheduled = definitions
+        .iter()
+        .map(|d| match &d.ladder {
+            Some(ladder) => ladder.games.unwrap_or(0),
+            None => d.schedule().count(d.shard),
+        })
+        .sum();
+    let mut page = args
+        .html
+        .as_deref()
+        .map(|path| ReportPage::new(path, &args.dirs, first, scheduled));
+    for (folder, (dir, d)) in args.dirs.iter().zip(&definitions).enumerate() {
         let mut twice = None;
         let mut ladder = (d.format == Format::Ladder).then(|| Ladder::new(d));
         let audited = audit::read_checked(dir, d, args.verify, |line| {
@@ -959,6 +1066,9 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
             }
             if ids.insert(line.id.clone()) {
                 tally.add(&line);
+                if let Some(page) = &mut page {
+                    page.add(folder, &line, &tally);
+                }
             } else {
                 twice.get_or_insert(line.id);
             }
@@ -998,7 +1108,7 @@ fn merge(args: &StandingsArgs) -> Result<Report, String> {
     let mut report = Report::new("standings", complete, entrants, tally.standings());
     report.seed = Some(first.seed);
     report.rules = Some(first.rules);
-    Ok(report)
+    Ok((report, page))
 }
 
 /// Checks that the folders hold slices of one tournament: the same definition but for the

@@ -1,16 +1,13 @@
 //! A verified game as one self-contained HTML page: the data, the drawing code and the styles
 //! all inline, nothing fetched. Everything from the log (bot names, commands, fault inputs, a
-//! bot's info and stderr) goes in as JSON data inside `<script type="application/json">`, with
-//! every `<` written `\u003c` so that no text can close the script; the page builds its
-//! elements with `textContent` only. Its Content-Security-Policy lets only the page's own
-//! script run, named by its SHA-256, so that escaping is not the only defence.
+//! bot's info and stderr) goes in as JSON data, written by [`crate::page`] (which also names
+//! the page's one script in its Content-Security-Policy); the page builds its elements with
+//! `textContent` only.
 //!
 //! A folder of games (a match's or a tournament's) gets an index page: each game's players and
 //! result, and a link to its page.
 
 use std::fmt::Write;
-
-use sha2::{Digest, Sha256};
 
 use crate::replay::page_data::PageData;
 use crate::text::html as escape;
@@ -19,44 +16,7 @@ const PAGE: &str = include_str!("page.html");
 
 /// The page for a game's data.
 pub fn page(data: &PageData) -> String {
-    let json = serde_json::to_string(data)
-        .expect("a page's data is plain data, which always serializes")
-        .replace('<', "\\u003c");
-    PAGE.replacen("{{SCRIPT_HASH}}", &script_hash(PAGE), 1)
-        .replacen("{{DATA}}", &json, 1)
-}
-
-/// The CSP source of the page's one script (`<script>` without attributes): its SHA-256 in
-/// base64, as browsers compute it over the text between the tags.
-fn script_hash(page: &str) -> String {
-    let start = page
-        .find("<script>")
-        .map(|i| i + "<script>".len())
-        .expect("the page template has its script");
-    let end = page[start..]
-        .find("</script>")
-        .map(|i| start + i)
-        .expect("the page template's script is closed");
-    base64(&Sha256::digest(&page.as_bytes()[start..end]))
-}
-
-/// Standard base64 with padding (RFC 4648, section 4).
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            match i <= chunk.len() {
-                true => out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize])),
-                false => out.push('='),
-            }
-        }
-    }
-    out
+    crate::page::fill(PAGE, data)
 }
 
 /// One game's line in a folder's index.
@@ -120,33 +80,6 @@ pub fn index(title: &str, entries: &[IndexEntry]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_is_rfc_4648() {
-        // The test vectors of RFC 4648, section 10.
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (plain, encoded) in cases {
-            assert_eq!(base64(plain.as_bytes()), encoded);
-        }
-    }
-
-    #[test]
-    fn the_script_hash_is_of_the_text_between_the_tags() {
-        let page = "<script type=\"application/json\">{}</script><script>alert(1)</script>";
-        // sha256("alert(1)"), as `printf 'alert(1)' | openssl dgst -sha256 -binary | base64`.
-        assert_eq!(
-            script_hash(page),
-            "bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI="
-        );
-    }
 
     #[test]
     fn index_text_is_escaped() {

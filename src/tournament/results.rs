@@ -20,6 +20,7 @@ use crate::referee::matchplay::GameSettings;
 use crate::sandbox::files;
 use crate::tournament::schedule::Format;
 use allfives_engine::game::GameEnding;
+use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
 
 /// The version of the results format (docs/results.md): raised when a field changes meaning or
@@ -418,33 +419,13 @@ pub fn rerun(
             .map(|b| quote(&format!("{}={}", b.name, b.command))),
     );
     words.push(format!("--seed {seed} --game {game}"));
-    if r.players == 4 {
-        words.push(if r.teams { "--teams" } else { "--no-teams" }.into());
-    }
-    words.push(format!(
-        "--hand-size {} --spinner {} --hand-end {} --target {} --finish {} --max-hands {}",
-        r.hand_size,
-        option_name(&r.spinner),
-        option_name(&r.hand_end),
-        r.target,
-        option_name(&r.finish),
-        r.max_hands
+    words.extend(setting_words(
+        r,
+        &settings.clocks.info(),
+        settings.clocks.kind,
+        settings.on_fault,
+        settings.max_line,
     ));
-    let c = settings.clocks.info();
-    words.push(format!(
-        "--startup-ms {} --move-ms {} --bank-ms {}",
-        c.startup_ms, c.move_ms, c.bank_ms
-    ));
-    words.push(match settings.on_fault {
-        FaultPolicy::Forfeit => "--on-fault forfeit".to_string(),
-        FaultPolicy::Fallback { max_faults } => {
-            format!("--on-fault fallback --max-faults {max_faults}")
-        }
-    });
-    words.push(format!("--max-line {}", settings.max_line));
-    if settings.clocks.kind == ClockKind::Cpu {
-        words.push("--clock cpu".into());
-    }
     let policy = &settings.sandbox;
     if !policy.enabled {
         words.push("--no-sandbox".into());
@@ -462,6 +443,45 @@ pub fn rerun(
         words.push(format!("--deal {}", quote(&path.display().to_string())));
     }
     words.join(" ")
+}
+
+/// The options that set the rules, the clocks, the fault policy and the line cap, as `match`
+/// and `tournament` take them, written out in full.
+pub fn setting_words(
+    r: &Rules,
+    c: &ClockInfo,
+    kind: ClockKind,
+    on_fault: FaultPolicy,
+    max_line: usize,
+) -> Vec<String> {
+    let mut words = Vec::new();
+    if r.players == 4 {
+        words.push(if r.teams { "--teams" } else { "--no-teams" }.into());
+    }
+    words.push(format!(
+        "--hand-size {} --spinner {} --hand-end {} --target {} --finish {} --max-hands {}",
+        r.hand_size,
+        option_name(&r.spinner),
+        option_name(&r.hand_end),
+        r.target,
+        option_name(&r.finish),
+        r.max_hands
+    ));
+    words.push(format!(
+        "--startup-ms {} --move-ms {} --bank-ms {}",
+        c.startup_ms, c.move_ms, c.bank_ms
+    ));
+    words.push(match on_fault {
+        FaultPolicy::Forfeit => "--on-fault forfeit".to_string(),
+        FaultPolicy::Fallback { max_faults } => {
+            format!("--on-fault fallback --max-faults {max_faults}")
+        }
+    });
+    words.push(format!("--max-line {}", max_line));
+    if kind == ClockKind::Cpu {
+        words.push("--clock cpu".into());
+    }
+    words
 }
 
 /// A rule option by its JSON name, as the command line takes it (`end-of-hand`).

@@ -260,6 +260,19 @@ impl Tally {
         self.sprt.as_ref().and_then(SprtTest::decision)
     }
 
+    /// The sequential test's complete pairs so far and its LLR over them (for the report
+    /// page's LLR over games); `None` without a test.
+    pub fn sprt_llr(&self) -> Option<(u64, f64)> {
+        let test = self.sprt.as_ref()?;
+        let counts = self
+            .pentanomial
+            .values()
+            .next()
+            .copied()
+            .unwrap_or_default();
+        Some((counts.iter().sum(), ratings::sprt::llr(test.spec(), counts)))
+    }
+
     /// Games counted so far.
     pub fn games(&self) -> u64 {
         self.games

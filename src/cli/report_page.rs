@@ -1,0 +1,176 @@
+//! Writing a tournament's report page ([`crate::report`]): `standings --html FILE`, and
+//! `report.html` in a tournament's folder, rewritten as the games finish (at most every few
+//! seconds) and a last time at the end, saying how the run ended. A page is written whole to a
+//! temporary file and renamed over the old one, so a browser never reads half a page.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::gamelog::format::Header;
+use crate::report::command::tournament_command;
+use crate::report::data::{About, Gathered, Replays, State, shown_definition};
+use crate::report::html;
+use crate::sandbox::files;
+use crate::text::shell_word;
+use crate::tournament::definition::Definition;
+use crate::tournament::results::{GameLine, Report};
+use crate::tournament::standings::Tally;
+
+/// The live page's name in a tournament's folder.
+pub const LIVE_PAGE: &str = "report.html";
+
+/// The least time between two writes of a running tournament's page: a 100,000-game page
+/// takes a good part of a second to write.
+const EVERY: Duration = Duration::from_secs(5);
+
+/// A header line longer than this is not read (the referee writes a few hundred bytes).
+const HEADER_CAP: u64 = 64 * 1024;
+
+/// A report page being gathered and written.
+#[derive(Debug)]
+pub struct ReportPage {
+    path: PathBuf,
+    dirs: Vec<PathBuf>,
+    about: About,
+    gathered: Gathered,
+    written: Option<Instant>,
+}
+
+impl ReportPage {
+    /// The page at `path` of the tournament `definition` (played in `dirs`, its slices, with
+    /// `scheduled` games in all).
+    pub fn new(path: &Path, dirs: &[PathBuf], definition: &Definition, scheduled: u64) -> Self {
+        let place = path.parent().unwrap_or(Path::new(""));
+        let replays = dirs
+            .iter()
+            .enumerate()
+            .map(|(i, dir)| {
+                let prefix = match dirs.len() {
+                    1 => "replay/".to_string(),
+                    _ => format!("replay-{}/", i + 1),
+                };
+                Replays {
+                    command: format!(
+                        "allfives replay {} --html {}",
+                        shell_word(&dir.display().to_string()),
+                        shell_word(&place.join(&prefix).display().to_string())
+                    ),
+                    prefix,
+                    written: false,
+                }
+            })
+            .collect();
+        let title = dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        ReportPage {
+            path: path.to_path_buf(),
+            dirs: dirs.to_vec(),
+            about: About {
+                title,
+                state: State::Running,
+                note: None,
+                updated_ms: 0,
+                reload_s: EVERY.as_secs() as u32,
+                scheduled,
+                definition: shown_definition(definition),
+                command: tournament_command(definition),
+                referee: None,
+                containment: None,
+                replays,
+            },
+            gathered: Gathered::new(definition.entrants.len(), dirs.len()),
+            written: None,
+        }
+    }
+
+    /// Adds a game of folder `folder`, just folded into `tally`; the first game's log tells
+    /// the referee's version and the containment in force.
+    pub fn add(&mut self, folder: usize, line: &GameLine, tally: &Tally) {
+        self.gathered.add(line, folder, tally);
+        if self.about.referee.is_none()
+            && let (Some(log), Some(dir)) = (&line.log, self.dirs.get(folder))
+            && let Some(header) = header_of(&dir.join(log))
+        {
+            self.about.referee = Some(header.referee);
+            self.about.containment = header.sandbox;
+        }
+    }
+
+    /// Sets the games scheduled (a ladder's are known once its results were read).
+    pub fn scheduled(&mut self, games: u64) {
+        self.about.scheduled = games;
+    }
+
+    /// Marks folder `folder`'s replay pages as written with the page.
+    pub fn replays_written(&mut self, folder: usize) {
+        if let Some(r) = self.about.replays.get_mut(folder) {
+            r.written = true;
+        }
+    }
+
+    /// Tournament folder `folder`, and where its games' replay pages go (beside the page).
+    pub fn replay_folder(&self, folder: usize) -> Option<(PathBuf, PathBuf)> {
+        let place = self.path.parent().unwrap_or(Path::new(""));
+        let r = self.about.replays.get(folder)?;
+        Some((
+            self.dirs[folder].clone(),
+            place.join(r.prefix.trim_end_matches('/')),
+        ))
+    }
+
+    /// Writes the page of a running tournament if the last was written long enough ago;
+    /// `report` gives the standings so far (only called when the page is written).
+    pub fn refresh(&mut self, report: impl FnOnce() -> Report) -> std::io::Result<()> {
+        if self.written.is_some_and(|at| at.elapsed() < EVERY) {
+            return Ok(());
+        }
+        self.write(State::Running, None, &report())
+    }
+
+    /// Writes the page now, saying `state` (and `note`).
+    pub fn write(
+        &mut self,
+        state: State,
+        note: Option<String>,
+        report: &Report,
+    ) -> std::io::Result<()> {
+        self.about.state = state;
+        self.about.note = note;
+        self.about.updated_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let page = html::page(&self.gathered.data(&self.about, report));
+        self.written = Some(Instant::now());
+        replace(&self.path, page.as_bytes())
+    }
+}
+
+/// The header of the log at `path`, if it has one.
+fn header_of(path: &Path) -> Option<Header> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    BufReader::new(file.take(HEADER_CAP))
+        .read_line(&mut line)
+        .ok()?;
+    serde_json::from_str(&line).ok()
+}
+
+/// Writes `bytes` to `path` through a new temporary file beside it, renamed over `path` (a
+/// link there is replaced, never followed).
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().map_or_else(
+        || "report.html".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let temporary = path.with_file_name(format!(".{name}.new"));
+    // A leftover of a run killed while writing (or a planted link: removing follows nothing).
+    let _ = std::fs::remove_file(&temporary);
+    let mut file = files::create_new(&temporary)?;
+    file.write_all(bytes)?;
+    drop(file);
+    std::fs::rename(&temporary, path)
+}
