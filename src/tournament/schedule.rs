@@ -31,8 +31,8 @@ pub enum Format {
     RoundRobin,
     /// The first entrant against every group of the others.
     Gauntlet,
-    /// Tables drawn one at a time for a budget of games (`--games`), each on a deal of its
-    /// own; entrants may join and retire ([`crate::tournament::ladder`]).
+    /// Tables drawn one at a time for a budget of games, each on a deal of its own; entrants
+    /// may join and retire.
     Ladder,
 }
 
