@@ -229,7 +229,10 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             live: Some(live),
             definition: definition.clone(),
             entrants: entrants.clone(),
-            refits: ladder.clone().map(|ladder| Refits::new(ladder, &definition, tally.complete_sets())),
+            refits: ladder
+                .clone()
+                .filter(|ladder| ladder.lock().is_ok_and(|l| l.matchmaking()))
+                .map(|ladder| Refits::new(ladder, &definition, tally.complete_sets())),
         };
         let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
         let workers = match workers {
@@ -331,7 +334,8 @@ fn tournament_report(
 }
 
 /// A matchmaking ladder's ratings, fitted anew as its sets complete: every half round of
-/// tables at first, then every 10% more sets (a fit of 1,000 entrants is not free).
+/// tables at first, then every 10% more sets (a fit of 1,000 entrants is not free). A
+/// balanced ladder has none.
 struct Refits {
     ladder: Arc<Mutex<Ladder>>,
     half_round: u64,
@@ -352,9 +356,7 @@ impl Refits {
     /// Fits the ratings again if enough sets completed since the last fit.
     fn refresh(&mut self, tally: &Tally) {
         let sets = tally.complete_sets();
-        let due = sets >= self.fitted_sets + self.half_round.max(self.fitted_sets / 10);
-        let matchmaking = self.ladder.lock().is_ok_and(|l| l.matchmaking());
-        if !due || !matchmaking {
+        if sets < self.fitted_sets + self.half_round.max(self.fitted_sets / 10) {
             return;
         }
         let fit = tally.ratings();

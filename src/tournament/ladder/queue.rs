@@ -40,11 +40,9 @@ pub struct Ladder {
 impl Ladder {
     /// The ladder of `definition` (which must be one), before any result is read.
     pub fn new(definition: &Definition) -> Ladder {
-        let spec = definition.ladder.unwrap_or(LadderSpec {
-            games: Some(0),
-            games_each: None,
-            matchmaking: false,
-        });
+        let spec = definition
+            .ladder
+            .expect("a ladder's definition has its budget (Definition::check, ladder_spec)");
         let schedule = definition.schedule();
         let mut pool = Pool::new(definition.entrants.len()).for_tables_of(schedule.set_size());
         for (e, entrant) in definition.entrants.iter().enumerate() {
@@ -107,10 +105,10 @@ impl Ladder {
     pub fn rate(&mut self, fit: &BatchFit) {
         let mut ratings = vec![None; self.pool.len()];
         for r in &fit.entrants {
-            if let (Some(slot), Some((lo, hi))) = (ratings.get_mut(r.entrant), r.interval) {
+            if let (Some(slot), Some(half_width)) = (ratings.get_mut(r.entrant), r.half_width()) {
                 *slot = Some(Rated {
                     elo: r.elo,
-                    half_width: (hi - lo) / 2.0,
+                    half_width,
                 });
             }
         }

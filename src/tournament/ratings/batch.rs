@@ -65,6 +65,13 @@ pub struct BatchRating {
 /// provisional.
 pub const PROVISIONAL_RATIO: f64 = 1.25;
 
+impl BatchRating {
+    /// The half-width of its 95% interval in Elo, if it has one.
+    pub fn half_width(&self) -> Option<f64> {
+        self.interval.map(half_width)
+    }
+}
+
 /// Elo points per natural unit of the logistic curve: 400 / ln 10.
 const SCALE: f64 = 400.0 / std::f64::consts::LN_10;
 
@@ -90,7 +97,7 @@ impl BatchFit {
 
     /// The half-width of `entrant`'s 95% interval in Elo, if it has one.
     pub fn half_width(&self, entrant: usize) -> Option<f64> {
-        self.rating(entrant)?.interval.map(half_width)
+        self.rating(entrant)?.half_width()
     }
 
     /// Whether `entrant`'s rating is still settling (see [`BatchRating::provisional`]); an
