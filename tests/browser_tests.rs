@@ -366,7 +366,7 @@ fn the_page_shows_a_decision_its_fault_info_and_stderr_as_text() {
         "--seed".into(),
         "5".into(),
         "--move-ms".into(),
-        "300".into(),
+        "3000".into(),
         "--no-rotate".into(),
         "--log".into(),
         log.display().to_string(),

@@ -14,7 +14,7 @@ fn stalled_game(sb: &Sandbox) -> PathBuf {
     play(
         sb,
         &[sb.fixture("thinks_aloud", &["4"]), "builtin:greedy".into()],
-        &["--seed", "5", "--move-ms", "300", "--no-rotate"],
+        &["--seed", "5", "--move-ms", "3000", "--no-rotate"],
     );
     sb.log(1)
 }

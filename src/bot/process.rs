@@ -701,7 +701,7 @@ impl StderrDrain {
     }
 }
 
-fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mutex<Tail>) {
+fn drain_stderr(mut err: std::fs::File, sink: StderrSink, tail: &std::sync::Mutex<Tail>) {
     // Appends: a bot restarted after a fault keeps writing to the same file.
     let mut file = sink
         .file
@@ -712,13 +712,21 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mute
     let mut buf = vec![0u8; 16 * 1024];
     let mut pending = Vec::new();
     loop {
-        let n = match err.read(&mut buf) {
+        if let Some(lines) = &sink.lines {
+            readable(&err);
+            lines.reading();
+        }
+        let n = match io::Read::read(&mut err, &mut buf) {
             Ok(0) => break,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
             Ok(n) => n,
         };
         let chunk = &buf[..n];
+        // The lines first: an answer may be waiting for them.
+        if let Some(lines) = &sink.lines {
+            lines.add(chunk);
+        }
         if let Ok(mut tail) = tail.lock() {
             tail.push(chunk);
         }
@@ -741,13 +749,20 @@ fn drain_stderr(mut err: impl io::Read, sink: StderrSink, tail: &std::sync::Mute
             pending.extend_from_slice(chunk);
             echo(prefix, &mut pending, false);
         }
-        if let Some(lines) = &sink.lines {
-            lines.add(chunk);
-        }
+    }
+    if let Some(lines) = &sink.lines {
+        lines.read_nothing();
     }
     if let Some(prefix) = &prefix {
         echo(prefix, &mut pending, true);
     }
+}
+
+/// Sleeps until `file` has something to read, or its end (a failed wait reads at once).
+fn readable(file: &std::fs::File) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
+    while let Err(nix::errno::Errno::EINTR) = poll(&mut fds, PollTimeout::NONE) {}
 }
 
 /// The longest piece of one stderr line held back for its end before it is echoed anyway.

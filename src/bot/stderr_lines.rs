@@ -2,9 +2,10 @@
 //! it was written during: the drain thread ([`crate::bot::process`]) adds lines as they come,
 //! and the referee takes them when the bot has answered (or faulted).
 //!
-//! A bot that writes nothing to stderr costs the referee one atomic load a move; one that
-//! writes waits, at an answer, only for what is already in the pipe to be read (a few
-//! microseconds), so that a line written just before the answer is not put with the next move.
+//! A bot that writes nothing to stderr costs the referee a look at its pipe a move; one that
+//! writes waits, at an answer, only for what is already in the pipe, or already read from it,
+//! to be added (a few microseconds), so that a line written just before the answer is not put
+//! with the next move.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,13 +18,14 @@ pub const MAX_LINES: usize = 500;
 /// The most characters of a line kept; a longer one is cut and ends with `…`.
 pub const MAX_LINE_CHARS: usize = 300;
 
-/// How long, at most, an answer waits for the stderr already in the pipe to be read.
-const SETTLE: Duration = Duration::from_millis(20);
+/// How long, at most, an answer waits for the stderr already in the pipe to be read: a bound
+/// for a bot that never stops writing, generous for a drain thread slow to be scheduled.
+const SETTLE: Duration = Duration::from_millis(50);
 
 /// The lines a bot wrote that the referee has not taken yet.
 #[derive(Debug, Default)]
 pub struct StderrLines {
-    /// Whether the bot ever wrote to stderr: until then, taking costs nothing.
+    /// Whether the bot ever wrote to stderr: until then, taking costs a look at the pipe.
     wrote: AtomicBool,
     state: Mutex<State>,
     /// Signalled when the drain thread has read more.
@@ -40,13 +42,30 @@ struct State {
     kept: usize,
     /// Whether the cap's note was added this game.
     capped: bool,
+    /// Whether the drain thread is reading: bytes it took from the pipe are neither there nor
+    /// here yet.
+    reading: bool,
 }
 
 impl StderrLines {
-    /// Adds what the drain thread read (any bytes; cut into lines here).
+    /// Marks a read under way: the drain thread calls it once the pipe is readable and before
+    /// it reads, so that [`StderrLines::take`] waits for what that read takes.
+    pub fn reading(&self) {
+        self.wrote.store(true, Ordering::SeqCst);
+        self.lock().reading = true;
+    }
+
+    /// Marks the read done with nothing to add (the end of the stream, or an error).
+    pub fn read_nothing(&self) {
+        self.lock().reading = false;
+        self.read.notify_all();
+    }
+
+    /// Adds what the drain thread read (any bytes; cut into lines here), ending its read.
     pub fn add(&self, chunk: &[u8]) {
-        self.wrote.store(true, Ordering::Release);
+        self.wrote.store(true, Ordering::SeqCst);
         let mut state = self.lock();
+        state.reading = false;
         for &byte in chunk {
             match byte {
                 b'\n' => {
@@ -61,16 +80,23 @@ impl StderrLines {
         self.read.notify_all();
     }
 
-    /// Takes the lines written so far, once what is already in the pipe `peek` has been read
-    /// (at most [`SETTLE`]); nothing to do for a bot that never wrote.
+    /// Takes the lines written so far, once what is already in the pipe `peek` or in a read
+    /// under way has been added (at most [`SETTLE`]); nothing to do for a bot that never wrote.
     pub fn take(&self, peek: Option<&OwnedFd>) -> Vec<String> {
-        if !self.wrote.load(Ordering::Acquire) {
+        self.take_within(peek, SETTLE)
+    }
+
+    fn take_within(&self, peek: Option<&OwnedFd>, settle: Duration) -> Vec<String> {
+        // The pipe is looked at before the flag: bytes gone from it went to a read that set
+        // the flag first.
+        let unread_now = peek.is_some_and(|fd| unread(fd) > 0);
+        if !unread_now && !self.wrote.load(Ordering::SeqCst) {
             return Vec::new();
         }
         let mut state = self.lock();
         if let Some(fd) = peek {
-            let until = Instant::now() + SETTLE;
-            while unread(fd) > 0 {
+            let until = Instant::now() + settle;
+            while state.reading || unread(fd) > 0 {
                 let left = until.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     break;
@@ -165,5 +191,29 @@ mod tests {
         lines.new_game();
         lines.add(b"fresh\n");
         assert_eq!(lines.take(None), ["fresh"]);
+    }
+
+    /// The drain may have emptied the pipe and not yet added what it read: an answer taken
+    /// then still gets the line written before it (under load this put the line with the next
+    /// move).
+    #[test]
+    fn a_line_read_but_not_yet_added_is_waited_for() {
+        let lines = std::sync::Arc::new(StderrLines::default());
+        let (peek, _writer) = nix::unistd::pipe().expect("a pipe");
+        lines.reading();
+        let drain = std::sync::Arc::clone(&lines);
+        let slow_drain = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            drain.add(b"thinking\n");
+        });
+        let taken = lines.take_within(Some(&peek), Duration::from_secs(60));
+        slow_drain.join().expect("the drain thread");
+        assert_eq!(taken, ["thinking"]);
+        lines.reading();
+        lines.read_nothing();
+        assert!(
+            lines.take(Some(&peek)).is_empty(),
+            "an empty read ends the wait"
+        );
     }
 }
