@@ -23,8 +23,8 @@
 //!   as many deals as `--max-games` needs, read until the budget;
 //! - `balanced` and `matchmaking`: the ladder's own queue (`tournament::ladder::queue::Ladder`,
 //!   its draw, deals and seats as `tournament --format ladder` hands them out); matchmaking is
-//!   given each checkpoint's fit, so 2% apart, where the tournament refits every half round of
-//!   tables and then every 10% more sets.
+//!   given each checkpoint's fit at once, so 2% apart, where the tournament cuts its fits every
+//!   half round of tables and then every 10% more sets, each read 32 sets or more later.
 //!
 //! **Bookkeeping** (`--rate`): one schedule's draw, the fold of each set and a fit at 100k,
 //! 300k and 1M games, in CPU time apart from the games themselves, with the process's peak
@@ -38,7 +38,8 @@
 //! (with `--games G`, default 1,000,000, and `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
 //! is a smoke run whose figures mean nothing. Figures and commands: docs/benchmarks.md.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use allfives::bot::builtin::Builtin;
@@ -48,7 +49,7 @@ use allfives::referee::builtin_game::{self, Scratch};
 use allfives::referee::game::FaultPolicy;
 use allfives::tournament::definition::{Definition, EntrantDef};
 use allfives::tournament::ladder::LadderSpec;
-use allfives::tournament::ladder::queue::{Ladder, LadderGames};
+use allfives::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
 use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side};
 use allfives::tournament::ratings::{kendall, sets};
 use allfives::tournament::schedule::{self, Format, GamePlan, Schedule, Table};
@@ -207,7 +208,7 @@ enum Source {
     RoundRobin(Box<dyn Iterator<Item = GamePlan>>, usize),
     /// The ladder's own queue (`tournament --format ladder`), shared with the games it hands
     /// out as the workers share it.
-    Ladder(Arc<Mutex<Ladder>>, LadderGames, usize),
+    Ladder(Arc<SharedLadder>, LadderGames, usize),
 }
 
 impl Source {
@@ -217,8 +218,13 @@ impl Source {
         let ladder = |matchmaking| {
             let definition = ladder_definition(options, master, matchmaking);
             let set_size = definition.schedule().set_size();
-            let shared = Arc::new(Mutex::new(Ladder::new(&definition)));
-            Source::Ladder(shared.clone(), LadderGames(shared), set_size)
+            // Without fit points: its matchmaking reads each fit at once, as the bench makes it.
+            let shared = SharedLadder::new(Ladder::new(&definition));
+            let games = LadderGames {
+                shared: shared.clone(),
+                stop: Arc::new(AtomicBool::new(false)),
+            };
+            Source::Ladder(shared, games, set_size)
         };
         match kind {
             Kind::Uniform => Source::Uniform {
@@ -273,7 +279,7 @@ impl Source {
     /// Gives the ladder the latest fit (its matchmaking reads it; the other schedules none).
     fn rate(&mut self, fit: &BatchFit) {
         if let Source::Ladder(ladder, ..) = self {
-            ladder.lock().expect("the bench has one thread").rate(fit);
+            ladder.lock().rate(fit);
         }
     }
 }

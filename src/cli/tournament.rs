@@ -29,7 +29,8 @@ use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::game_logs::PackEnds;
 use crate::tournament::ladder::LadderSpec;
-use crate::tournament::ladder::queue::{Ladder, LadderGames};
+use crate::tournament::ladder::fits::{FitPoints, Refits};
+use crate::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
 use crate::tournament::ratings::{Anchor, SprtSpec};
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
 use crate::tournament::schedule::{Format, GamePlan, Table};
@@ -80,7 +81,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
     let mut done = HashSet::new();
     let mut pack_ends = PackEnds::default();
-    let mut ladder = (definition.format == Format::Ladder).then(|| Ladder::new(&definition));
+    let mut ladder = (definition.format == Format::Ladder)
+        .then(|| Ladder::new(&definition).with_fits(FitPoints::of(&definition)));
+    let mut refits = ladder
+        .as_ref()
+        .filter(|ladder| ladder.matchmaking())
+        .map(|_| Refits::new(&definition));
     let results_path = dir.join(RESULTS);
     let mut live = ReportPage::new(
         &dir.join(LIVE_PAGE),
@@ -93,6 +99,9 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         live.add(0, &line, &tally);
         pack_ends.add(&line);
         // A ladder's tables are drawn afresh: it needs what was played, not which ids.
+        if let Some(refits) = refits.as_mut() {
+            refits.add(&line);
+        }
         match ladder.as_mut() {
             Some(ladder) => ladder.found(&line),
             None => {
@@ -137,8 +146,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let scheduled = match ladder.as_mut() {
         Some(ladder) => {
             ladder.finish_found();
-            if ladder.matchmaking() {
-                ladder.rate(&tally.ratings());
+            if let Some(refits) = refits.as_mut() {
+                refits.resumed(ladder.next_set());
+                for fit in refits.fits() {
+                    ladder.fitted(&fit);
+                }
             }
             tally.games() + ladder.remaining()
         }
@@ -209,10 +221,16 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let stop = Arc::new(AtomicBool::new(false));
     let mut progress = Progress::new(missing, args.quiet);
-    let ladder = ladder.map(|ladder| Arc::new(Mutex::new(ladder)));
+    let ladder = ladder.map(SharedLadder::new);
     let mut collected = runtime.block_on(async {
         let games: Box<dyn Iterator<Item = GamePlan> + Send> = match &ladder {
-            Some(ladder) => Box::new(LadderGames(ladder.clone()).take_while(move |_| decided.is_none())),
+            Some(ladder) => Box::new(
+                LadderGames {
+                    shared: ladder.clone(),
+                    stop: stop.clone(),
+                }
+                .take_while(move |_| decided.is_none()),
+            ),
             None => Box::new(
                 Arc::new(schedule)
                     .into_games(shard)
@@ -229,10 +247,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             live: Some(live),
             definition: definition.clone(),
             entrants: entrants.clone(),
-            refits: ladder
-                .clone()
-                .filter(|ladder| ladder.lock().is_ok_and(|l| l.matchmaking()))
-                .map(|ladder| Refits::new(ladder, &definition, tally.complete_sets())),
+            refits: ladder.clone().zip(refits),
         };
         let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
         let workers = match workers {
@@ -285,7 +300,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         && !collected.sprt_decided
         && match &ladder {
             // A ladder's budget in games each is only estimated ahead.
-            Some(ladder) => ladder.lock().is_ok_and(|l| l.spent()),
+            Some(ladder) => ladder.lock().spent(),
             None => collected.played == missing,
         };
     let report = tournament_report(&definition, entrants, complete, &tally);
@@ -316,7 +331,8 @@ struct Collector {
     live: Option<ReportPage>,
     definition: Definition,
     entrants: Vec<Entrant>,
-    refits: Option<Refits>,
+    /// A matchmaking ladder, and the fits its draw reads.
+    refits: Option<(Arc<SharedLadder>, Refits)>,
 }
 
 /// The report `tournament` prints and its page shows.
@@ -331,40 +347,6 @@ fn tournament_report(
     report.rules = Some(definition.rules);
     report.tournament_format = Some(definition.format);
     report
-}
-
-/// A matchmaking ladder's ratings, fitted anew as its sets complete: every half round of
-/// tables at first, then every 10% more sets (a fit of 1,000 entrants is not free). A
-/// balanced ladder has none.
-struct Refits {
-    ladder: Arc<Mutex<Ladder>>,
-    half_round: u64,
-    fitted_sets: u64,
-}
-
-impl Refits {
-    fn new(ladder: Arc<Mutex<Ladder>>, definition: &Definition, sets: u64) -> Refits {
-        let active = definition.entrants.len() - definition.retired.len();
-        let picked = definition.schedule().groups.picked().max(1);
-        Refits {
-            ladder,
-            half_round: (active / picked / 2).max(1) as u64,
-            fitted_sets: sets,
-        }
-    }
-
-    /// Fits the ratings again if enough sets completed since the last fit.
-    fn refresh(&mut self, tally: &Tally) {
-        let sets = tally.complete_sets();
-        if sets < self.fitted_sets + self.half_round.max(self.fitted_sets / 10) {
-            return;
-        }
-        let fit = tally.ratings();
-        if let Ok(mut ladder) = self.ladder.lock() {
-            ladder.rate(&fit);
-        }
-        self.fitted_sets = sets;
-    }
 }
 
 impl Collector {
@@ -398,8 +380,11 @@ impl Collector {
         for line in &lines {
             self.count(line, tally, stop, progress, args);
         }
-        if let Some(refits) = self.refits.as_mut() {
-            refits.refresh(tally);
+        if let Some((ladder, refits)) = self.refits.as_mut() {
+            lines.iter().for_each(|line| refits.add(line));
+            for fit in refits.fits() {
+                ladder.fitted(&fit);
+            }
         }
     }
 

@@ -224,6 +224,8 @@ pub struct Tally {
     history_step: u64,
     /// The fit of the history's last point, where the next one's search starts.
     last_fit: Option<BatchFit>,
+    /// Whether a history is kept (and each fit starts from its last point).
+    keeps_history: bool,
 }
 
 impl Tally {
@@ -246,7 +248,15 @@ impl Tally {
             history: Vec::new(),
             history_step: set_size.max(1) as u64,
             last_fit: None,
+            keeps_history: true,
         }
+    }
+
+    /// The same, keeping no history: each fit then starts cold, and so depends only on the sets
+    /// added, never on the order they came in.
+    pub fn without_history(mut self) -> Tally {
+        self.keeps_history = false;
+        self
     }
 
     /// Places the ratings by `anchor` (default: their mean is 0).
@@ -388,7 +398,10 @@ impl Tally {
     /// [`HISTORY_POINTS`]. Decided by the count alone, so a live run and a later `standings`
     /// of its results keep the same points.
     fn checkpoint(&mut self) {
-        if self.names.len() > HISTORY_ENTRANTS || !self.games.is_multiple_of(self.history_step) {
+        if !self.keeps_history
+            || self.names.len() > HISTORY_ENTRANTS
+            || !self.games.is_multiple_of(self.history_step)
+        {
             return;
         }
         if self.history.len() == HISTORY_POINTS {

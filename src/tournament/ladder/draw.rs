@@ -137,9 +137,16 @@ impl Pool {
 
     /// Takes a new fit: each entrant's rating (`None`: not rated yet), as of now.
     pub fn rate(&mut self, ratings: &[Option<Rated>]) {
+        let now = self.tables.clone();
+        self.rate_as_of(ratings, &now);
+    }
+
+    /// Takes a fit made when each entrant had sat at `tables` tables: its uncertainty shrinks
+    /// with the tables since.
+    pub fn rate_as_of(&mut self, ratings: &[Option<Rated>], tables: &[u64]) {
         for (e, rated) in ratings.iter().enumerate().take(self.ratings.len()) {
             self.ratings[e] = *rated;
-            self.tables_at_fit[e] = self.tables[e];
+            self.tables_at_fit[e] = tables.get(e).copied().unwrap_or(0);
         }
     }
 

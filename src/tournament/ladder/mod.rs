@@ -1,8 +1,10 @@
 //! Ladders: instead of every group, tables drawn one at a time from the entrants still in, for a
 //! budget of games; entrants join, retire and are replaced as it runs
-//! ([`draw`] decides who meets, [`queue`] hands the games to the workers).
+//! ([`draw`] decides who meets, [`queue`] hands the games to the workers, [`fits`] cuts the
+//! fits a matchmaking draw reads).
 
 pub mod draw;
+pub mod fits;
 pub mod queue;
 
 use serde::{Deserialize, Serialize};

@@ -1,10 +1,14 @@
 //! A ladder's games as the workers take them: the sets a stopped run left unfinished first, then
 //! a table drawn at a time ([`super::draw`]) until the budget is spent. Each table plays a deal of
 //! its own (its index is the set's number; a shard `I/N` numbers its sets `I-1`, `I-1+N`, ...) in
-//! every seat arrangement that matters.
+//! every seat arrangement that matters. A matchmaking ladder's draw reads the fits of
+//! [`super::fits`], each when its set's number calls for it, so that it is the same whatever
+//! order the games finished in.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -13,6 +17,7 @@ use allfives_engine::deal::below;
 
 use super::LadderSpec;
 use super::draw::{Mode, Pool, Rated};
+use super::fits::{CutFit, FitPoints};
 use crate::tournament::definition::Definition;
 use crate::tournament::ratings::batch::BatchFit;
 use crate::tournament::results::GameLine;
@@ -35,6 +40,23 @@ pub struct Ladder {
     /// Sets found unfinished while reading the results: their group and arrangements played.
     unfinished: HashMap<u64, (Vec<usize>, u32)>,
     spent: bool,
+    /// Where the fits are cut, when the draw waits for each in turn (matchmaking in a run).
+    points: Option<FitPoints>,
+    /// The cutoff of the fit the pool holds.
+    applied: u64,
+    /// Fits made but not read yet, by cutoff: the ratings, and each entrant's tables then.
+    fits: BTreeMap<u64, (Vec<Option<Rated>>, Vec<u64>)>,
+}
+
+/// What the ladder has for a worker asking for a game.
+#[derive(Debug)]
+pub enum Next {
+    /// This game.
+    Game(GamePlan),
+    /// Nothing now: the next table's draw waits for a fit.
+    Wait,
+    /// Nothing more: the budget is spent.
+    Done,
 }
 
 impl Ladder {
@@ -64,7 +86,24 @@ impl Ladder {
             pending: VecDeque::new(),
             unfinished: HashMap::new(),
             spent: false,
+            points: None,
+            applied: 0,
+            fits: BTreeMap::new(),
         }
+    }
+
+    /// The same, its matchmaking reading the fits cut at `points`, each handed over with
+    /// [`Ladder::fitted`] (a balanced draw reads none).
+    pub fn with_fits(mut self, points: FitPoints) -> Ladder {
+        if self.mode == Mode::Matchmaking {
+            self.points = Some(points);
+        }
+        self
+    }
+
+    /// The next set's number within the shard (the sets below it were drawn or found).
+    pub fn next_set(&self) -> u64 {
+        self.next_set
     }
 
     /// Counts a game found in the results (each once, checked): its table is seated when its
@@ -101,8 +140,22 @@ impl Ladder {
         (self.pending.len() - before) as u64
     }
 
-    /// Takes a new fit of the ratings (matchmaking reads it).
+    /// Takes a new fit of the ratings, read at once (matchmaking without fit points).
     pub fn rate(&mut self, fit: &BatchFit) {
+        self.pool.rate(&self.ratings(fit));
+    }
+
+    /// Takes the fit of the sets below `cutoff` (where each entrant had sat at `tables`),
+    /// read when the draw reaches its turn.
+    pub fn fitted(&mut self, (cutoff, fit, tables): &CutFit) {
+        if *cutoff > self.applied {
+            let ratings = self.ratings(fit);
+            self.fits.insert(*cutoff, (ratings, tables.clone()));
+        }
+    }
+
+    /// Each entrant's rating in `fit`, for the pool.
+    fn ratings(&self, fit: &BatchFit) -> Vec<Option<Rated>> {
         let mut ratings = vec![None; self.pool.len()];
         for r in &fit.entrants {
             if let (Some(slot), Some(half_width)) = (ratings.get_mut(r.entrant), r.half_width()) {
@@ -112,7 +165,25 @@ impl Ladder {
                 });
             }
         }
-        self.pool.rate(&ratings);
+        ratings
+    }
+
+    /// Whether the pool holds the fit the next table's draw reads (taking it if it came).
+    fn fit_in_hand(&mut self) -> bool {
+        let Some(points) = self.points else {
+            return true;
+        };
+        let needed = points.needed(self.next_set);
+        if needed <= self.applied {
+            return true;
+        }
+        let Some((ratings, tables)) = self.fits.remove(&needed) else {
+            return false;
+        };
+        self.pool.rate_as_of(&ratings, &tables);
+        self.applied = needed;
+        self.fits = self.fits.split_off(&needed);
+        true
     }
 
     /// Whether matchmaking draws the tables (and so wants fresh ratings).
@@ -157,24 +228,36 @@ impl Ladder {
     }
 
     /// The next game: an unfinished set's, the current table's, or a new table's first.
-    fn next_game(&mut self) -> Option<GamePlan> {
+    pub fn next_game(&mut self) -> Next {
         if let Some(plan) = self.pending.pop_front() {
-            return Some(plan);
+            return Next::Game(plan);
         }
         if self.spent || self.budget_spent() {
             self.spent = true;
-            return None;
+            return Next::Done;
         }
+        if !self.fit_in_hand() {
+            return Next::Wait;
+        }
+        match self.draw() {
+            Some(plan) => Next::Game(plan),
+            None => {
+                self.spent = true;
+                Next::Done
+            }
+        }
+    }
+
+    /// Draws the next table, queues its games and hands out the first; `None` when too few
+    /// entrants are left.
+    fn draw(&mut self) -> Option<GamePlan> {
         let (i, n) = self.shard;
         let deal = self.next_set * n + (i - 1);
         // The draw's generator: from the deal's seed, apart from the deal's own.
         let mut rng =
             ChaCha8Rng::seed_from_u64(seeds::derive(seeds::derive(self.schedule.master, deal), 1));
         let groups = &self.schedule.groups;
-        let Some(pick) = self.pool.draw(groups.picked(), self.mode, &mut rng) else {
-            self.spent = true;
-            return None;
-        };
+        let pick = self.pool.draw(groups.picked(), self.mode, &mut rng)?;
         let group = groups.of_pick(&pick, below(&mut rng, 3) as usize);
         self.pool.seat(&pick);
         self.next_set += 1;
@@ -186,13 +269,65 @@ impl Ladder {
     }
 }
 
-/// The games of a shared ladder, as an iterator the workers' queue takes.
-pub struct LadderGames(pub Arc<Mutex<Ladder>>);
+/// A ladder shared by the workers that take its games and the dispatcher that fits it.
+#[derive(Debug)]
+pub struct SharedLadder {
+    ladder: Mutex<Ladder>,
+    /// Signalled when a fit is handed over.
+    fitted: Condvar,
+}
+
+impl SharedLadder {
+    /// `ladder`, to share.
+    pub fn new(ladder: Ladder) -> Arc<SharedLadder> {
+        Arc::new(SharedLadder {
+            ladder: Mutex::new(ladder),
+            fitted: Condvar::new(),
+        })
+    }
+
+    /// The ladder, to read or change.
+    pub fn lock(&self) -> MutexGuard<'_, Ladder> {
+        // A panic elsewhere while holding it leaves plain data: still usable.
+        self.ladder.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hands over a fit of the sets below a cutoff, waking a draw that waits for it.
+    pub fn fitted(&self, fit: &CutFit) {
+        self.lock().fitted(fit);
+        self.fitted.notify_all();
+    }
+}
+
+/// The games of a shared ladder, as an iterator the workers' queue takes; a draw that waits for
+/// its fit ends when `stop` is set.
+pub struct LadderGames {
+    /// The ladder.
+    pub shared: Arc<SharedLadder>,
+    /// Set when the run stops: no game is waited for then.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// How often a waiting draw looks at the stop flag (a fit handed over wakes it at once).
+const STOP_POLL: Duration = Duration::from_millis(100);
 
 impl Iterator for LadderGames {
     type Item = GamePlan;
 
     fn next(&mut self) -> Option<GamePlan> {
-        self.0.lock().ok()?.next_game()
+        let mut ladder = self.shared.lock();
+        loop {
+            match ladder.next_game() {
+                Next::Game(plan) => return Some(plan),
+                Next::Done => return None,
+                Next::Wait if self.stop.load(Ordering::SeqCst) => return None,
+                Next::Wait => {
+                    ladder = match self.shared.fitted.wait_timeout(ladder, STOP_POLL) {
+                        Ok((ladder, _)) => ladder,
+                        Err(poisoned) => poisoned.into_inner().0,
+                    };
+                }
+            }
+        }
     }
 }
