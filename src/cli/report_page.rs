@@ -24,6 +24,10 @@ pub const LIVE_PAGE: &str = "report.html";
 /// takes a good part of a second to write.
 const EVERY: Duration = Duration::from_secs(5);
 
+/// The most of the dispatcher's time the live page takes: a page whose standings take long
+/// (a fit of 1,000 entrants, about a second) is written less often than every [`EVERY`].
+const SHARE: u32 = 10;
+
 /// A header line longer than this is not read (the referee writes a few hundred bytes).
 const HEADER_CAP: u64 = 64 * 1024;
 
@@ -35,6 +39,8 @@ pub struct ReportPage {
     about: About,
     gathered: Gathered,
     written: Option<Instant>,
+    /// How long the last live write took, standings included.
+    cost: Duration,
 }
 
 impl ReportPage {
@@ -84,6 +90,7 @@ impl ReportPage {
             },
             gathered: Gathered::new(definition.entrants.len(), dirs.len()),
             written: None,
+            cost: Duration::ZERO,
         }
     }
 
@@ -125,10 +132,14 @@ impl ReportPage {
     /// Writes the page of a running tournament if the last was written long enough ago;
     /// `report` gives the standings so far (only called when the page is written).
     pub fn refresh(&mut self, report: impl FnOnce() -> Report) -> std::io::Result<()> {
-        if self.written.is_some_and(|at| at.elapsed() < EVERY) {
+        let wait = EVERY.max(self.cost * SHARE);
+        if self.written.is_some_and(|at| at.elapsed() < wait) {
             return Ok(());
         }
-        self.write(State::Running, None, &report())
+        let started = Instant::now();
+        let written = self.write(State::Running, None, &report());
+        self.cost = started.elapsed();
+        written
     }
 
     /// Writes the page now, saying `state` (and `note`).
