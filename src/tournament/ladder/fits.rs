@@ -139,8 +139,8 @@ impl Refits {
             if self.ready < next - self.fitted {
                 return fits;
             }
-            let below = self.waiting.split_off(&next);
-            for set in std::mem::replace(&mut self.waiting, below).values() {
+            let later = self.waiting.split_off(&next);
+            for set in std::mem::replace(&mut self.waiting, later).values() {
                 set.iter().for_each(|line| self.tally.add(line));
                 self.seat(set);
             }
