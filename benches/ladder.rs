@@ -265,7 +265,7 @@ impl Source {
                 *dealt += 1;
                 let seed = deal_seed(*master, *dealt);
                 Some(Deal {
-                    key: set_key(&members, *dealt, seed),
+                    key: sets::set_key(&members, *dealt, seed),
                     members,
                     seed,
                     seatings: orders(),
@@ -289,16 +289,11 @@ fn whole_set(games: &mut dyn Iterator<Item = GamePlan>, set_size: usize) -> Opti
     let plans: Vec<GamePlan> = games.take(set_size).collect();
     let first = plans.first()?;
     Some(Deal {
-        key: set_key(&first.members, first.deal, first.deal_seed),
+        key: sets::set_key(&first.members, first.deal, first.deal_seed),
         members: first.members.clone(),
         seed: first.seed,
         seatings: plans.iter().map(|p| p.seating.clone()).collect(),
     })
-}
-
-/// A set's key, as the standings make it.
-fn set_key(group: &[usize], deal: u64, deal_seed: u64) -> u64 {
-    sets::key_of(group.iter().map(|&e| e as u64).chain([deal, deal_seed]))
 }
 
 /// A ladder of the graded entrants, as `tournament --format ladder` defines it, with a budget

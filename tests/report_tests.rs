@@ -457,6 +457,12 @@ fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_
         "-q",
     ]);
     assert_eq!(ran.code, Some(0), "{ran:?}");
+    // The referee's version is read from the first game's log, in its pack.
+    let live = fs::read_to_string(out.join("report.html")).expect("the live page");
+    assert!(
+        live.contains(r#""referee":"allfives "#),
+        "no referee version"
+    );
     let nowhere = sb.path("missing/report.html");
     let ran = allfives(&[
         "standings",

@@ -3,7 +3,7 @@
 //! seconds) and a last time at the end, saying how the run ended. A page is written whole to a
 //! temporary file and renamed over the old one, so a browser never reads half a page.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -14,6 +14,7 @@ use crate::report::html;
 use crate::sandbox::files;
 use crate::text::shell_word;
 use crate::tournament::definition::Definition;
+use crate::tournament::game_logs::Place;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::standings::Tally;
 
@@ -28,9 +29,6 @@ const EVERY: Duration = Duration::from_secs(5);
 /// (a fit of 1,000 entrants, about a second) is written less often than every [`EVERY`].
 const SHARE: u32 = 10;
 
-/// A header line longer than this is not read (the referee writes a few hundred bytes).
-const HEADER_CAP: u64 = 64 * 1024;
-
 /// A report page being gathered and written.
 #[derive(Debug)]
 pub struct ReportPage {
@@ -39,6 +37,8 @@ pub struct ReportPage {
     about: About,
     gathered: Gathered,
     written: Option<Instant>,
+    /// Whether a game's log was looked at for the referee and containment.
+    looked: bool,
     /// How long the last live write took, standings included.
     cost: Duration,
 }
@@ -90,20 +90,24 @@ impl ReportPage {
             },
             gathered: Gathered::new(definition.entrants.len(), dirs.len()),
             written: None,
+            looked: false,
             cost: Duration::ZERO,
         }
     }
 
-    /// Adds a game of folder `folder`, just folded into `tally`; the first game's log tells
-    /// the referee's version and the containment in force.
+    /// Adds a game of folder `folder`, just folded into `tally`; the first game's log (in a
+    /// file or a pack) tells the referee's version and the containment in force.
     pub fn add(&mut self, folder: usize, line: &GameLine, tally: &Tally) {
         self.gathered.add(line, folder, tally);
-        if self.about.referee.is_none()
-            && let (Some(log), Some(dir)) = (&line.log, self.dirs.get(folder))
-            && let Some(header) = header_of(&dir.join(log))
+        if !self.looked
+            && line.log.is_some()
+            && let Some(dir) = self.dirs.get(folder)
         {
-            self.about.referee = Some(header.referee);
-            self.about.containment = header.sandbox;
+            self.looked = true;
+            if let Some(header) = header_of(line, dir) {
+                self.about.referee = Some(header.referee);
+                self.about.containment = header.sandbox;
+            }
         }
     }
 
@@ -160,14 +164,11 @@ impl ReportPage {
     }
 }
 
-/// The header of the log at `path`, if it has one.
-fn header_of(path: &Path) -> Option<Header> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut line = String::new();
-    BufReader::new(file.take(HEADER_CAP))
-        .read_line(&mut line)
-        .ok()?;
-    serde_json::from_str(&line).ok()
+/// The header of `line`'s log in the folder `dir`, if it has one.
+fn header_of(line: &GameLine, dir: &Path) -> Option<Header> {
+    let log = Place::of(line).ok()?.read(dir).ok()?;
+    let first = log.split(|&b| b == b'\n').next()?;
+    serde_json::from_slice(first).ok()
 }
 
 /// Writes `bytes` to `path` through a new temporary file beside it, renamed over `path` (a

@@ -4,7 +4,6 @@
 use crate::text::shell_word;
 use crate::tournament::definition::Definition;
 use crate::tournament::results::setting_words;
-use crate::tournament::schedule::Format;
 
 /// `allfives tournament ...` for `definition` (entrants with a `dir` or `env` need a bots file
 /// with the same; the containment options are the machine's, and are not part of it). A
@@ -19,11 +18,7 @@ pub fn tournament_command(d: &Definition) -> String {
             .map(|e| shell_word(&format!("{}={}", e.name, e.command))),
     );
     words.push(format!("--players {}", d.table.players));
-    words.push(match d.format {
-        Format::RoundRobin => "--format round-robin".into(),
-        Format::Gauntlet => "--format gauntlet".into(),
-        Format::Ladder => "--format ladder".into(),
-    });
+    words.push(format!("--format {}", d.format.name()));
     if let Some(ladder) = &d.ladder {
         words.extend(ladder.games.map(|n| format!("--games {n}")));
         words.extend(ladder.games_each.map(|n| format!("--games-each {n}")));

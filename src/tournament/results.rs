@@ -18,6 +18,7 @@ use crate::referee::game::FaultPolicy;
 use crate::referee::game::GameRecord;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::files;
+use crate::tournament::ratings::sets::Side;
 use crate::tournament::schedule::Format;
 use allfives_engine::game::GameEnding;
 use allfives_engine::protocol::ClockInfo;
@@ -212,6 +213,19 @@ impl GameLine {
     /// runs with different seeds never mix their sets).
     pub fn set_key(&self) -> (Vec<usize>, u64, u64) {
         (self.group.clone(), self.deal, self.deal_seed)
+    }
+
+    /// Each side as the ratings read it: its entrants (sorted, distinct) and its rank.
+    pub fn rated(&self) -> Vec<(Side, u32)> {
+        self.sides()
+            .iter()
+            .map(|seats| {
+                let mut entrants: Side = seats.iter().map(|&s| self.seats[s].entrant).collect();
+                entrants.sort_unstable();
+                entrants.dedup();
+                (entrants, self.seats[seats[0]].rank)
+            })
+            .collect()
     }
 
     /// Each side's seats.

@@ -21,8 +21,8 @@ pub fn derive(master: u64, index: u64) -> u64 {
     mix(master ^ mix(index.wrapping_add(0x6A09_E667_F3BC_C909))) % SEED_LIMIT
 }
 
-/// SplitMix64's finalizer: a bijection on u64 that spreads every input bit.
-fn mix(mut z: u64) -> u64 {
+/// SplitMix64's finalizer (S. Vigna): a bijection on u64 that spreads every input bit.
+pub fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -156,7 +156,7 @@ impl HistoryPoint {
         let mut half_width = vec![None; entrants];
         for r in &fit.entrants {
             elo[r.entrant] = Some(r.elo);
-            half_width[r.entrant] = fit.half_width(r.entrant).map(clean);
+            half_width[r.entrant] = r.half_width().map(clean);
         }
         HistoryPoint {
             games,
@@ -238,8 +238,6 @@ pub struct Tally {
     history_step: u64,
     /// The fit of the history's last point, where the next one's search starts.
     last_fit: Option<BatchFit>,
-    /// Whether a history is kept (and each fit starts from its last point).
-    keeps_history: bool,
 }
 
 impl Tally {
@@ -262,15 +260,7 @@ impl Tally {
             history: Vec::new(),
             history_step: first_history_step(set_size, n),
             last_fit: None,
-            keeps_history: true,
         }
-    }
-
-    /// The same, keeping no history: each fit then starts cold, and so depends only on the sets
-    /// added, never on the order they came in.
-    pub fn without_history(mut self) -> Tally {
-        self.keeps_history = false;
-        self
     }
 
     /// Places the ratings by `anchor` (default: their mean is 0).
@@ -310,7 +300,7 @@ impl Tally {
     /// The batch fit of every complete set so far (the standings' ratings, alone, to a
     /// millionth of an Elo).
     pub fn ratings(&self) -> BatchFit {
-        // From the last checkpoint's fit when there is one: a ladder refits often.
+        // From the last checkpoint's fit when there is one: the history fits often.
         match &self.last_fit {
             Some(previous) => {
                 ratings::batch::fit_from(&self.names, &self.sets, self.anchor, previous)
@@ -332,21 +322,12 @@ impl Tally {
     /// Folds in one game.
     pub fn add(&mut self, line: &GameLine) {
         self.games += 1;
-        let sides = line.sides();
-        let ranks: Vec<u32> = sides
-            .iter()
-            .map(|seats| line.seats[seats[0]].rank)
-            .collect();
-        let entrants_of = |seats: &Vec<usize>| -> Vec<usize> {
-            let mut e: Vec<usize> = seats.iter().map(|&s| line.seats[s].entrant).collect();
-            e.sort_unstable();
-            e.dedup();
-            e
-        };
-        let side_entrants: Vec<Vec<usize>> = sides.iter().map(entrants_of).collect();
+        let game = line.rated();
+        let ranks: Vec<u32> = game.iter().map(|(_, rank)| *rank).collect();
+        let side_entrants: Vec<Side> = game.iter().map(|(side, _)| side.clone()).collect();
         for (side, entrants) in side_entrants.iter().enumerate() {
             let (won, level, score) = outcome(&ranks, side);
-            let others: Vec<f64> = (0..sides.len())
+            let others: Vec<f64> = (0..game.len())
                 .filter(|&o| o != side)
                 .map(|o| f64::from(line.scores[o]))
                 .collect();
@@ -402,7 +383,6 @@ impl Tally {
             *totals.faults.entry(fault.kind).or_default() += 1;
             totals.last_fault = Some(format!("{}: {}", fault.kind, fault.detail));
         }
-        let game: RatedGame = side_entrants.into_iter().zip(ranks).collect();
         self.gather(line.set_key(), line.arrangement, game);
         self.checkpoint();
     }
@@ -412,10 +392,7 @@ impl Tally {
     /// [`HISTORY_POINTS`]. Decided by the count alone, so a live run and a later `standings`
     /// of its results keep the same points.
     fn checkpoint(&mut self) {
-        if !self.keeps_history
-            || self.names.len() > HISTORY_ENTRANTS
-            || !self.games.is_multiple_of(self.history_step)
-        {
+        if self.names.len() > HISTORY_ENTRANTS || !self.games.is_multiple_of(self.history_step) {
             return;
         }
         if self.history.len() == HISTORY_POINTS {
@@ -479,8 +456,8 @@ impl Tally {
             }
         }
         let (group, deal, deal_seed) = &key;
-        let parts = group.iter().map(|&e| e as u64).chain([*deal, *deal_seed]);
-        self.sets.add(sets::key_of(parts), &games);
+        self.sets
+            .add(sets::set_key(group, *deal, *deal_seed), &games);
     }
 
     /// The crosstable, empty past [`CROSSTABLE_LIMIT`] entrants.

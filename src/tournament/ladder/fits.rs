@@ -8,9 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::tournament::definition::Definition;
-use crate::tournament::ratings::batch::BatchFit;
+use crate::tournament::ratings::Anchor;
+use crate::tournament::ratings::batch::{self, BatchFit};
+use crate::tournament::ratings::sets::{self, Sets, Side};
 use crate::tournament::results::GameLine;
-use crate::tournament::standings::Tally;
 
 /// The fewest sets between a fit's cutoff and the first table drawn with it.
 const MIN_LAG: u64 = 32;
@@ -66,21 +67,32 @@ impl FitPoints {
 /// in those sets.
 pub type CutFit = (u64, BatchFit, Vec<u64>);
 
+/// A set's games as the ratings read them, while its set waits for its cutoff: its key, its
+/// entrants, and each game's sides and ranks.
+#[derive(Debug, Default)]
+struct Waiting {
+    key: u64,
+    group: Vec<usize>,
+    games: Vec<Vec<(Side, u32)>>,
+}
+
 /// The fits a matchmaking ladder's draw reads, made from its results as they come, in any
-/// order: each from the sets below its cutoff alone, once all of them are complete.
+/// order: each from the sets below its cutoff alone, once all of them are complete. A fit
+/// depends only on those sets (the sets' totals are exact, and each fit starts cold).
 #[derive(Debug)]
 pub struct Refits {
     points: FitPoints,
+    names: Vec<String>,
     /// Every set below `fitted`, folded in.
-    tally: Tally,
+    sets: Sets,
     /// Tables each entrant sat at below `fitted`.
     tables: Vec<u64>,
     set_size: usize,
     shards: u64,
     /// The cutoff of the last fit made (or skipped).
     fitted: u64,
-    /// The lines of the sets at or past `fitted`.
-    waiting: BTreeMap<u64, Vec<GameLine>>,
+    /// The sets at or past `fitted` with a game played.
+    waiting: BTreeMap<u64, Waiting>,
     /// Sets at or past `fitted` a stop left without a game: a resume never plays them.
     void: BTreeSet<u64>,
     /// Complete (or void) sets from `fitted` up to the next cutoff.
@@ -92,13 +104,12 @@ pub struct Refits {
 impl Refits {
     /// No set yet, for `definition`'s ladder.
     pub fn new(definition: &Definition) -> Refits {
-        let schedule = definition.schedule();
-        let names = definition.entrants.iter().map(|e| e.name.clone()).collect();
         Refits {
             points: FitPoints::of(definition),
-            tally: Tally::new(names, schedule.set_size(), None).without_history(),
+            names: definition.entrants.iter().map(|e| e.name.clone()).collect(),
+            sets: Sets::default(),
             tables: vec![0; definition.entrants.len()],
-            set_size: schedule.set_size(),
+            set_size: definition.schedule().set_size(),
             shards: definition.shard.map_or(1, |(_, n)| n),
             fitted: 0,
             waiting: BTreeMap::new(),
@@ -112,9 +123,13 @@ impl Refits {
     pub fn add(&mut self, line: &GameLine) {
         let set = line.deal / self.shards;
         debug_assert!(set >= self.fitted, "a set below a fit's cutoff is complete");
-        let lines = self.waiting.entry(set).or_default();
-        lines.push(line.clone());
-        if lines.len() == self.set_size && set < self.points.after(self.fitted) {
+        let waiting = self.waiting.entry(set).or_insert_with(|| Waiting {
+            key: sets::set_key(&line.group, line.deal, line.deal_seed),
+            group: line.group.clone(),
+            games: Vec::new(),
+        });
+        waiting.games.push(line.rated());
+        if waiting.games.len() == self.set_size && set < self.points.after(self.fitted) {
             self.ready += 1;
         }
     }
@@ -141,22 +156,22 @@ impl Refits {
             }
             let later = self.waiting.split_off(&next);
             for set in std::mem::replace(&mut self.waiting, later).values() {
-                set.iter().for_each(|line| self.tally.add(line));
-                self.seat(set);
+                self.sets.add(set.key, &set.games);
+                self.seat(&set.group);
             }
             self.void = self.void.split_off(&next);
             self.fitted = next;
             self.ready = self.count_ready();
             if next >= self.skip_below {
-                fits.push((next, self.tally.ratings(), self.tables.clone()));
+                let fit = batch::fit(&self.names, &self.sets, Anchor::Mean(0.0));
+                fits.push((next, fit, self.tables.clone()));
             }
         }
     }
 
-    /// Counts a set's table for each of its entrants.
-    fn seat(&mut self, set: &[GameLine]) {
-        let Some(first) = set.first() else { return };
-        let mut entrants = first.group.clone();
+    /// Counts a set's table for each of its entrants (`group`, sorted).
+    fn seat(&mut self, group: &[usize]) {
+        let mut entrants = group.to_vec();
         entrants.dedup();
         for e in entrants {
             if e >= self.tables.len() {
@@ -172,7 +187,7 @@ impl Refits {
         let complete = self
             .waiting
             .range(range.clone())
-            .filter(|(_, lines)| lines.len() == self.set_size)
+            .filter(|(_, set)| set.games.len() == self.set_size)
             .count();
         (complete + self.void.range(range).count()) as u64
     }

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::tournament::seeds;
+
 /// Entrants of one side (sorted, distinct: a team of copies is one entrant).
 pub type Side = Vec<usize>;
 
@@ -67,7 +69,7 @@ impl Sets {
         let mut entrants: Vec<usize> = games
             .iter()
             .flatten()
-            .flat_map(|(s, _)| s.clone())
+            .flat_map(|(s, _)| s.iter().copied())
             .collect();
         entrants.sort_unstable();
         entrants.dedup();
@@ -115,7 +117,7 @@ impl Sets {
                 self.exact = None;
             }
         }
-        *self.sample.entry((mix(key), set)).or_default() += 1;
+        *self.sample.entry((seeds::mix(key), set)).or_default() += 1;
         self.sampled += 1;
         if self.sample.len() > self.cap
             && let Some((_, n)) = self.sample.pop_last()
@@ -200,20 +202,18 @@ fn unpack(set: &[u32]) -> Cluster {
         .collect()
 }
 
-/// A set's key as one number, for [`Sets::add`]: its parts mixed.
+/// The key of the duplicate set of `group` on the deal `deal` (seeded `deal_seed`).
+pub fn set_key(group: &[usize], deal: u64, deal_seed: u64) -> u64 {
+    key_of(group.iter().map(|&e| e as u64).chain([deal, deal_seed]))
+}
+
+/// A set's key as one number, for [`Sets::add`]: its parts mixed by SplitMix64's finalizer,
+/// every bit of which depends on every bit of its input, so that the smallest hashes are a
+/// uniform sample of the keys.
 pub fn key_of(parts: impl IntoIterator<Item = u64>) -> u64 {
     parts
         .into_iter()
-        .fold(0x9e37_79b9_7f4a_7c15, |h, x| mix(h ^ x))
-}
-
-/// SplitMix64's finalizer (S. Vigna): every bit of the output depends on every bit of the input,
-/// so the smallest hashes are a uniform sample of the keys.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+        .fold(0x9e37_79b9_7f4a_7c15, |h, x| seeds::mix(h ^ x))
 }
 
 #[cfg(test)]
@@ -266,7 +266,7 @@ mod tests {
         let (clusters, weight) = sets.clusters();
         assert_eq!(clusters.len(), 3);
         assert!((weight - 10.0 / 3.0).abs() < 1e-12);
-        let mut lowest: Vec<u64> = (0..10).map(mix).collect();
+        let mut lowest: Vec<u64> = (0..10).map(seeds::mix).collect();
         lowest.sort_unstable();
         let kept: Vec<u64> = sets.sample.keys().map(|(h, _)| *h).collect();
         assert_eq!(kept, lowest[..3]);
