@@ -171,18 +171,13 @@ fn header_of(line: &GameLine, dir: &Path) -> Option<Header> {
     serde_json::from_slice(first).ok()
 }
 
-/// Writes `bytes` to `path` through a new temporary file beside it, renamed over `path` (a
-/// link there is replaced, never followed).
+/// Writes `bytes` to `path` through a new temporary file beside it (`.NAME.new`).
 fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().map_or_else(
-        || "report.html".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    // `--html ..` names no file: the rename then fails, and says so.
+    let name = path
+        .file_name()
+        .unwrap_or(LIVE_PAGE.as_ref())
+        .to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.new"));
-    // A leftover of a run killed while writing (or a planted link: removing follows nothing).
-    let _ = std::fs::remove_file(&temporary);
-    let mut file = files::create_new(&temporary)?;
-    file.write_all(bytes)?;
-    drop(file);
-    std::fs::rename(&temporary, path)
+    files::replace(path, &temporary, |file| file.write_all(bytes))
 }

@@ -80,7 +80,6 @@ pub struct Gathered {
     /// `(games, pairs, llr)` after each pair completed.
     llr: Sampled<(u64, u64, f64)>,
     pairs: u64,
-    counted: u64,
 }
 
 /// The page's data: borrowed, so that a running tournament's refresh copies nothing.
@@ -108,13 +107,11 @@ impl Gathered {
             times: vec![BTreeMap::new(); entrants],
             llr: Sampled::new(),
             pairs: 0,
-            counted: 0,
         }
     }
 
-    /// Adds a game of folder `folder`, just folded into `tally`.
+    /// Adds a game of folder `folder`, just folded into `tally` (which counts it).
     pub fn add(&mut self, line: &GameLine, folder: usize, tally: &Tally) {
-        self.counted += 1;
         self.games.add(line, folder, self.folders);
         for seat in &line.seats {
             if let Some(times) = self.times.get_mut(seat.entrant) {
@@ -123,11 +120,9 @@ impl Gathered {
                 }
             }
         }
-        if let Some((pairs, llr)) = tally.sprt_llr()
-            && pairs > self.pairs
-        {
+        if let Some((pairs, llr)) = tally.sprt_llr(self.pairs) {
             self.pairs = pairs;
-            self.llr.push((self.counted, pairs, llr));
+            self.llr.push((tally.games(), pairs, llr));
         }
     }
 

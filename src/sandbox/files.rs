@@ -41,6 +41,22 @@ pub fn append_or_create(path: &Path) -> io::Result<File> {
     }
 }
 
+/// Writes `path` whole or leaves it as it was: `fill` writes a new file at `temporary` (a
+/// leftover there, of a run killed while writing or a planted link, is removed first: removing
+/// follows nothing), which is synced and renamed over `path` (a link there is replaced, never
+/// followed).
+pub fn replace(
+    path: &Path,
+    temporary: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
+    let _ = std::fs::remove_file(temporary);
+    let mut file = create_new(temporary)?;
+    fill(&mut file)?;
+    file.sync_all()?;
+    std::fs::rename(temporary, path)
+}
+
 /// Creates folder `dir` (and its parents), the last one readable by the user only.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {

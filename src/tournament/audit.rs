@@ -96,17 +96,17 @@ pub fn rewrite_without(dir: &Path, dropped: &[usize]) -> std::io::Result<()> {
     use std::io::{BufRead, Write};
     let path = dir.join(RESULTS);
     let temporary = dir.join(format!("{RESULTS}.new"));
-    let _ = std::fs::remove_file(&temporary);
-    let mut out = std::io::BufWriter::new(crate::sandbox::files::create_new(&temporary)?);
     let reader = std::io::BufReader::new(std::fs::File::open(&path)?);
-    for (i, line) in reader.split(b'\n').enumerate() {
-        if !dropped.contains(&(i + 1)) {
-            out.write_all(&line?)?;
-            out.write_all(b"\n")?;
+    crate::sandbox::files::replace(&path, &temporary, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        for (i, line) in reader.split(b'\n').enumerate() {
+            if !dropped.contains(&(i + 1)) {
+                out.write_all(&line?)?;
+                out.write_all(b"\n")?;
+            }
         }
-    }
-    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    std::fs::rename(&temporary, &path)
+        out.flush()
+    })
 }
 
 /// Whether `line` is a game of `definition` as scheduled: every field that the definition

@@ -336,11 +336,8 @@ impl Definition {
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         let temporary = dir.join(format!("{FILE}.new"));
-        // A leftover of a run killed here (or a planted link: removing it follows nothing).
-        let _ = std::fs::remove_file(&temporary);
-        let mut file = files::create_new(&temporary)?;
-        file.write_all((text + "\n").as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, dir.join(FILE))
+        files::replace(&dir.join(FILE), &temporary, |file| {
+            file.write_all((text + "\n").as_bytes())
+        })
     }
 }

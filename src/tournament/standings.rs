@@ -274,9 +274,10 @@ impl Tally {
         self.sprt.as_ref().and_then(SprtTest::decision)
     }
 
-    /// The sequential test's complete pairs so far and its LLR over them (for the report
-    /// page's LLR over games); `None` without a test.
-    pub fn sprt_llr(&self) -> Option<(u64, f64)> {
+    /// The sequential test's complete pairs so far and its LLR over them, once there are more
+    /// than `since` pairs (for the report page's LLR over games: computed only then); `None`
+    /// without a test or before.
+    pub fn sprt_llr(&self, since: u64) -> Option<(u64, f64)> {
         let test = self.sprt.as_ref()?;
         let counts = self
             .pentanomial
@@ -284,7 +285,8 @@ impl Tally {
             .next()
             .copied()
             .unwrap_or_default();
-        Some((counts.iter().sum(), ratings::sprt::llr(test.spec(), counts)))
+        let pairs = counts.iter().sum();
+        (pairs > since).then(|| (pairs, ratings::sprt::llr(test.spec(), counts)))
     }
 
     /// Games counted so far.
