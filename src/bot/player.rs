@@ -2,7 +2,7 @@
 //! a builtin bot. It owns the request ids, the handshake, and turning what a bot wrote into a
 //! move or a [`Fault`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,6 +15,7 @@ use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::framing::parse_answer;
 use crate::bot::process::{BotProcess, Ending, Launch, Received, StderrSink};
 use crate::bot::timing::MoveTimes;
+use crate::referee::processes::Dealt;
 use crate::sandbox::Policy;
 use crate::text;
 use allfives_engine::game::{Game, Move};
@@ -445,6 +446,8 @@ pub struct Player {
     legal: (Vec<Move>, Vec<Choice>),
     policy: Arc<Policy>,
     left_processes: Option<bool>,
+    /// What the running process has been dealt (forgotten when a new one starts).
+    seen: HashSet<Dealt>,
 }
 
 /// A bot's answer to a turn.
@@ -495,6 +498,7 @@ impl Player {
             legal: Default::default(),
             policy,
             left_processes: None,
+            seen: HashSet::new(),
         }
     }
 
@@ -536,6 +540,7 @@ impl Player {
             legal: Default::default(),
             policy: Arc::new(Policy::default()),
             left_processes: None,
+            seen: HashSet::new(),
         }
     }
 
@@ -569,6 +574,7 @@ impl Player {
             BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy)
                 .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
+        self.seen.clear();
         let id = self.take_id();
         let hello = encode(&ToBot::Hello {
             id,
@@ -607,6 +613,19 @@ impl Player {
                 process.kill().await;
                 Err(fault)
             }
+        }
+    }
+
+    /// Whether its running process has been dealt any of `dealt` (a builtin never is: it is
+    /// reseeded for every game and keeps nothing).
+    pub fn has_seen(&self, dealt: &[Dealt]) -> bool {
+        self.listens() && dealt.iter().any(|d| self.seen.contains(d))
+    }
+
+    /// Notes that its running process is dealt `dealt`.
+    pub fn remember(&mut self, dealt: &[Dealt]) {
+        if self.listens() {
+            self.seen.extend(dealt);
         }
     }
 

@@ -14,6 +14,7 @@ use crate::bot::player::{Player, Stop, ms};
 use crate::bot::process::Ending;
 use crate::gamelog::{self, GameLog, Replay};
 use crate::referee::game::{FaultPolicy, GRACE, GameSetup, play_game};
+use crate::referee::processes::Processes;
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Move, Play};
 use allfives_engine::layout::EndId;
@@ -189,6 +190,7 @@ async fn play_scenario(
         on_fault: FaultPolicy::Forfeit,
         protections: None,
         deals: Arc::from([deal]),
+        processes: Processes::default(),
     };
     let script = scenario.opponent.iter().map(|t| tile(t)).collect();
     table[1 - BOT] = Player::with_builtin("script", Builtin::Script(script));

@@ -15,6 +15,7 @@ use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
+use crate::referee::processes::Processes;
 use crate::sandbox::{Policy, ResourceLimits};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
@@ -302,9 +303,15 @@ pub struct TournamentArgs {
     #[command(flatten)]
     pub rating: RatingArgs,
     /// A fresh process for every game (default: a worker keeps its bots' processes for its
-    /// next game with the same entrants).
+    /// next game with the same entrants, each restarted before it would play a deal it has
+    /// already seen).
     #[arg(long)]
     pub fresh: bool,
+    /// Let a bot's process play a deal it has already seen, with the seats turned (by default
+    /// it is restarted first): for trusted bots only, since a bot that remembers the hand it
+    /// held then knows its opponent's. Recorded in every log, results line and the standings.
+    #[arg(long, conflicts_with = "fresh")]
+    pub reuse_processes: bool,
     /// Pack the games' logs: each worker appends every game's log, as one zstd frame, to a
     /// file of its own (OUT/logs/pack-wN.zst) instead of writing a file per game. Kept by
     /// --resume; read a game with `allfives replay OUT --game ID`; `zstd -dc` prints them all.
@@ -704,9 +711,15 @@ pub struct MatchArgs {
     /// (docs/results.md).
     #[arg(long)]
     pub json: bool,
-    /// Start a fresh process for every game (by default one process a bot serves the match).
+    /// Start a fresh process for every game (by default a bot's process serves game after
+    /// game, and is restarted before it would play a deal it has already seen).
     #[arg(long)]
     pub fresh: bool,
+    /// Let a bot's process play a deal it has already seen, with the seats turned (by default
+    /// it is restarted first): for trusted bots only, since a bot that remembers the hand it
+    /// held then knows its opponent's. Recorded in every log, results line and the standings.
+    #[arg(long, conflicts_with = "fresh")]
+    pub reuse_processes: bool,
     /// Keep every bot in the seat given (by default the seats rotate from game to game).
     #[arg(long)]
     pub no_rotate: bool,
@@ -795,6 +808,7 @@ impl GameArgs {
             stderr_cap: 1024 * 1024,
             sandbox: self.sandbox.policy(hidden)?,
             protections: None,
+            processes: Processes::default(),
             clocks,
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
@@ -880,11 +894,11 @@ impl MatchArgs {
         };
         settings.sandbox.hidden = hidden_with(folder);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
+        settings.processes = Processes::from_flags(self.fresh, self.reuse_processes);
         Ok(MatchConfig {
             bots,
             seed,
             plan,
-            fresh: self.fresh,
             logs,
             echo_stderr: self.verbose,
             settings,
@@ -913,10 +927,14 @@ impl MatchArgs {
             None => 1..=self.games,
         };
         let rotate = !self.no_rotate;
+        let per_deal = match rotate {
+            true => schedule::arrangements(&table).len() as u32,
+            false => 1,
+        };
         // A logged game played again keeps its own seed: later hands and builtin bots draw
         // from it as they did (the seed is then the game's, not a match's to derive from).
         let replayed = self.deal_from.is_some();
-        Ok(Plan::new(numbers, move |k| {
+        Ok(Plan::new(numbers, per_deal, move |k| {
             let game = schedule::match_game(&table, seed, u64::from(k), rotate);
             PlannedGame {
                 number: k,

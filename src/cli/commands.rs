@@ -288,6 +288,7 @@ fn match_line(
                 &config.settings,
                 args.deal.as_deref(),
             ),
+            reused_processes: config.settings.processes.is_reused(),
         },
     )
 }

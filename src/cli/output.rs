@@ -135,6 +135,14 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             retired.join(", ")
         );
     }
+    if s.reused_processes > 0 {
+        let _ = writeln!(
+            text,
+            "{} played with --reuse-processes: a bot's process may have played a deal before, \
+             in another seat, and known its opponent's hand (trusted bots only)",
+            count(s.reused_processes, "game")
+        );
+    }
     for r in s.entrants.iter() {
         if let Some(fault) = &r.last_fault {
             let _ = writeln!(

@@ -22,6 +22,7 @@ use crate::cli::report_page::{LIVE_PAGE, ReportPage};
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
+use crate::referee::processes::Processes;
 use crate::report::data::State;
 use crate::sandbox::files;
 use crate::tournament::audit::{self, RESULTS};
@@ -210,13 +211,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
+    settings.processes = Processes::from_flags(args.fresh, args.reuse_processes);
     let reused = !args.fresh && bots.iter().any(|b| b.is_process());
     let run = Arc::new(Run {
         bots,
         entrants: entrants.clone(),
         settings,
         dir: dir.clone(),
-        fresh: args.fresh,
         definition: definition.clone(),
     });
     let stop = Arc::new(AtomicBool::new(false));

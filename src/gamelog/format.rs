@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::clock::ClockKind;
 use crate::bot::fault::Fault;
+use crate::referee::processes::Processes;
 use crate::sandbox::Protections;
 use allfives_engine::game::{Event, GameResult};
 use allfives_engine::protocol::{ClockInfo, Info};
@@ -51,6 +52,11 @@ pub struct Header {
     /// The protections the bots played under (older logs lack it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Protections>,
+    /// How long the bots' processes lived: `fresh`, `unseen-deals` (never a deal twice, the
+    /// default) or `reused` (`--reuse-processes`). Absent without bot processes and in older
+    /// logs, whose processes may have played a deal twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<Processes>,
 }
 
 fn is_wall(kind: &ClockKind) -> bool {

@@ -24,6 +24,7 @@ use allfives_engine::protocol::{PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::{Rules, Seat};
 use allfives_engine::view::Seen;
 
+use crate::referee::processes::{Dealt, Processes};
 use crate::sandbox::Protections;
 
 /// What the referee does when a bot faults.
@@ -68,6 +69,8 @@ pub struct GameSetup {
     pub protections: Option<Protections>,
     /// Deals for the first hands, instead of random ones.
     pub deals: Arc<[Deal]>,
+    /// How long a bot's process lives: by default one never plays a deal it has seen.
+    pub processes: Processes,
 }
 
 /// What a game came to.
@@ -163,6 +166,11 @@ fn header(setup: &GameSetup, players: &[Player]) -> Header {
         },
         deal_file_hands: Some(setup.deals.len() as u32),
         sandbox: setup.protections.clone(),
+        processes: setup
+            .seating
+            .iter()
+            .any(|&p| players[p].spec.is_process())
+            .then_some(setup.processes),
     }
 }
 
@@ -188,11 +196,18 @@ impl Table<'_> {
     /// forfeits.
     async fn start(&mut self, game: &mut Game) -> io::Result<()> {
         let mut failed = Vec::new();
+        let dealt = Dealt::of_game(self.setup.seed, &self.setup.deals);
         for seat in 0..self.setup.rules.players {
-            let player = self.setup.seating[seat];
-            self.players[player].new_game_lines();
-            if let Err(fault) = self.players[player].start(&self.setup.clocks).await {
-                failed.push((seat, fault));
+            let player = &mut self.players[self.setup.seating[seat]];
+            if self.setup.processes == Processes::UnseenDeals && player.has_seen(&dealt) {
+                // It held a hand of this deal in another seat: a new process remembers nothing.
+                tracing::debug!(bot = %player.spec.name, seat, "restarted before a deal it has seen");
+                player.stop(Stop::Politely(GRACE)).await;
+            }
+            player.new_game_lines();
+            match player.start(&self.setup.clocks).await {
+                Ok(()) => player.remember(&dealt),
+                Err(fault) => failed.push((seat, fault)),
             }
         }
         let names: Vec<String> = self

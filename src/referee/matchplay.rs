@@ -15,8 +15,10 @@ use crate::bot::process::StderrSink;
 use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
+use crate::referee::processes::Processes;
 use crate::sandbox::{self, Policy, Protections, Report, files};
 use crate::text;
+use crate::tournament::schedule;
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -48,17 +50,21 @@ pub struct PlannedGame {
 #[derive(Clone)]
 pub struct Plan {
     numbers: std::ops::RangeInclusive<u32>,
+    per_deal: u32,
     make: Arc<dyn Fn(u32) -> PlannedGame + Send + Sync>,
 }
 
 impl Plan {
-    /// Games `numbers`, game `k` made by `make(k)`.
+    /// Games `numbers`, numbered deal after deal with `per_deal` games each, game `k` made by
+    /// `make(k)`.
     pub fn new(
         numbers: std::ops::RangeInclusive<u32>,
+        per_deal: u32,
         make: impl Fn(u32) -> PlannedGame + Send + Sync + 'static,
     ) -> Plan {
         Plan {
             numbers,
+            per_deal,
             make: Arc::new(make),
         }
     }
@@ -73,9 +79,11 @@ impl Plan {
         self.numbers.is_empty()
     }
 
-    /// The games in order, from the `skip`-th.
+    /// The games in playing order ([`schedule::match_order`]), from the `skip`-th.
     pub fn games(&self, skip: usize) -> impl Iterator<Item = PlannedGame> + '_ {
-        self.numbers.clone().skip(skip).map(|k| (self.make)(k))
+        schedule::match_order(self.numbers.clone(), self.per_deal)
+            .skip(skip)
+            .map(|k| (self.make)(k))
     }
 }
 
@@ -105,6 +113,8 @@ pub struct GameSettings {
     /// The protections in force, found by [`protections`] (recorded in each log's header;
     /// `None` without bot processes).
     pub protections: Option<Protections>,
+    /// How long a bot's process lives.
+    pub processes: Processes,
 }
 
 /// Everything a match needs.
@@ -118,8 +128,6 @@ pub struct MatchConfig {
     pub seed: u64,
     /// The games, in order.
     pub plan: Plan,
-    /// A fresh process for every game.
-    pub fresh: bool,
     /// Where logs go.
     pub logs: LogTarget,
     /// Echo bots' stderr to the terminal.
@@ -197,7 +205,7 @@ impl Match {
                 play_planned(&config.settings, planned, &mut self.players, &mut log).await?;
             let flow = on_game(config, planned, &played);
             self.finished += 1;
-            if config.fresh {
+            if config.settings.processes == Processes::Fresh {
                 stop_all(&mut self.players).await;
             }
             if flow.is_break() {
@@ -241,6 +249,7 @@ pub async fn play_planned(
         on_fault: settings.on_fault,
         protections: settings.protections.clone(),
         deals: settings.deals.clone(),
+        processes: settings.processes,
     };
     let record = play_game(&setup, players, log).await?;
     let times = planned

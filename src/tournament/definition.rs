@@ -14,6 +14,7 @@ use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
+use crate::referee::processes::Processes;
 use crate::sandbox::{Policy, files};
 use crate::tournament::digest;
 use crate::tournament::ladder::LadderSpec;
@@ -153,6 +154,7 @@ impl Definition {
             stderr_cap: 1024 * 1024,
             sandbox,
             protections: None,
+            processes: Processes::default(),
         }
     }
 

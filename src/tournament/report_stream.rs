@@ -144,6 +144,7 @@ mod tests {
             rerun: format!("allfives match a b --seed 9 --game {game}"),
             definition: None,
             log_sha256: None,
+            reused_processes: false,
             log_offset: None,
             log_bytes: None,
         }

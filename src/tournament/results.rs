@@ -90,6 +90,10 @@ pub struct GameLine {
     /// In a tournament: the SHA-256 of its log, as written (a packed log's uncompressed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_sha256: Option<String>,
+    /// True when played with `--reuse-processes`: a bot's process may have played this deal
+    /// before, in another seat, and so may have known a hand it should not (absent otherwise).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reused_processes: bool,
 }
 
 /// A seat of a finished game.
@@ -151,6 +155,8 @@ pub struct LineContext<'a> {
     pub log: Option<String>,
     /// The rerun command.
     pub rerun: String,
+    /// Whether it was played with `--reuse-processes`.
+    pub reused_processes: bool,
 }
 
 impl GameLine {
@@ -206,6 +212,7 @@ impl GameLine {
             rerun: cx.rerun,
             definition: None,
             log_sha256: None,
+            reused_processes: cx.reused_processes,
         }
     }
 

@@ -136,6 +136,14 @@ pub struct Standings {
     /// [`HISTORY_ENTRANTS`] entrants).
     #[serde(default)]
     pub history: Vec<HistoryPoint>,
+    /// Games played with `--reuse-processes`, where a bot's process may have played the deal
+    /// before in another seat (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused_processes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The batch ratings after some number of games: for the chart of ratings over games played.
@@ -232,6 +240,8 @@ pub struct Tally {
     complete_sets: u64,
     pentanomial: BTreeMap<(usize, usize), [u64; 5]>,
     games: u64,
+    /// Games played with `--reuse-processes`.
+    reused_processes: u64,
     sprt: Option<SprtTest>,
     history: Vec<HistoryPoint>,
     /// Games between two points of the history.
@@ -256,6 +266,7 @@ impl Tally {
             complete_sets: 0,
             pentanomial: BTreeMap::new(),
             games: 0,
+            reused_processes: 0,
             sprt: sprt.map(SprtTest::new),
             history: Vec::new(),
             history_step: first_history_step(set_size, n),
@@ -324,6 +335,7 @@ impl Tally {
     /// Folds in one game.
     pub fn add(&mut self, line: &GameLine) {
         self.games += 1;
+        self.reused_processes += u64::from(line.reused_processes);
         let game = line.rated();
         let ranks: Vec<u32> = game.iter().map(|(_, rank)| *rank).collect();
         let side_entrants: Vec<Side> = game.iter().map(|(side, _)| side.clone()).collect();
@@ -546,6 +558,7 @@ impl Tally {
             teams,
             elo,
             sprt,
+            reused_processes: self.reused_processes,
         }
     }
 }
@@ -636,6 +649,7 @@ mod tests {
             rerun: String::new(),
             definition: None,
             log_sha256: None,
+            reused_processes: false,
         }
     }
 

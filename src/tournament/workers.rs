@@ -16,6 +16,7 @@ use crate::placement::Placement;
 use crate::referee::matchplay::{
     GameSettings, PlannedGame, Played, play_planned, player, stop_all,
 };
+use crate::referee::processes::Processes;
 use crate::sandbox::{Policy, files};
 use crate::text;
 use crate::tournament::definition::Definition;
@@ -35,8 +36,6 @@ pub struct Run {
     pub settings: GameSettings,
     /// The tournament's folder.
     pub dir: PathBuf,
-    /// A fresh process for every game.
-    pub fresh: bool,
     /// The tournament's definition, whose digest each results line carries.
     pub definition: Definition,
 }
@@ -171,7 +170,7 @@ impl Worker {
     }
 
     async fn play(&mut self, plan: &GamePlan) -> Result<GameLine, String> {
-        if self.group != plan.members || self.run.fresh {
+        if self.group != plan.members || self.run.settings.processes == Processes::Fresh {
             stop_all(&mut self.players).await;
             self.players = plan
                 .members
@@ -213,6 +212,7 @@ impl Worker {
                     &self.run.settings,
                     None,
                 ),
+                reused_processes: self.run.settings.processes.is_reused(),
             },
         );
         line.definition = self.run.definition.digest_for(&plan.members);

@@ -1,0 +1,82 @@
+//! When a bot's process is replaced between games. Duplicate play deals every deal again with
+//! the seats turned, so a process that remembered the hand it held would know its opponent's
+//! hand the second time: by default a process is restarted before it would see a deal again
+//! ([`Processes::UnseenDeals`]), enforced where each game starts its players
+//! ([`crate::referee::game`]), whatever order the games come in.
+
+use std::hash::{Hash, Hasher};
+
+use allfives_engine::deal::Deal;
+use serde::{Deserialize, Serialize};
+
+/// How long a bot's process lives.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Processes {
+    /// A new process for every game (`--fresh`).
+    Fresh,
+    /// A process plays many games, but never a deal it has already seen (in any seat): it is
+    /// restarted first. The default.
+    #[default]
+    UnseenDeals,
+    /// A process plays game after game, deals it has seen included (`--reuse-processes`, for
+    /// trusted bots only: a bot that remembers the hand it held knows its opponent's hand when
+    /// the same deal comes back with the seats turned).
+    Reused,
+}
+
+impl Processes {
+    /// From the command line's `--fresh` and `--reuse-processes` (which clap keeps apart).
+    pub fn from_flags(fresh: bool, reuse: bool) -> Processes {
+        match (fresh, reuse) {
+            (true, _) => Processes::Fresh,
+            (false, true) => Processes::Reused,
+            (false, false) => Processes::UnseenDeals,
+        }
+    }
+
+    /// Whether this is [`Processes::Reused`] (records name only that choice).
+    pub fn is_reused(&self) -> bool {
+        *self == Processes::Reused
+    }
+}
+
+/// What a game deals, as a bot could recognise it when it comes again: the seed its hands are
+/// drawn from, and the hands a deal file gives (the same in every game of a match that uses
+/// the file), told apart by a hash of their text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dealt {
+    /// Hands drawn from this seed.
+    Seed(u64),
+    /// The first hands given by `--deal` or `--deal-from` (or a check's position).
+    Given(u64),
+}
+
+impl Dealt {
+    /// What a game with `seed` and `given` first hands deals.
+    pub fn of_game(seed: u64, given: &[Deal]) -> Vec<Dealt> {
+        let mut dealt = vec![Dealt::Seed(seed)];
+        if !given.is_empty() {
+            let text = serde_json::to_vec(given).expect("a deal always serializes");
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut hasher);
+            dealt.push(Dealt::Given(hasher.finish()));
+        }
+        dealt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_choose_the_lifetime() {
+        assert_eq!(Processes::from_flags(false, false), Processes::UnseenDeals);
+        assert_eq!(Processes::from_flags(true, false), Processes::Fresh);
+        assert_eq!(Processes::from_flags(false, true), Processes::Reused);
+        assert_eq!(Dealt::of_game(3, &[]), [Dealt::Seed(3)]);
+    }
+}
