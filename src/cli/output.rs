@@ -7,8 +7,10 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::{FaultKind, wrote};
+use crate::bot::player::BotSpec;
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
+use crate::referee::processes::Processes;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;
@@ -31,14 +33,29 @@ pub fn print_line(text: &str) -> io::Result<()> {
 /// The opening line of a match.
 pub fn match_banner(config: &MatchConfig) -> String {
     let names: Vec<&str> = config.bots.iter().map(|b| b.name.as_str()).collect();
-    format!(
+    let mut banner = format!(
         "allfives match: {} ({} game{}), seed {}\nrules: {}",
         names.join(" vs "),
         config.plan.len(),
         if config.plan.len() == 1 { "" } else { "s" },
         config.seed,
         config.settings.rules
-    )
+    );
+    if config.plan.len() > 1 && config.bots.iter().any(BotSpec::is_process) {
+        banner.push_str("\nprocesses: ");
+        banner.push_str(match config.settings.processes {
+            Processes::UnseenDeals => {
+                "a bot's process never plays a deal twice: the games go one seat arrangement at a \
+                 time over blocks of deals, each arrangement of a block after a restart"
+            }
+            Processes::Fresh => "a new one for every game (--fresh)",
+            Processes::Reused => {
+                "kept from game to game, deals seen before included (--reuse-processes: a bot \
+                 that remembers a deal knows its opponent's hand when the seats turn)"
+            }
+        });
+    }
+    banner
 }
 
 /// One line for a finished game.

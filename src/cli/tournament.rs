@@ -292,8 +292,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     progress.finish();
     if reused {
+        let kept = match args.reuse_processes {
+            true => "deals seen before included (--reuse-processes)",
+            false => "each restarted before a deal came back to it",
+        };
         eprintln!(
-            "allfives: note: each worker kept its bots' processes from game to game: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
+            "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
         );
     }
     let complete = collected.interrupts == 0

@@ -1,0 +1,240 @@
+//! Duplicate-deal memory (issue 27): duplicate play deals each deal again with the seats
+//! turned, so a bot process that remembered the hand it held would know its opponent's hand the
+//! second time. A cheater (`cheat_remembers_deals.py`) remembers every hand its process held,
+//! recognises a deal when it comes back, and writes `CLAIM <own hand> <opponent's hand>` on
+//! stderr; each claim is checked against the logs. By default no claim is right; with
+//! `--reuse-processes` (the control, so that each test can fail) many are.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::harness::*;
+
+const CHEAT: &str = "cheat_remembers_deals";
+
+/// A hand as a set of tiles, each `(low, high)`.
+type Hand = BTreeSet<(u64, u64)>;
+
+fn hand(tiles: &Value) -> Hand {
+    tiles
+        .as_array()
+        .expect("a hand")
+        .iter()
+        .map(|t| {
+            let (a, b) = (uint(&t[0]) as u64, uint(&t[1]) as u64);
+            (a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+/// Every `.jsonl` file under `dir`, at any depth.
+fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).expect("a folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_under(&path, ext));
+        } else if path.extension().is_some_and(|e| e == ext) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// What the cheater did: hands it held, and its claims that were right (both hands of one
+/// logged deal).
+struct Memory {
+    held: usize,
+    right: usize,
+}
+
+/// Reads the cheater's stderr files under `stderr_dir` and checks its claims against the
+/// deals of every log under `logs`.
+fn memory(logs: &Path, stderr_dir: &Path) -> Memory {
+    let deals: Vec<Vec<Hand>> = files_under(logs, "jsonl")
+        .iter()
+        .flat_map(|log| log_lines(log))
+        .filter(|line| kind(line) == "hand_start")
+        .map(|line| {
+            let hands = line["deal"]["hands"].as_array().expect("hands");
+            hands.iter().map(hand).collect()
+        })
+        .collect();
+    assert!(!deals.is_empty(), "no deal logged under {}", logs.display());
+    let mut memory = Memory { held: 0, right: 0 };
+    for file in files_under(stderr_dir, "stderr") {
+        let text = fs::read_to_string(&file).expect("a stderr file");
+        for line in text.lines() {
+            memory.held += usize::from(line == "HELD");
+            let Some(claim) = line.strip_prefix("CLAIM ") else {
+                continue;
+            };
+            let (mine, theirs) = claim.split_once(' ').expect("two hands");
+            let parse = |h: &str| hand(&serde_json::from_str(h).expect("a hand's JSON"));
+            let (mine, theirs) = (parse(mine), parse(theirs));
+            let right = deals
+                .iter()
+                .any(|d| d.contains(&mine) && d.contains(&theirs));
+            memory.right += usize::from(right);
+        }
+    }
+    memory
+}
+
+/// What each game's log header says of the processes.
+fn processes_in_headers(logs: &Path) -> BTreeSet<String> {
+    files_under(logs, "jsonl")
+        .iter()
+        .map(|log| {
+            log_lines(log)[0]["processes"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect()
+}
+
+/// A 2-player match of 16 games (8 deals, each in both seatings) of the cheater against a
+/// builtin; returns its logs folder, the report and what the cheater learnt.
+fn cheat_in_a_match(sb: &Sandbox, options: &[&str]) -> (PathBuf, Value, Memory) {
+    let bots = [sb.fixture(CHEAT, &[]), "builtin:greedy".to_string()];
+    let mut args = vec!["--games", "16", "--seed", "5"];
+    args.extend(options);
+    let logs = sb.unused_logs();
+    let (_, report) = play(sb, &bots, &args);
+    sb.assert_no_bot_left();
+    let learnt = memory(&logs, &logs);
+    (logs, report, learnt)
+}
+
+#[test]
+fn a_bot_that_remembers_deals_knows_no_opponent_hand_in_a_match() {
+    let sb = Sandbox::new();
+    let (logs, report, learnt) = cheat_in_a_match(&sb, &[]);
+    assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    assert_eq!(
+        processes_in_headers(&logs),
+        BTreeSet::from(["unseen-deals".into()])
+    );
+    assert!(
+        report["standings"].get("reused_processes").is_none(),
+        "{report:#}"
+    );
+    let games = report["games"].as_array().expect("games");
+    assert!(games.iter().all(|g| g.get("reused_processes").is_none()));
+    // Both seatings of every deal, each after a restart: 2 processes (their saved /tmp).
+    let saved = fs::read_dir(&logs)
+        .expect("the logs")
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{CHEAT}.tmp"))
+        })
+        .count();
+    assert_eq!(saved, 2, "processes started");
+
+    // The control: a process that serves every game remembers, and knows.
+    let (logs, report, learnt) = cheat_in_a_match(&sb, &["--reuse-processes"]);
+    assert!(
+        learnt.right >= 10,
+        "the control knew {} hands",
+        learnt.right
+    );
+    assert_eq!(
+        processes_in_headers(&logs),
+        BTreeSet::from(["reused".into()])
+    );
+    assert_eq!(report["standings"]["reused_processes"], 16, "{report:#}");
+    let games = report["games"].as_array().expect("games");
+    assert!(games.iter().all(|g| g["reused_processes"] == true));
+}
+
+#[test]
+fn a_deal_file_played_again_is_never_seen_twice_by_one_process() {
+    let sb = Sandbox::new();
+    // The first hand of a logged game, given to every game of a match.
+    let first = sb.unused_logs();
+    let options = ["--games", "1", "--seed", "3"];
+    play(
+        &sb,
+        &["builtin:greedy".into(), "builtin:random".into()],
+        &options,
+    );
+    let line = log_lines(&first.join("game-1.jsonl"))
+        .into_iter()
+        .find(|l| kind(l) == "hand_start")
+        .expect("a hand");
+    let deal = sb.path("deal.json");
+    fs::write(&deal, line["deal"].to_string()).expect("the deal file");
+    let deal = deal.display().to_string();
+    let bots = [sb.fixture(CHEAT, &[]), "builtin:greedy".to_string()];
+    for (reuse, knows) in [(false, false), (true, true)] {
+        let mut args = vec!["--games", "4", "--seed", "5", "--deal", &deal];
+        args.extend(reuse.then_some("--reuse-processes"));
+        let logs = sb.unused_logs();
+        play(&sb, &bots, &args);
+        let learnt = memory(&logs, &logs);
+        assert_eq!(learnt.right > 0, knows, "--reuse-processes {reuse}");
+    }
+    sb.assert_no_bot_left();
+}
+
+/// A round-robin of the cheater and a builtin on 8 deals with `options`; returns what the
+/// cheater learnt and the report.
+fn cheat_in_a_tournament(sb: &Sandbox, name: &str, options: &[&str]) -> (Memory, Value) {
+    let out = sb.path(name);
+    let out_text = out.display().to_string();
+    let cheat = sb.fixture(CHEAT, &[]);
+    let mut args = vec![
+        "tournament",
+        "--json",
+        "--quiet",
+        "--out",
+        &out_text,
+        &cheat,
+        "builtin:greedy",
+        "--deals",
+        "8",
+        "--seed",
+        "5",
+    ];
+    args.extend(options);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    sb.assert_no_bot_left();
+    (memory(&out.join("logs"), &out.join("stderr")), ran.json())
+}
+
+#[test]
+fn a_bot_that_remembers_deals_knows_no_opponent_hand_in_a_tournament() {
+    let sb = Sandbox::new();
+    for j in ["1", "2"] {
+        let (learnt, report) = cheat_in_a_tournament(&sb, &format!("t{j}"), &["-j", j]);
+        assert!(
+            learnt.held >= 16,
+            "-j {j}: the cheater held {} hands",
+            learnt.held
+        );
+        assert_eq!(
+            learnt.right, 0,
+            "-j {j}: the cheater knew its opponent's hand"
+        );
+        assert!(report["standings"].get("reused_processes").is_none());
+
+        let options = ["-j", j, "--reuse-processes"];
+        let (learnt, report) = cheat_in_a_tournament(&sb, &format!("r{j}"), &options);
+        assert!(learnt.right > 0, "-j {j}: the control knew nothing");
+        assert_eq!(report["standings"]["reused_processes"], 16, "{report:#}");
+        let results = fs::read_to_string(sb.path(&format!("r{j}/results.jsonl"))).expect("results");
+        assert!(
+            results
+                .lines()
+                .all(|l| l.contains("\"reused_processes\":true"))
+        );
+    }
+}
