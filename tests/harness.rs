@@ -329,14 +329,16 @@ fn seats_field(game: &Value, field: &str) -> Value {
     Value::Array(seats.iter().map(|s| s[field].clone()).collect())
 }
 
-/// Checks a report's shape and that each game's log replays. Returns the logs.
+/// Checks a report's shape and that each game's log replays. Returns the logs, by game number.
 pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -> Vec<PathBuf> {
     let sides = if teams { 2 } else { players };
     assert_eq!(report["rules"]["players"], players);
     assert_eq!(report["rules"]["teams"], teams);
     assert_eq!(report["entrants"].as_array().map(Vec::len), Some(players));
-    let records = report["games"].as_array().expect("games");
+    let mut records = report["games"].as_array().expect("games").clone();
     assert_eq!(records.len(), games, "{report:#}");
+    // Played an arrangement at a time over blocks of deals; checked (and returned) by number.
+    records.sort_by_key(|g| g["game"].as_u64());
     let mut logs = Vec::new();
     for (i, game) in records.iter().enumerate() {
         assert_eq!(game["game"], i + 1);

@@ -613,21 +613,36 @@ fn check_recorder(
             }
         });
     }
-    // hello, then game after game, then bye.
+    // hello, then game after game, then bye; a process is replaced (bye, hello) before a deal
+    // would come back to it, so the games come one arrangement at a time.
     assert_eq!(kind(&messages[0]), "hello");
     assert_eq!(kind(messages.last().expect("messages")), "bye");
     let mut at = 1;
-    let mut game = 0;
+    let mut played = Vec::new();
     let mut last_id = uint(&messages[0]["id"]);
     while at < messages.len() - 1 {
+        if kind(&messages[at]) == "bye" {
+            assert_eq!(
+                kind(&messages[at + 1]),
+                "hello",
+                "a restart: {}",
+                messages[at + 1]
+            );
+            assert!(
+                uint(&messages[at + 1]["id"]) > last_id,
+                "ids grow across processes"
+            );
+            at += 2;
+            continue;
+        }
         assert_eq!(kind(&messages[at]), "game_start", "{}", messages[at]);
         let end = at
             + messages[at..]
                 .iter()
                 .position(|m| kind(m) == "game_end")
                 .expect("a game_end");
-        game += 1;
-        assert_eq!(messages[at]["game"], game);
+        let game = uint(&messages[at]["game"]);
+        played.push(game);
         let log = log_lines(&sb.log(game));
         let game_seed = &report["games"][game - 1]["seed"];
         for m in &messages[at..=end] {
@@ -645,7 +660,8 @@ fn check_recorder(
         }
         at = end + 1;
     }
-    assert_eq!(game, games);
+    played.sort();
+    assert_eq!(played, (1..=games).collect::<Vec<_>>());
     sb.assert_no_bot_left();
 }
 
@@ -699,8 +715,15 @@ fn conversation(received: &Path) -> Vec<String> {
 }
 
 #[test]
-fn one_process_serves_the_whole_match_unless_fresh() {
-    for fresh in [false, true] {
+fn a_process_serves_many_games_but_never_a_deal_twice() {
+    // 3 games: deal 1 in both seatings (games 1, 2), deal 2 in the first (game 3). By default
+    // games 1 and 3 share a process and game 2, the first deal again, gets a new one.
+    let cases: [(&[&str], usize, [u64; 3]); 3] = [
+        (&[], 2, [1, 3, 2]),
+        (&["--fresh"], 3, [1, 3, 2]),
+        (&["--reuse-processes"], 1, [1, 3, 2]),
+    ];
+    for (option, processes, order) in cases {
         let sb = Sandbox::new();
         let received = sb.path("received.jsonl");
         let bots = [
@@ -717,20 +740,24 @@ fn one_process_serves_the_whole_match_unless_fresh() {
             "60",
             "--no-sandbox",
         ];
-        if fresh {
-            options.push("--fresh");
-        }
+        options.extend(option);
         let (_, report) = play(&sb, &bots, &options);
         check_report(&report, 2, false, 3);
         let types = conversation(&received);
         let count = |t: &str| types.iter().filter(|x| *x == t).count();
-        let processes = if fresh { 3 } else { 1 };
-        assert_eq!(count("hello"), processes, "{types:?}");
-        assert_eq!(count("bye"), processes, "{types:?}");
+        assert_eq!(count("hello"), processes, "{option:?}: {types:?}");
+        assert_eq!(count("bye"), processes, "{option:?}: {types:?}");
         assert_eq!(count("game_start"), 3);
         assert_eq!(count("game_end"), 3);
         assert_eq!(types.first().map(String::as_str), Some("hello"));
         assert_eq!(types.last().map(String::as_str), Some("bye"));
+        let games: Vec<u64> = report["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .map(|g| g["game"].as_u64().expect("a number"))
+            .collect();
+        assert_eq!(games, order, "the games in the order played");
         sb.assert_no_bot_left();
     }
 }

@@ -99,13 +99,19 @@ fn a_full_stdout_is_one_error_line() {
     }
 }
 
-/// Checks a match's `--json` document: it reads as the referee's own report type, with every
-/// game of `1..=games` in order, `complete` as said, and `complete` printed after the games.
+/// Checks a match's `--json` document: it reads as the referee's own report type, with
+/// `games` games each once (in the order played: all of `1..=games` when complete), `complete`
+/// as said, and `complete` printed after the games.
 fn assert_match_report(stdout: &str, games: u64, complete: bool) -> Report {
     let report: Report = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("not a results report ({e}):\n{stdout}"));
-    let numbers: Vec<u64> = report.games.iter().flatten().map(|g| g.game).collect();
-    assert_eq!(numbers, (1..=games).collect::<Vec<_>>());
+    let mut numbers: Vec<u64> = report.games.iter().flatten().map(|g| g.game).collect();
+    numbers.sort();
+    numbers.dedup();
+    assert_eq!(numbers.len() as u64, games);
+    if complete {
+        assert_eq!(numbers, (1..=games).collect::<Vec<_>>());
+    }
     assert_eq!(report.complete, complete);
     assert_eq!(report.standings.games, games);
     let last_game = stdout.rfind("\"rerun\"").expect("a game");
@@ -368,7 +374,9 @@ fn game_k_alone_plays_as_in_the_whole_match() {
     let whole = match_json(&sb, &bots, &["--games", "8", "--seed", "11"]);
     let alone_sb = Sandbox::new();
     let alone = match_json(&alone_sb, &bots, &["--game", "8", "--seed", "11"]);
-    let (a, b) = (&whole["games"][7], &alone["games"][0]);
+    let games = whole["games"].as_array().expect("games");
+    let a = games.iter().find(|g| g["game"] == 8).expect("game 8");
+    let b = &alone["games"][0];
     for key in ["game", "seed", "scores", "hands"] {
         assert_eq!(a[key], b[key], "{key}");
     }

@@ -574,6 +574,14 @@ fn sprt_is_refused_where_it_does_not_apply() {
 
 #[test]
 fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
+    // Each of the 6 arrangements of the 2 deals gets a process of its own, which plays both
+    // deals in it: never a deal twice (with --reuse-processes, one process plays all 12).
+    for (option, processes) in [(None, 6), (Some("--reuse-processes"), 1)] {
+        keeps_processes(option, processes);
+    }
+}
+
+fn keeps_processes(option: Option<&str>, processes: usize) {
     let sb = Sandbox::new();
     let received = sb.path("received.jsonl");
     let recorder = format!(
@@ -581,21 +589,20 @@ fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
         sb.fixture("recorder", &[&received.display().to_string()])
     );
     let greedy = format!("py={}", sb.sample("greedy_bot", &[]));
-    let (_, report) = tournament(
-        &sb.path("t"),
-        &[
-            &recorder,
-            &greedy,
-            RANDOM,
-            "--players",
-            "3",
-            "--deals",
-            "2",
-            "-j",
-            "1",
-            "--no-sandbox",
-        ],
-    );
+    let mut args = vec![
+        recorder.as_str(),
+        &greedy,
+        RANDOM,
+        "--players",
+        "3",
+        "--deals",
+        "2",
+        "-j",
+        "1",
+        "--no-sandbox",
+    ];
+    args.extend(option);
+    let (_, report) = tournament(&sb.path("t"), &args);
     assert_eq!(report["standings"]["games"], 12);
     let kinds: Vec<String> = fs::read_to_string(&received)
         .expect("the recorder's file")
@@ -606,9 +613,9 @@ fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
         })
         .collect();
     let count = |k: &str| kinds.iter().filter(|x| *x == k).count();
-    assert_eq!(count("hello"), 1, "one process for every game");
+    assert_eq!(count("hello"), processes, "{option:?}");
     assert_eq!(count("game_start"), 12);
-    assert_eq!(count("bye"), 1);
+    assert_eq!(count("bye"), processes);
     sb.assert_no_bot_left();
 }
 
