@@ -6,6 +6,7 @@ pub mod clock;
 pub mod cputime;
 pub mod fault;
 pub mod framing;
+pub mod lifetime;
 pub mod misread;
 pub mod player;
 pub mod process;

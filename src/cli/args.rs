@@ -8,6 +8,7 @@ use clap::parser::ValueSource;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
+use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::commands::BAD_INPUT;
 use crate::cli::deal_file::{never_played, read_deals};
@@ -15,7 +16,6 @@ use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
-use crate::referee::processes::Processes;
 use crate::sandbox::{Policy, ResourceLimits};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};

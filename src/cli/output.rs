@@ -7,10 +7,10 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::{FaultKind, wrote};
+use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
-use crate::referee::processes::Processes;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;

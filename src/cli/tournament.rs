@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
+use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::args::{
     DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, StandingsArgs,
@@ -22,7 +23,6 @@ use crate::cli::report_page::{LIVE_PAGE, ReportPage};
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
-use crate::referee::processes::Processes;
 use crate::report::data::State;
 use crate::sandbox::files;
 use crate::tournament::audit::{self, RESULTS};

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::clock::ClockKind;
 use crate::bot::fault::Fault;
-use crate::referee::processes::Processes;
+use crate::bot::lifetime::Processes;
 use crate::sandbox::Protections;
 use allfives_engine::game::{Event, GameResult};
 use allfives_engine::protocol::{ClockInfo, Info};

@@ -24,7 +24,7 @@ use allfives_engine::protocol::{PROTOCOL_VERSION, ToBot};
 use allfives_engine::rules::{Rules, Seat};
 use allfives_engine::view::Seen;
 
-use crate::referee::processes::{Dealt, Processes};
+use crate::bot::lifetime::{Dealt, Processes};
 use crate::sandbox::Protections;
 
 /// What the referee does when a bot faults.

@@ -10,15 +10,14 @@ use std::sync::Arc;
 
 use crate::bot::builtin::builtin_seed;
 use crate::bot::clock::Clocks;
+use crate::bot::lifetime::Processes;
 use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
 use crate::bot::process::StderrSink;
 use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
-use crate::referee::processes::Processes;
 use crate::sandbox::{self, Policy, Protections, Report, files};
 use crate::text;
-use crate::tournament::schedule;
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -44,6 +43,37 @@ pub struct PlannedGame {
     pub seed: u64,
     /// For each seat, the index of its bot.
     pub seating: Vec<usize>,
+}
+
+/// Deals played by a group before the next group's turn: games of the same entrants follow one
+/// another, so that a worker can keep their processes, while all groups advance together.
+/// Within a block each arrangement's games come together (arrangement 0 of every deal, then
+/// arrangement 1, ...): a process, which must never play a deal twice, then plays a whole
+/// arrangement of the block before it is restarted (the same for a tournament's groups).
+pub const BLOCK: u64 = 8;
+
+/// The order a match plays its games `numbers`, numbered deal after deal with `per_deal` games
+/// (arrangements) each: by blocks of [`BLOCK`] deals, each arrangement of the block's deals in
+/// turn. Game numbers keep their deal and arrangement; only the order differs.
+pub fn match_order(
+    numbers: std::ops::RangeInclusive<u32>,
+    per_deal: u32,
+) -> impl Iterator<Item = u32> + Send + 'static {
+    let (first, last) = (u64::from(*numbers.start()), u64::from(*numbers.end()));
+    let per_deal = u64::from(per_deal.max(1));
+    let deal_of = |k: u64| (k.max(1) - 1) / per_deal;
+    let blocks = match numbers.is_empty() {
+        true => 1..=0,
+        false => deal_of(first) / BLOCK..=deal_of(last) / BLOCK,
+    };
+    blocks.flat_map(move |block| {
+        (0..per_deal).flat_map(move |a| {
+            (block * BLOCK..(block + 1) * BLOCK)
+                .map(move |deal| deal * per_deal + a + 1)
+                .filter(move |k| (first..=last).contains(k))
+                .map(|k| u32::try_from(k).expect("within the u32 numbers asked for"))
+        })
+    })
 }
 
 /// The games of a match, each made when its turn comes: a long match holds no list of them.
@@ -79,9 +109,9 @@ impl Plan {
         self.numbers.is_empty()
     }
 
-    /// The games in playing order ([`schedule::match_order`]), from the `skip`-th.
+    /// The games in playing order ([`match_order`]), from the `skip`-th.
     pub fn games(&self, skip: usize) -> impl Iterator<Item = PlannedGame> + '_ {
-        schedule::match_order(self.numbers.clone(), self.per_deal)
+        match_order(self.numbers.clone(), self.per_deal)
             .skip(skip)
             .map(|k| (self.make)(k))
     }
@@ -339,5 +369,23 @@ pub fn player(
 pub async fn stop_all(players: &mut [Player]) {
     for player in players {
         player.stop(Stop::Politely(GRACE)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_match_plays_every_game_once_an_arrangement_of_a_block_at_a_time() {
+        for (numbers, per_deal) in [(1..=100, 2), (1..=37, 8), (5..=5, 6), (3..=20, 1)] {
+            let order: Vec<u32> = match_order(numbers.clone(), per_deal).collect();
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, numbers.clone().collect::<Vec<_>>());
+        }
+        let order: Vec<u32> = match_order(1..=20, 2).take(10).collect();
+        assert_eq!(order, [1, 3, 5, 7, 9, 11, 13, 15, 2, 4]);
+        assert_eq!(match_order(1..=0, 2).count(), 0);
     }
 }

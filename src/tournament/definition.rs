@@ -11,10 +11,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::clock::{ClockKind, Clocks};
+use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
-use crate::referee::processes::Processes;
 use crate::sandbox::{Policy, files};
 use crate::tournament::digest;
 use crate::tournament::ladder::LadderSpec;

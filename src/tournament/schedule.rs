@@ -14,15 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::referee::matchplay::BLOCK;
 use crate::tournament::groups::Groups;
 use crate::tournament::seeds;
-
-/// Deals played by a group before the next group's turn: games of the same entrants follow one
-/// another, so that a worker can keep their processes, while all groups advance together.
-/// Within a block each arrangement's games come together (arrangement 0 of every deal, then
-/// arrangement 1, ...): a process, which must never play a deal twice, then plays a whole
-/// arrangement of the block before it is restarted (the same for `match`, [`match_order`]).
-const BLOCK: u64 = 8;
 
 /// Who meets whom.
 #[derive(
@@ -140,30 +134,6 @@ pub fn match_game(table: &Table, master: u64, game: u64, rotate: bool) -> GamePl
         seed,
         match_game: game,
     }
-}
-
-/// The order a match plays its games `numbers`, numbered deal after deal with `per_deal` games
-/// (arrangements) each: by blocks of [`BLOCK`] deals, each arrangement of the block's deals in
-/// turn. Game numbers keep their deal and arrangement ([`match_game`]); only the order differs.
-pub fn match_order(
-    numbers: std::ops::RangeInclusive<u32>,
-    per_deal: u32,
-) -> impl Iterator<Item = u32> + Send + 'static {
-    let (first, last) = (u64::from(*numbers.start()), u64::from(*numbers.end()));
-    let per_deal = u64::from(per_deal.max(1));
-    let deal_of = |k: u64| (k.max(1) - 1) / per_deal;
-    let blocks = match numbers.is_empty() {
-        true => 1..=0,
-        false => deal_of(first) / BLOCK..=deal_of(last) / BLOCK,
-    };
-    blocks.flat_map(move |block| {
-        (0..per_deal).flat_map(move |a| {
-            (block * BLOCK..(block + 1) * BLOCK)
-                .map(move |deal| deal * per_deal + a + 1)
-                .filter(move |k| (first..=last).contains(k))
-                .map(|k| u32::try_from(k).expect("within the u32 numbers asked for"))
-        })
-    })
 }
 
 /// A tournament's schedule: the groups and how many deals each plays.
@@ -394,19 +364,6 @@ mod tests {
         let mut whole: Vec<String> = s.games(None).map(|g| g.id).collect();
         whole.sort();
         assert_eq!(all, whole);
-    }
-
-    #[test]
-    fn a_match_plays_every_game_once_an_arrangement_of_a_block_at_a_time() {
-        for (numbers, per_deal) in [(1..=100, 2), (1..=37, 8), (5..=5, 6), (3..=20, 1)] {
-            let order: Vec<u32> = match_order(numbers.clone(), per_deal).collect();
-            let mut sorted = order.clone();
-            sorted.sort();
-            assert_eq!(sorted, numbers.clone().collect::<Vec<_>>());
-        }
-        let order: Vec<u32> = match_order(1..=20, 2).take(10).collect();
-        assert_eq!(order, [1, 3, 5, 7, 9, 11, 13, 15, 2, 4]);
-        assert_eq!(match_order(1..=0, 2).count(), 0);
     }
 
     #[test]

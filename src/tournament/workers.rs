@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::bot::lifetime::Processes;
 use crate::bot::player::{BotSpec, Player};
 use crate::gamelog::GameLog;
 use crate::gamelog::pack::{Frame, PackWriter};
@@ -16,7 +17,6 @@ use crate::placement::Placement;
 use crate::referee::matchplay::{
     GameSettings, PlannedGame, Played, play_planned, player, stop_all,
 };
-use crate::referee::processes::Processes;
 use crate::sandbox::{Policy, files};
 use crate::text;
 use crate::tournament::definition::Definition;

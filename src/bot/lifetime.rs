@@ -1,8 +1,8 @@
 //! When a bot's process is replaced between games. Duplicate play deals every deal again with
 //! the seats turned, so a process that remembered the hand it held would know its opponent's
 //! hand the second time: by default a process is restarted before it would see a deal again
-//! ([`Processes::UnseenDeals`]), enforced where each game starts its players
-//! ([`crate::referee::game`]), whatever order the games come in.
+//! ([`Processes::UnseenDeals`]), enforced where each game starts its players (the referee's
+//! game), whatever order the games come in.
 
 use std::hash::{Hash, Hasher};
 
