@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use allfives::bot::clock::{ClockKind, Clocks};
+use allfives::bot::lifetime::Processes;
 use allfives::bot::player::BotSpec;
 use allfives::engine::protocol::{FromBot, ToBot};
 use allfives::engine::rules::Rules;
@@ -360,17 +361,19 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
             stderr_cap: 1 << 20,
             sandbox: Policy::contained(vec![dir.to_path_buf()]),
             protections: None,
+            // One process a bot for the whole match: this bench times the referee's share of a
+            // move, not restarts (docs/benchmarks.md has those).
+            processes: Processes::Reused,
         },
         seed: 1,
         // Each deal from both seats, as `allfives match` plays them.
-        plan: Plan::new(1..=games, |g| PlannedGame {
+        plan: Plan::new(1..=games, 2, |g| PlannedGame {
             number: g,
             seed: u64::from((g - 1) / 2),
             deal: u64::from((g - 1) / 2),
             arrangement: (g as usize - 1) % 2,
             seating: if g % 2 == 1 { vec![0, 1] } else { vec![1, 0] },
         }),
-        fresh: false,
         logs: LogTarget::Dir(dir.to_path_buf()),
         echo_stderr: false,
     }

@@ -190,7 +190,10 @@ async fn play_scenario(
         on_fault: FaultPolicy::Forfeit,
         protections: None,
         deals: Arc::from([deal]),
-        processes: Processes::default(),
+        // Every scripted game is a position of its own, written in this file for all to read
+        // (and seed 0 for each, which deals nothing in a game of one hand): one process serves
+        // them all, as a match's would.
+        processes: Processes::Reused,
     };
     let script = scenario.opponent.iter().map(|t| tile(t)).collect();
     table[1 - BOT] = Player::with_builtin("script", Builtin::Script(script));

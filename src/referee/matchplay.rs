@@ -63,8 +63,8 @@ pub fn match_order(
     let per_deal = u64::from(per_deal.max(1));
     let deal_of = |k: u64| (k.max(1) - 1) / per_deal;
     let blocks = match numbers.is_empty() {
-        true => 1..=0,
-        false => deal_of(first) / BLOCK..=deal_of(last) / BLOCK,
+        true => 0..0,
+        false => deal_of(first) / BLOCK..deal_of(last) / BLOCK + 1,
     };
     blocks.flat_map(move |block| {
         (0..per_deal).flat_map(move |a| {
@@ -386,6 +386,7 @@ mod tests {
         }
         let order: Vec<u32> = match_order(1..=20, 2).take(10).collect();
         assert_eq!(order, [1, 3, 5, 7, 9, 11, 13, 15, 2, 4]);
-        assert_eq!(match_order(1..=0, 2).count(), 0);
+        let none = std::ops::RangeInclusive::new(1, 0);
+        assert_eq!(match_order(none, 2).count(), 0);
     }
 }
