@@ -184,8 +184,8 @@ fn a_deal_file_played_again_is_never_seen_twice_by_one_process() {
     sb.assert_no_bot_left();
 }
 
-/// A round-robin of the cheater and a builtin on 8 deals with `options`; returns what the
-/// cheater learnt and the report.
+/// A tournament of the cheater and a builtin with `options` (a round-robin on 8 deals unless
+/// they say otherwise); returns what the cheater learnt and the report.
 fn cheat_in_a_tournament(sb: &Sandbox, name: &str, options: &[&str]) -> (Memory, Value) {
     let out = sb.path(name);
     let out_text = out.display().to_string();
@@ -198,12 +198,13 @@ fn cheat_in_a_tournament(sb: &Sandbox, name: &str, options: &[&str]) -> (Memory,
         &out_text,
         &cheat,
         "builtin:greedy",
-        "--deals",
-        "8",
         "--seed",
         "5",
     ];
     args.extend(options);
+    if !options.contains(&"ladder") {
+        args.extend(["--deals", "8"]);
+    }
     let ran = allfives(&args);
     assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
     sb.assert_no_bot_left();
@@ -237,4 +238,25 @@ fn a_bot_that_remembers_deals_knows_no_opponent_hand_in_a_tournament() {
                 .all(|l| l.contains("\"reused_processes\":true"))
         );
     }
+}
+
+#[test]
+fn a_bot_that_remembers_deals_knows_no_opponent_hand_in_a_ladder() {
+    // A ladder plays each table's arrangements in a row: every one after the first restarts.
+    let sb = Sandbox::new();
+    let ladder = [
+        "builtin:random",
+        "--format",
+        "ladder",
+        "--games",
+        "24",
+        "-j",
+        "1",
+    ];
+    let (learnt, _) = cheat_in_a_tournament(&sb, "ladder", &ladder);
+    assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    let reused = [&ladder[..], &["--reuse-processes"]].concat();
+    let (learnt, _) = cheat_in_a_tournament(&sb, "reused", &reused);
+    assert!(learnt.right > 0, "the control knew nothing");
 }
