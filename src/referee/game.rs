@@ -197,16 +197,19 @@ impl Table<'_> {
     async fn start(&mut self, game: &mut Game) -> io::Result<()> {
         let mut failed = Vec::new();
         let dealt = Dealt::of_game(self.setup.seed, &self.setup.deals);
+        // Only this lifetime reads what a process was dealt: the others keep no list of it.
+        let unseen = self.setup.processes == Processes::UnseenDeals;
         for seat in 0..self.setup.rules.players {
             let player = &mut self.players[self.setup.seating[seat]];
-            if self.setup.processes == Processes::UnseenDeals && player.has_seen(&dealt) {
+            if unseen && player.has_seen(&dealt) {
                 // It held a hand of this deal in another seat: a new process remembers nothing.
                 tracing::debug!(bot = %player.spec.name, seat, "restarted before a deal it has seen");
                 player.stop(Stop::Politely(GRACE)).await;
             }
             player.new_game_lines();
             match player.start(&self.setup.clocks).await {
-                Ok(()) => player.remember(&dealt),
+                Ok(()) if unseen => player.remember(&dealt),
+                Ok(()) => {}
                 Err(fault) => failed.push((seat, fault)),
             }
         }
