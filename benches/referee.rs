@@ -360,8 +360,13 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
             stderr_cap: 1 << 20,
             sandbox: Policy::contained(vec![dir.to_path_buf()]),
             protections: None,
+            public_seed: true,
         },
-        seed: 1,
+        master: allfives::tournament::seeds::Master {
+            seed: 1,
+            typed: Some(1),
+            public: true,
+        },
         // Each deal from both seats, as `allfives match` plays them.
         plan: Plan::new(1..=games, |g| PlannedGame {
             number: g,

@@ -189,6 +189,7 @@ async fn play_scenario(
         on_fault: FaultPolicy::Forfeit,
         protections: None,
         deals: Arc::from([deal]),
+        public_seed: false,
     };
     let script = scenario.opponent.iter().map(|t| tile(t)).collect();
     table[1 - BOT] = Player::with_builtin("script", Builtin::Script(script));

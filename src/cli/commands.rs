@@ -134,6 +134,9 @@ fn match_command(args: &MatchArgs) -> u8 {
     for warning in args.warnings(config.bots.len()) {
         eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
     }
+    if let Some(note) = config.master.public_note() {
+        eprintln!("allfives: note: {note}");
+    }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
     if args.verbose
@@ -152,10 +155,11 @@ fn match_command(args: &MatchArgs) -> u8 {
     };
     let json = args.json;
     let rules = config.settings.rules;
-    let seed = config.seed;
+    let master = config.master;
     let report = |complete: bool, entrants: &[Entrant], tally: &Tally| {
         let mut report = Report::new("match", complete, entrants.to_vec(), tally.standings());
-        report.seed = Some(seed);
+        report.seed = Some(master.seed);
+        report.public_seed = master.public;
         report.rules = Some(rules);
         report
     };
@@ -277,13 +281,13 @@ fn match_line(
             game: number,
             group: &group,
             entrants,
-            deal: (planned.deal, config.seed, planned.arrangement),
+            deal: (planned.deal, config.master.seed, planned.arrangement),
             rules: &config.settings.rules,
             times: &game.times,
             log: game.record.log.clone(),
             rerun: results::rerun(
                 &bots,
-                config.seed,
+                config.master.seed,
                 number,
                 &config.settings,
                 args.deal.as_deref(),

@@ -32,11 +32,11 @@ pub fn print_line(text: &str) -> io::Result<()> {
 pub fn match_banner(config: &MatchConfig) -> String {
     let names: Vec<&str> = config.bots.iter().map(|b| b.name.as_str()).collect();
     format!(
-        "allfives match: {} ({} game{}), seed {}\nrules: {}",
+        "allfives match: {} ({} game{}), {}\nrules: {}",
         names.join(" vs "),
         config.plan.len(),
         if config.plan.len() == 1 { "" } else { "s" },
-        config.seed,
+        config.master.describe(),
         config.settings.rules
     )
 }
@@ -128,6 +128,15 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
         .filter(|e| e.retired)
         .map(|e| e.name.as_str())
         .collect();
+    if report.public_seed {
+        let _ = writeln!(
+            text,
+            "public seed {}: these games were dealt by public formulas (--public-seed), so the bots could have computed every deal",
+            report
+                .seed
+                .map_or("(several)".to_string(), |s| s.to_string())
+        );
+    }
     if !retired.is_empty() {
         let _ = writeln!(
             text,

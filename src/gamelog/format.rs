@@ -51,6 +51,10 @@ pub struct Header {
     /// The protections the bots played under (older logs lack it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Protections>,
+    /// True when `seed` follows from a typed seed by public formulas (`--public-seed`), so that
+    /// the bots could have computed the deals; written only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public_seed: bool,
 }
 
 fn is_wall(kind: &ClockKind) -> bool {

@@ -68,6 +68,8 @@ pub struct GameSetup {
     pub protections: Option<Protections>,
     /// Deals for the first hands, instead of random ones.
     pub deals: Arc<[Deal]>,
+    /// The seed is public (`--public-seed`): a bot that guesses it can compute the deals.
+    pub public_seed: bool,
 }
 
 /// What a game came to.
@@ -163,6 +165,7 @@ fn header(setup: &GameSetup, players: &[Player]) -> Header {
         },
         deal_file_hands: Some(setup.deals.len() as u32),
         sandbox: setup.protections.clone(),
+        public_seed: setup.public_seed,
     }
 }
 

@@ -17,6 +17,7 @@ use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
 use crate::sandbox::{self, Policy, Protections, Report, files};
 use crate::text;
+use crate::tournament::seeds::Master;
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -105,6 +106,8 @@ pub struct GameSettings {
     /// The protections in force, found by [`protections`] (recorded in each log's header;
     /// `None` without bot processes).
     pub protections: Option<Protections>,
+    /// The games are dealt from a public seed (`--public-seed`): recorded in each log's header.
+    pub public_seed: bool,
 }
 
 /// Everything a match needs.
@@ -114,8 +117,8 @@ pub struct MatchConfig {
     pub bots: Vec<BotSpec>,
     /// How the games are played.
     pub settings: GameSettings,
-    /// The match seed.
-    pub seed: u64,
+    /// The match's master seed, and how it was made.
+    pub master: Master,
     /// The games, in order.
     pub plan: Plan,
     /// A fresh process for every game.
@@ -241,6 +244,7 @@ pub async fn play_planned(
         on_fault: settings.on_fault,
         protections: settings.protections.clone(),
         deals: settings.deals.clone(),
+        public_seed: settings.public_seed,
     };
     let record = play_game(&setup, players, log).await?;
     let times = planned
