@@ -1,7 +1,9 @@
 //! What a contained bot must never learn: the match's seed (with its own copy of the open-source
 //! referee it would know every deal), its partner's hand through memory both can reach, or a
 //! file the referee inherited. One cheat each (`cheat_learns_the_seed.py`,
-//! `cheat_shares_memory.py`), each with a `--no-sandbox` control that shows the cheat working.
+//! `cheat_shares_memory.py`), each with a `--no-sandbox` control that shows the cheat working;
+//! and a cheat that searches the seeds a user types (`cheat_seed_search`, in Rust: a million
+//! candidates in seconds) from its `bot_seed` or its own hand, with `--public-seed` as control.
 
 use std::fs;
 use std::os::fd::AsRawFd;
@@ -297,4 +299,231 @@ fn two_bots_from_one_folder_share_no_place_to_write() {
 #[test]
 fn without_the_sandbox_two_bots_read_each_others_notes() {
     assert!(notes(&["--no-sandbox"]).contains("LEAK a note in /tmp"));
+}
+
+/// The seed-searching cheat, built with the workspace (`crates/seed-search`).
+fn searcher() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test binary knows its path");
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in target/<profile>/deps");
+    let bot = profile.join("cheat_seed_search");
+    assert!(
+        bot.is_file(),
+        "{} is not built: run `cargo build -p allfives-seed-search`",
+        bot.display()
+    );
+    bot
+}
+
+/// A seed a user would type: the cheat tries every seed below 1,000,000.
+const TYPED: &str = "4242";
+
+/// The search's clock: a million deals take seconds, several on a loaded machine.
+const SEARCH_MS: &str = "120000";
+
+/// The cheat's command, searching from `clue` (`bot-seed` or `hand`).
+fn search_command(sb: &Sandbox, clue: &str) -> String {
+    format!(
+        "cheat={} {clue} {}",
+        quote(&searcher().display().to_string()),
+        sb.token()
+    )
+}
+
+/// Each seat's first hand in `log`, as the cheat writes them (tiles sorted).
+fn first_hands(log: &Path) -> Vec<String> {
+    let text = fs::read_to_string(log).expect("a log");
+    let start: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .find(|l| l["type"] == "hand_start")
+        .expect("a first hand");
+    let hands = start["deal"]["hands"].as_array().expect("hands");
+    hands
+        .iter()
+        .map(|hand| {
+            let mut tiles: Vec<String> = hand
+                .as_array()
+                .expect("tiles")
+                .iter()
+                .map(|t| t.to_string())
+                .collect();
+            tiles.sort();
+            format!("[{}]", tiles.join(","))
+        })
+        .collect()
+}
+
+/// Asserts that the search ran over every candidate and found none.
+fn found_nothing(stderr: &str) {
+    assert!(stderr.contains("seeds: none fits"), "{stderr}");
+    assert!(!stderr.contains("LEAK"), "the search worked: {stderr}");
+}
+
+/// Asserts that the search found the typed seed and every seat's hand in `log`.
+fn found_the_deal(stderr: &str, log: &Path) {
+    assert!(
+        stderr.contains(&format!("(typed {TYPED})")),
+        "the search failed: {stderr}"
+    );
+    for (seat, hand) in first_hands(log).iter().enumerate() {
+        assert!(
+            stderr.contains(&format!("LEAK seat {seat}: {hand}")),
+            "seat {seat} holds {hand}: {stderr}"
+        );
+    }
+}
+
+/// One game of the cheat (seat 0) against a fair bot, `--seed TYPED` with `options`; the
+/// cheat's stderr and the game's log.
+fn searched_match(clue: &str, options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
+    let sb = Sandbox::new();
+    let logs = sb.path("logs");
+    let mut args = vec![
+        "match".to_string(),
+        search_command(&sb, clue),
+        fair(&sb),
+        "--seed".into(),
+        TYPED.into(),
+        "--target".into(),
+        "60".into(),
+        "--move-ms".into(),
+        SEARCH_MS.into(),
+        "--log-dir".into(),
+        logs.display().to_string(),
+    ];
+    args.extend(options.iter().map(|o| o.to_string()));
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}{}", ran.stdout, ran.stderr);
+    sb.assert_no_bot_left();
+    let stderr = fs::read_to_string(logs.join("cheat.stderr")).expect("the cheat's stderr");
+    (stderr, logs.join("game-1.jsonl"), sb)
+}
+
+#[test]
+fn a_typed_seed_is_not_found_from_the_bot_seed() {
+    found_nothing(&searched_match("bot-seed", &[]).0);
+}
+
+#[test]
+fn a_public_seed_is_found_from_the_bot_seed() {
+    let (stderr, log, _sb) = searched_match("bot-seed", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+}
+
+#[test]
+fn a_typed_seed_is_not_found_from_the_bots_own_hand() {
+    found_nothing(&searched_match("hand", &[]).0);
+}
+
+#[test]
+fn a_public_seed_is_found_from_the_bots_own_hand() {
+    let (stderr, log, _sb) = searched_match("hand", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+}
+
+/// A one-deal tournament of the cheat and a fair bot, `--seed TYPED` with `options`, one game
+/// at a time; what the cheat wrote on stderr and the first game's log.
+fn searched_tournament(clue: &str, options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
+    let sb = Sandbox::new();
+    let out = sb.path("out");
+    let mut args = vec![
+        "tournament".to_string(),
+        search_command(&sb, clue),
+        fair(&sb),
+        "--seed".into(),
+        TYPED.into(),
+        "--deals".into(),
+        "1".into(),
+        "-j".into(),
+        "1".into(),
+        "--target".into(),
+        "60".into(),
+        "--move-ms".into(),
+        SEARCH_MS.into(),
+        "--out".into(),
+        out.display().to_string(),
+        "--quiet".into(),
+    ];
+    args.extend(options.iter().map(|o| o.to_string()));
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}{}", ran.stdout, ran.stderr);
+    sb.assert_no_bot_left();
+    let mut stderr = String::new();
+    for entry in fs::read_dir(out.join("stderr"))
+        .expect("stderr files")
+        .flatten()
+    {
+        if entry.file_name().to_string_lossy().starts_with("cheat") {
+            stderr.push_str(&fs::read_to_string(entry.path()).expect("a stderr file"));
+        }
+    }
+    // One deal: every game's first hand is the same.
+    let log = fs::read_dir(out.join("logs"))
+        .expect("logs")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a game's log");
+    (stderr, log, sb)
+}
+
+#[test]
+fn a_tournaments_typed_seed_is_not_found() {
+    found_nothing(&searched_tournament("bot-seed", &[]).0);
+    found_nothing(&searched_tournament("hand", &[]).0);
+}
+
+#[test]
+fn a_tournaments_public_seed_is_found() {
+    let (stderr, log, _sb) = searched_tournament("bot-seed", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+    let (stderr, log, _sb) = searched_tournament("hand", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+}
+
+/// The first position of a game played with `options` posed to the cheat by `replay --ask`;
+/// what the referee printed (the asked bot's stderr among it) and the log.
+fn searched_replay(options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
+    let sb = Sandbox::new();
+    let log = sb.path("game.jsonl");
+    let mut args = vec![
+        "match".to_string(),
+        "builtin:greedy".into(),
+        "builtin:random".into(),
+        "--seed".into(),
+        TYPED.into(),
+        "--target".into(),
+        "60".into(),
+        "--move-ms".into(),
+        SEARCH_MS.into(),
+        "--log".into(),
+        log.display().to_string(),
+    ];
+    args.extend(options.iter().map(|o| o.to_string()));
+    let played = allfives(&args);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let command = format!(
+        "{} bot-seed {}",
+        quote(&searcher().display().to_string()),
+        sb.token()
+    );
+    let shown = log.display().to_string();
+    let ran = allfives(&["replay", &shown, "--turn", "1", "--ask", &command]);
+    assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
+    sb.assert_no_bot_left();
+    (format!("{}{}", ran.stdout, ran.stderr), log, sb)
+}
+
+#[test]
+fn replay_ask_gives_no_typed_seed_away() {
+    found_nothing(&searched_replay(&[]).0);
+}
+
+#[test]
+fn replay_ask_gives_a_public_seed_away() {
+    let (printed, log, _sb) = searched_replay(&["--public-seed"]);
+    found_the_deal(&printed, &log);
 }
