@@ -362,11 +362,7 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
             protections: None,
             public_seed: true,
         },
-        master: allfives::tournament::seeds::Master {
-            seed: 1,
-            typed: Some(1),
-            public: true,
-        },
+        seed: 1,
         // Each deal from both seats, as `allfives match` plays them.
         plan: Plan::new(1..=games, |g| PlannedGame {
             number: g,

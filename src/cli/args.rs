@@ -222,12 +222,13 @@ pub struct SeedArgs {
     pub seed: Option<u64>,
     /// Deal from --seed N by public formulas, with no key: N gives the same games anywhere, and
     /// a bot that guesses N can compute every hand (recorded in the logs and results, and
-    /// warned). Right for a seed the referee printed (a master seed, a results line's rerun).
+    /// warned). Right for a seed the referee printed (a master seed, a results line's rerun)
+    /// [default: off].
     #[arg(long, requires = "seed", conflicts_with = "deal_key")]
     pub public_seed: bool,
     /// Mix --seed with the deal key in FILE, made with a fresh key (mode 0600) if it does not
     /// exist: the same seed and key give the same games in every run and every shard. Keep it
-    /// where no bot reads (not in a bot's folder).
+    /// where no bot reads (not in a bot's folder) [default: a fresh key, kept nowhere].
     #[arg(long, value_name = "FILE", requires = "seed")]
     pub deal_key: Option<PathBuf>,
 }
@@ -875,13 +876,13 @@ impl GameArgs {
 }
 
 impl MatchArgs {
-    /// Checks the arguments and builds the match; the error is one sentence for the user.
-    /// `fresh_seed` gives a seed when none is given; the default log folder is created here, so
+    /// Checks the arguments and builds the match, with its master seed and how it was made;
+    /// the error is one sentence for the user. `fresh_seed` gives a seed when none is given; the default log folder is created here, so
     /// that no other run can take it.
     pub fn config(
         &self,
         fresh_seed: impl FnOnce() -> Result<u64, String>,
-    ) -> Result<MatchConfig, String> {
+    ) -> Result<(MatchConfig, Master), String> {
         let bots = self.bot_specs()?;
         let logged = match &self.deal_from {
             Some(path) => Some(read_logged_deals(path, bots.len(), self.hand)?),
@@ -929,15 +930,16 @@ impl MatchArgs {
         };
         settings.sandbox.hidden = hidden_with(folder);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
-        Ok(MatchConfig {
+        let config = MatchConfig {
             bots,
-            master,
+            seed,
             plan,
             fresh: self.fresh,
             logs,
             echo_stderr: self.verbose,
             settings,
-        })
+        };
+        Ok((config, master))
     }
 
     /// The table of a match: its bots are all distinct players (teams as given).

@@ -127,14 +127,14 @@ pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let mut config = match args.config(seeds::fresh) {
-        Ok(config) => config,
+    let (mut config, master) = match args.config(seeds::fresh) {
+        Ok(made) => made,
         Err(message) => return fail(BAD_INPUT, message),
     };
     for warning in args.warnings(config.bots.len()) {
         eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
     }
-    if let Some(note) = config.master.public_note() {
+    if let Some(note) = master.public_note() {
         eprintln!("allfives: note: {note}");
     }
     config.settings.protections =
@@ -155,7 +155,6 @@ fn match_command(args: &MatchArgs) -> u8 {
     };
     let json = args.json;
     let rules = config.settings.rules;
-    let master = config.master;
     let report = |complete: bool, entrants: &[Entrant], tally: &Tally| {
         let mut report = Report::new("match", complete, entrants.to_vec(), tally.standings());
         report.seed = Some(master.seed);
@@ -194,7 +193,7 @@ fn match_command(args: &MatchArgs) -> u8 {
     // --json streams its report: the opening now, each game as it ends, the standings last.
     let opened = match json {
         true => ReportStream::start(std::io::stdout(), &report(false, &entrants, &tally)).map(Some),
-        false => output::print_line(&output::match_banner(&played.config)).map(|()| None),
+        false => output::print_line(&output::match_banner(&played.config, &master)).map(|()| None),
     };
     let mut stream = match opened {
         Ok(stream) => stream,
@@ -281,13 +280,13 @@ fn match_line(
             game: number,
             group: &group,
             entrants,
-            deal: (planned.deal, config.master.seed, planned.arrangement),
+            deal: (planned.deal, config.seed, planned.arrangement),
             rules: &config.settings.rules,
             times: &game.times,
             log: game.record.log.clone(),
             rerun: results::rerun(
                 &bots,
-                config.master.seed,
+                config.seed,
                 number,
                 &config.settings,
                 args.deal.as_deref(),

@@ -14,6 +14,7 @@ use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::schedule::Format;
+use crate::tournament::seeds::Master;
 use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
 
@@ -29,14 +30,14 @@ pub fn print_line(text: &str) -> io::Result<()> {
 }
 
 /// The opening line of a match.
-pub fn match_banner(config: &MatchConfig) -> String {
+pub fn match_banner(config: &MatchConfig, master: &Master) -> String {
     let names: Vec<&str> = config.bots.iter().map(|b| b.name.as_str()).collect();
     format!(
         "allfives match: {} ({} game{}), {}\nrules: {}",
         names.join(" vs "),
         config.plan.len(),
         if config.plan.len() == 1 { "" } else { "s" },
-        config.master.describe(),
+        master.describe(),
         config.settings.rules
     )
 }

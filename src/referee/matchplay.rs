@@ -17,7 +17,6 @@ use crate::gamelog::GameLog;
 use crate::referee::game::{FaultPolicy, GRACE, GameRecord, GameSetup, play_game};
 use crate::sandbox::{self, Policy, Protections, Report, files};
 use crate::text;
-use crate::tournament::seeds::Master;
 use allfives_engine::deal::Deal;
 use allfives_engine::rules::Rules;
 
@@ -117,8 +116,8 @@ pub struct MatchConfig {
     pub bots: Vec<BotSpec>,
     /// How the games are played.
     pub settings: GameSettings,
-    /// The match's master seed, and how it was made.
-    pub master: Master,
+    /// The match seed.
+    pub seed: u64,
     /// The games, in order.
     pub plan: Plan,
     /// A fresh process for every game.
