@@ -11,6 +11,8 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
+use serde_json::Value;
+
 use crate::harness::*;
 
 /// A seed no bot can guess: the cheats look for `--seed` and for the log header's seed.
@@ -526,4 +528,189 @@ fn replay_ask_gives_no_typed_seed_away() {
 fn replay_ask_gives_a_public_seed_away() {
     let (printed, log, _sb) = searched_replay(&["--public-seed"]);
     found_the_deal(&printed, &log);
+}
+
+/// The master seed a `match --json` report names, and the first game's seed.
+fn seeds_of(args: &[String]) -> (u64, u64, Value) {
+    let ran = allfives(args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    let report = ran.json();
+    let master = report["seed"].as_u64().expect("a seed");
+    let first = report["games"][0]["seed"].as_u64().expect("a game seed");
+    (master, first, report)
+}
+
+/// A match of two builtins, one game to 60, its report in JSON, with `extra`.
+fn two_builtins(extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--json",
+        "--target=60",
+    ];
+    args.extend(extra);
+    args.into_iter().map(String::from).collect()
+}
+
+#[test]
+fn a_typed_seed_alone_deals_other_games_each_run() {
+    let sb = Sandbox::new();
+    let logs = |n: &str| sb.path(n).display().to_string();
+    let (a, b) = (logs("a"), logs("b"));
+    let args = |dir: &str| two_builtins(&["--seed", "7", "--log-dir", dir]);
+    let (first, _, report) = seeds_of(&args(&a));
+    let (second, _, _) = seeds_of(&args(&b));
+    assert_ne!(first, 7);
+    assert_ne!(first, second);
+    assert!(report.get("public_seed").is_none(), "{report}");
+}
+
+#[test]
+fn a_seed_and_its_key_file_deal_the_same_games_every_run() {
+    let sb = Sandbox::new();
+    let key = sb.path("keys/deal-key");
+    fs::create_dir(sb.path("keys")).expect("a folder");
+    let (k, a, b) = (
+        key.display().to_string(),
+        sb.path("a").display().to_string(),
+        sb.path("b").display().to_string(),
+    );
+    let args = |dir: &str| two_builtins(&["--seed", "7", "--deal-key", &k, "--log-dir", dir]);
+    let (first, game, _) = seeds_of(&args(&a));
+    // The key was made once, for this user only, and read again.
+    let mode = fs::metadata(&key).expect("a key file").permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
+    let (second, again, _) = seeds_of(&args(&b));
+    assert_eq!((first, game), (second, again));
+    assert_ne!(first, 7);
+    // The printed master, taken as it is, deals the same games again without the key.
+    let m = first.to_string();
+    let c = sb.path("c").display().to_string();
+    let replayed = two_builtins(&["--seed", &m, "--public-seed", "--log-dir", &c]);
+    let (master, same, report) = seeds_of(&replayed);
+    assert_eq!((master, same), (first, game));
+    assert_eq!(report["public_seed"], true);
+    let header = fs::read_to_string(sb.path("c/game-1.jsonl")).expect("a log");
+    assert!(
+        header
+            .lines()
+            .next()
+            .expect("a header")
+            .contains("\"public_seed\":true")
+    );
+}
+
+#[test]
+fn a_public_seed_is_the_master_and_is_said_to_be() {
+    let sb = Sandbox::new();
+    let dir = sb.path("logs").display().to_string();
+    let mut args = vec![
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--target",
+        "60",
+    ];
+    args.extend(["--seed", "7", "--public-seed", "--log-dir", &dir]);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.stdout.contains("seed 7 (public: --public-seed)"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("public seed 7: these games were dealt by public formulas")
+    );
+    assert!(
+        ran.stderr
+            .contains("a bot that guesses it can compute every hand")
+    );
+}
+
+#[test]
+fn a_key_file_that_holds_no_key_is_refused() {
+    let sb = Sandbox::new();
+    let key = sb.path("deal-key");
+    fs::write(&key, "not a key\n").expect("a file");
+    let k = key.display().to_string();
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "7",
+        "--deal-key",
+        &k,
+    ]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is not a deal key (64 hex digits)"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+}
+
+#[test]
+fn shards_without_a_shared_key_are_refused() {
+    let sb = Sandbox::new();
+    let out = sb.path("t").display().to_string();
+    let mut args = vec![
+        "tournament",
+        "builtin:greedy",
+        "builtin:random",
+        "--out",
+        &out,
+    ];
+    args.extend(["--shard", "1/2", "--seed", "7"]);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("--deal-key FILE"), "{}", ran.stderr);
+    assert!(!sb.path("t").join("tournament.json").exists());
+}
+
+#[test]
+fn a_tournament_keeps_its_typed_seed_and_resumes_on_it() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let dir = out.display().to_string();
+    let args = [
+        "tournament",
+        "builtin:greedy",
+        "builtin:random",
+        "--deals",
+        "1",
+    ];
+    let ran = allfives(&[&args[..], &["--seed", "99", "--out", &dir, "--quiet"]].concat());
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let definition: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("tournament.json")).expect("stored"))
+            .expect("JSON");
+    assert_eq!(definition["typed_seed"], 99);
+    assert_ne!(definition["seed"], 99);
+    assert!(definition.get("public_seed").is_none());
+    let more = |seed: &str| {
+        allfives(&[
+            "tournament",
+            "--out",
+            &dir,
+            "--resume",
+            "--deals",
+            "2",
+            "--seed",
+            seed,
+            "--quiet",
+        ])
+    };
+    assert_eq!(more("98").code, Some(2));
+    let resumed = more("99");
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let verified = allfives(&["standings", &dir, "--verify"]);
+    assert_eq!(verified.code, Some(0), "{}", verified.stderr);
 }
