@@ -5,21 +5,21 @@
 //! and the game seeds it derives for the first rounds (a match's) and deals (a tournament's).
 //!
 //! `cheat_seed_search bot-seed` compares each candidate's `bot_seed` with the one `game_start`
-//! sent; `cheat_seed_search hand` deals each candidate and compares its own first hand. It
-//! writes `TRIED N seeds` on stderr, and when a seed fits, `LEAK seed S (typed T)` and every
-//! seat's first hand as `LEAK seat K: [[a,b],...]` (tiles sorted), which the tests compare with
-//! the log. Written in Rust, linking the engine, so that a million deals take seconds.
+//! sent; `cheat_seed_search hand` deals each candidate and compares its own first hand (one
+//! hand of 9 tiles is one of 6.9 million, so among 2 million candidates a wrong seed fits now
+//! and then: every fit is listed). For each seed that fits it writes `LEAK seed S (typed T)`
+//! and every seat's first hand as `LEAK seat K: [[a,b],...]` (tiles sorted), which the tests
+//! compare with the log, then `TRIED N seeds, F fit` on stderr. Written in Rust, linking the engine and the referee's public formulas, so that a
+//! million deals take seconds.
 
 use std::io::{self, BufRead, Write};
 
+use allfives::referee::bot_seed;
+use allfives::tournament::seeds::derive;
 use allfives_engine::protocol::{FromBot, ToBot};
 use allfives_engine::{Deal, Rules, Seat, Tile};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
-use sha2::{Digest, Sha256};
-
-/// Seeds below 2^53 (the referee's limit).
-const SEED_LIMIT: u64 = 1 << 53;
 
 /// Rounds of a match and deals of a tournament tried for each master (the first game a bot
 /// plays is round 0, deal 0).
@@ -83,7 +83,7 @@ fn main() -> io::Result<()> {
                     searched = true;
                     let seen = seen.as_ref().expect("set above");
                     search(below, seen, |seed| {
-                        Some(bot_seed_of(seed, seen.seat)) == seen.bot_seed
+                        Some(bot_seed::bot_seed(seed, seen.seat)) == seen.bot_seed
                     });
                 }
                 continue;
@@ -122,24 +122,23 @@ fn main() -> io::Result<()> {
 
 /// Tries every typed seed below `below` and the game seeds it derives; reports on stderr.
 fn search(below: u64, seen: &Seen, fits: impl Fn(u64) -> bool) {
-    let mut tried = 0u64;
+    let (mut tried, mut fit) = (0u64, 0u64);
     for typed in 0..below {
         for round in 0..ROUNDS {
             // A match's round `round`; a tournament's deal `round`, dealt as its round 0.
             for seed in [derive(typed, round), derive(derive(typed, round), 0)] {
                 tried += 1;
                 if fits(seed) {
-                    eprintln!("TRIED {tried} seeds");
+                    fit += 1;
                     eprintln!("LEAK seed {seed} (typed {typed})");
                     for (seat, hand) in deal(seed, &seen.rules).hands.iter().enumerate() {
                         eprintln!("LEAK seat {seat}: {}", sorted(hand));
                     }
-                    return;
                 }
             }
         }
     }
-    eprintln!("TRIED {tried} seeds: none fits");
+    eprintln!("TRIED {tried} seeds, {fit} fit");
 }
 
 /// The first deal of a game seed, as the referee deals it.
@@ -152,29 +151,4 @@ fn sorted(tiles: &[Tile]) -> String {
     let mut tiles = tiles.to_vec();
     tiles.sort_by_key(|t| serde_json::to_string(t).expect("a tile serializes"));
     serde_json::to_string(&tiles).expect("tiles serialize")
-}
-
-/// protocol.md's public derivation of a seat's `bot_seed` from the game's seed.
-fn bot_seed_of(game_seed: u64, seat: Seat) -> u64 {
-    let mut hasher = Sha256::new();
-    hasher.update(b"allfives bot seed 1");
-    hasher.update(game_seed.to_le_bytes());
-    hasher.update((seat as u64).to_le_bytes());
-    let digest = hasher.finalize();
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest[..8]);
-    u64::from_le_bytes(first) % SEED_LIMIT
-}
-
-/// The referee's public derivation of item `index`'s seed from `master` (SplitMix64's
-/// finalizer, as docs/results.md describes it).
-fn derive(master: u64, index: u64) -> u64 {
-    mix(master ^ mix(index.wrapping_add(0x6A09_E667_F3BC_C909))) % SEED_LIMIT
-}
-
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
