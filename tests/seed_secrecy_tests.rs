@@ -305,18 +305,7 @@ fn without_the_sandbox_two_bots_read_each_others_notes() {
 
 /// The seed-searching cheat, built with the workspace (`crates/seed-search`).
 fn searcher() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("the test binary knows its path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test binary lives in target/<profile>/deps");
-    let bot = profile.join("cheat_seed_search");
-    assert!(
-        bot.is_file(),
-        "{} is not built: run `cargo build -p allfives-seed-search`",
-        bot.display()
-    );
-    bot
+    workspace_binary("cheat_seed_search", "allfives-seed-search")
 }
 
 /// A seed a user would type: the cheat tries every seed below 1,000,000.
@@ -332,6 +321,15 @@ fn search_command(sb: &Sandbox, clue: &str) -> String {
         quote(&searcher().display().to_string()),
         sb.token()
     )
+}
+
+/// `allfives COMMAND BOTS --seed TYPED`, games to 60 with the search's clock, and `options`.
+fn typed_run(command: &str, bots: &[String], options: &[&str]) -> Vec<String> {
+    let mut args = vec![command.to_string()];
+    args.extend(bots.iter().cloned());
+    let typed = ["--seed", TYPED, "--target", "60", "--move-ms", SEARCH_MS];
+    args.extend(typed.iter().chain(options).map(|o| o.to_string()));
+    args
 }
 
 /// Each seat's first hand in `log`, as the cheat writes them (tiles sorted).
@@ -390,20 +388,9 @@ fn found_the_deal(stderr: &str, log: &Path) {
 fn searched_match(clue: &str, options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
     let sb = Sandbox::new();
     let logs = sb.path("logs");
-    let mut args = vec![
-        "match".to_string(),
-        search_command(&sb, clue),
-        fair(&sb),
-        "--seed".into(),
-        TYPED.into(),
-        "--target".into(),
-        "60".into(),
-        "--move-ms".into(),
-        SEARCH_MS.into(),
-        "--log-dir".into(),
-        logs.display().to_string(),
-    ];
-    args.extend(options.iter().map(|o| o.to_string()));
+    let bots = [search_command(&sb, clue), fair(&sb)];
+    let dir = logs.display().to_string();
+    let args = typed_run("match", &bots, &[&["--log-dir", &dir], options].concat());
     let ran = allfives(&args);
     assert_eq!(ran.code, Some(0), "{args:?}: {}{}", ran.stdout, ran.stderr);
     sb.assert_no_bot_left();
@@ -440,25 +427,10 @@ fn a_public_seed_is_found_from_the_bots_own_hand() {
 fn searched_tournament(clue: &str, options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
     let sb = Sandbox::new();
     let out = sb.path("out");
-    let mut args = vec![
-        "tournament".to_string(),
-        search_command(&sb, clue),
-        fair(&sb),
-        "--seed".into(),
-        TYPED.into(),
-        "--deals".into(),
-        "1".into(),
-        "-j".into(),
-        "1".into(),
-        "--target".into(),
-        "60".into(),
-        "--move-ms".into(),
-        SEARCH_MS.into(),
-        "--out".into(),
-        out.display().to_string(),
-        "--quiet".into(),
-    ];
-    args.extend(options.iter().map(|o| o.to_string()));
+    let bots = [search_command(&sb, clue), fair(&sb)];
+    let dir = out.display().to_string();
+    let place = ["--deals", "1", "-j", "1", "--out", &dir, "--quiet"];
+    let args = typed_run("tournament", &bots, &[&place[..], options].concat());
     let ran = allfives(&args);
     assert_eq!(ran.code, Some(0), "{args:?}: {}{}", ran.stdout, ran.stderr);
     sb.assert_no_bot_left();
@@ -502,20 +474,9 @@ fn a_tournaments_public_seed_is_found() {
 fn searched_replay(options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
     let sb = Sandbox::new();
     let log = sb.path("game.jsonl");
-    let mut args = vec![
-        "match".to_string(),
-        "builtin:greedy".into(),
-        "builtin:random".into(),
-        "--seed".into(),
-        TYPED.into(),
-        "--target".into(),
-        "60".into(),
-        "--move-ms".into(),
-        SEARCH_MS.into(),
-        "--log".into(),
-        log.display().to_string(),
-    ];
-    args.extend(options.iter().map(|o| o.to_string()));
+    let bots = ["builtin:greedy", "builtin:random"].map(String::from);
+    let file = log.display().to_string();
+    let args = typed_run("match", &bots, &[&["--log", &file], options].concat());
     let played = allfives(&args);
     assert_eq!(played.code, Some(0), "{}", played.stderr);
     let command = format!(
