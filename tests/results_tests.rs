@@ -45,13 +45,7 @@ fn a_reader_that_goes_away_ends_the_match_quietly() {
                 "--games",
                 "100000",
             ])
-            .args([
-                "--seed",
-                "3",
-                "--public-seed",
-                "--log-dir",
-                &sb.logs().display().to_string(),
-            ])
+            .args(["--seed", "3", "--log-dir", &sb.logs().display().to_string()])
             .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

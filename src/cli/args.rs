@@ -210,7 +210,6 @@ pub struct SchemaArgs {
     pub what: String,
 }
 
-/// `allfives tournament`.
 /// The options that make a run's master seed (`match` and `tournament`).
 #[derive(Debug, Clone, Default, Args)]
 pub struct SeedArgs {
@@ -261,6 +260,7 @@ impl SeedArgs {
     }
 }
 
+/// `allfives tournament`.
 #[derive(Debug, Args)]
 pub struct TournamentArgs {
     /// The entrants (with those of --bots): `NAME=COMMAND`, `builtin:NAME` (random, greedy,
@@ -877,8 +877,8 @@ impl GameArgs {
 
 impl MatchArgs {
     /// Checks the arguments and builds the match, with its master seed and how it was made;
-    /// the error is one sentence for the user. `fresh_seed` gives a seed when none is given; the default log folder is created here, so
-    /// that no other run can take it.
+    /// the error is one sentence for the user. `fresh_seed` gives a seed when none is given;
+    /// the default log folder is created here, so that no other run can take it.
     pub fn config(
         &self,
         fresh_seed: impl FnOnce() -> Result<u64, String>,

@@ -505,15 +505,16 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
     rx
 }
 
-/// The options typed with `--resume` whose values differ from the stored tournament's.
 /// Whether the seed options name a master other than the stored one: another typed seed,
-/// public or not as stored, or a deal key that does not make the stored master.
+/// `--public-seed` for a master a key made, or a deal key that does not make the stored master
+/// (a public master resumed without `--public-seed` is the stored one: the folder decides).
 fn seeds_changed(given: &SeedArgs, stored: &Definition) -> bool {
     let Some(typed) = given.seed else {
         return false;
     };
     // Older definitions kept no typed seed: their master was the typed seed itself.
-    if typed != stored.typed_seed.unwrap_or(stored.seed) || given.public_seed != stored.public_seed
+    if typed != stored.typed_seed.unwrap_or(stored.seed)
+        || (given.public_seed && !stored.public_seed)
     {
         return true;
     }
@@ -522,6 +523,7 @@ fn seeds_changed(given: &SeedArgs, stored: &Definition) -> bool {
     })
 }
 
+/// The options typed with `--resume` whose values differ from the stored tournament's.
 fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
     let options = &args.game_options;
     let (stored_policy, stored_max_faults) = match stored.on_fault {
