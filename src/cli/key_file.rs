@@ -38,7 +38,13 @@ fn make(path: &Path) -> Result<DealKey, String> {
     };
     let key = DealKey::fresh()?;
     let cannot = |e: std::io::Error| format!("cannot make deal key {shown}: {e}");
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(cannot)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => format!(
+            "cannot make deal key {shown}: there is no folder {}: make it first",
+            dir.display()
+        ),
+        _ => cannot(e),
+    })?;
     file.as_file()
         .set_permissions(std::fs::Permissions::from_mode(0o600))
         .map_err(cannot)?;

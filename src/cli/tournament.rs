@@ -505,22 +505,22 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
     rx
 }
 
-/// Whether the seed options name a master other than the stored one: another typed seed,
+/// The seed option that names a master other than the stored one, if any: another typed seed,
 /// `--public-seed` for a master a key made, or a deal key that does not make the stored master
 /// (a public master resumed without `--public-seed` is the stored one: the folder decides).
-fn seeds_changed(given: &SeedArgs, stored: &Definition) -> bool {
-    let Some(typed) = given.seed else {
-        return false;
-    };
+fn seed_changed(given: &SeedArgs, stored: &Definition) -> Option<&'static str> {
+    let typed = given.seed?;
     // Older definitions kept no typed seed: their master was the typed seed itself.
-    if typed != stored.typed_seed.unwrap_or(stored.seed)
-        || (given.public_seed && !stored.public_seed)
-    {
-        return true;
+    if typed != stored.typed_seed.unwrap_or(stored.seed) {
+        return Some("--seed");
     }
-    given.deal_key.as_ref().is_some_and(|file| {
+    if given.public_seed && !stored.public_seed {
+        return Some("--public-seed");
+    }
+    let other_key = given.deal_key.as_ref().is_some_and(|file| {
         key_file::load_or_make(file).map_or(true, |key| seeds::keyed(&key, typed) != stored.seed)
-    })
+    });
+    other_key.then_some("--deal-key")
 }
 
 /// The options typed with `--resume` whose values differ from the stored tournament's.
@@ -548,8 +548,8 @@ fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
         })
         .map(|kept| kept.flag())
         .collect();
-    if seeds_changed(&args.seeds, stored) {
-        changed.push("--seed".into());
+    if let Some(flag) = seed_changed(&args.seeds, stored) {
+        changed.push(flag.into());
     }
     if args.shard.is_some() && args.shard != stored.shard {
         changed.push("--shard".into());
