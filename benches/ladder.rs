@@ -314,6 +314,8 @@ fn ladder_definition(options: &Options, master: u64, matchmaking: bool) -> Defin
         table: options.table(),
         deals: 1,
         seed: master,
+        typed_seed: None,
+        public_seed: false,
         rules: options.rules(),
         clock: ClockInfo {
             startup_ms: 10_000,

@@ -364,6 +364,7 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
             // One process a bot for the whole match: this bench times the referee's share of a
             // move, not restarts (docs/benchmarks.md has those).
             processes: Processes::Reused,
+            public_seed: true,
         },
         seed: 1,
         // Each deal from both seats, as `allfives match` plays them.

@@ -86,8 +86,8 @@ cat > "$WORK/shard.sh" <<JOB
 #SBATCH --job-name=$JOB_NAME
 #SBATCH --time=$WAIT_MINUTES
 #SBATCH --output=$WORK/slurm-%a.out
-exec "$BIN" tournament $QUOTED --deals $DEALS --seed $SEED -j 1 --quiet \\
-  --shard "\$SLURM_ARRAY_TASK_ID/$SHARDS" --out "$WORK/shard-\$SLURM_ARRAY_TASK_ID"
+exec "$BIN" tournament $QUOTED --deals $DEALS --seed $SEED --deal-key "$WORK/deal-key" -j 1 \\
+  --quiet --shard "\$SLURM_ARRAY_TASK_ID/$SHARDS" --out "$WORK/shard-\$SLURM_ARRAY_TASK_ID"
 JOB
 if ! timeout "$((WAIT_MINUTES * 60))" sbatch --wait "$WORK/shard.sh"; then
     scancel --name "$JOB_NAME" || true
@@ -96,8 +96,9 @@ if ! timeout "$((WAIT_MINUTES * 60))" sbatch --wait "$WORK/shard.sh"; then
 fi
 
 "$BIN" standings --json "$WORK"/shard-* > "$WORK/merged.json"
-"$BIN" tournament "${ENTRANTS[@]}" --deals "$DEALS" --seed "$SEED" --json --quiet \
-    --out "$WORK/whole" > "$WORK/whole.json"
+# The same seed and key file as the shards: the same deals.
+"$BIN" tournament "${ENTRANTS[@]}" --deals "$DEALS" --seed "$SEED" --deal-key "$WORK/deal-key" \
+    --json --quiet --out "$WORK/whole" > "$WORK/whole.json"
 
 python3 - "$WORK" "$SHARDS" <<'PY'
 import glob, json, sys

@@ -1,7 +1,8 @@
 //! The logs of two fixed-seed matches between builtin bots, byte for byte but for the measured
 //! thinking times (`time_us`, set to 0 on both sides): a change to the
 //! engine, the referee or the log writer that alters what a log says shows up here. A change
-//! meant to alter logs updates `tests/fixtures/golden/` with it, in the same commit.
+//! meant to alter logs updates `tests/fixtures/golden/` with it, in the same commit. The seeds
+//! are mixed with a committed deal key (`golden/deal-key`), which pins that derivation too.
 
 use std::fs;
 
@@ -14,7 +15,9 @@ fn assert_golden(name: &str, bots: &[&str], options: &[&str]) {
     let mut args = vec!["match"];
     args.extend(bots);
     args.extend(options);
-    args.extend(["--log-dir", &logs]);
+    let key = root().join("tests/fixtures/golden/deal-key");
+    let key = key.display().to_string();
+    args.extend(["--deal-key", &key, "--log-dir", &logs]);
     let ran = allfives(&args);
     assert_eq!(ran.code, Some(0), "the match failed: {}", ran.stderr);
     for game in 1..=2 {

@@ -403,17 +403,22 @@ pub fn check_report(report: &Value, players: usize, teams: bool, games: usize) -
 
 /// The strong Rust sample bot, built with the workspace (`cargo test` builds every member).
 pub fn strong_bot() -> PathBuf {
+    workspace_binary("strong_bot", "allfives-strong")
+}
+
+/// Binary `name` of workspace member `package`, built beside the tests.
+pub fn workspace_binary(name: &str, package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary knows its path");
-    // target/<profile>/deps/main-<hash> -> target/<profile>/strong_bot
+    // target/<profile>/deps/main-<hash> -> target/<profile>/NAME
     let profile = exe
         .parent()
         .and_then(Path::parent)
         .expect("the test binary lives in target/<profile>/deps");
-    let bot = profile.join("strong_bot");
+    let binary = profile.join(name);
     assert!(
-        bot.is_file(),
-        "{} is not built: run `cargo build -p allfives-strong`",
-        bot.display()
+        binary.is_file(),
+        "{} is not built: run `cargo build -p {package}`",
+        binary.display()
     );
-    bot
+    binary
 }

@@ -187,10 +187,13 @@ fn ladder_shards_draw_their_own_deals_and_merge_with_their_newcomers() {
     let sb = Sandbox::new();
     let bots = builtins(&["a", "b", "c", "d", "e"]);
     let (one, two) = (sb.path("s1"), sb.path("s2"));
+    // Shards share their deals through one key file (the first shard makes it).
+    let key = sb.path("deal-key").display().to_string();
     for (i, out) in [(1, &one), (2, &two)] {
         let shard = format!("{i}/2");
         let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
         args.extend(["-p", "3", "--games", "60", "--seed", "5", "--shard", &shard]);
+        args.extend(["--deal-key", &key]);
         assert_eq!(ladder(out, &args).code, Some(0));
         let resumed = ladder(out, &["--resume", "f=builtin:greedy", "--games", "120"]);
         assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
@@ -213,6 +216,7 @@ fn ladder_shards_draw_their_own_deals_and_merge_with_their_newcomers() {
     let other = sb.path("s3");
     let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
     args.extend(["-p", "3", "--games", "6", "--seed", "6", "--shard", "2/2"]);
+    args.extend(["--deal-key", &key]);
     assert_eq!(ladder(&other, &args).code, Some(0));
     let refused = allfives(&["standings", &a, &other.display().to_string()]);
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
@@ -271,7 +275,8 @@ fn a_ladder_draws_the_same_tables_with_one_worker_or_two_and_across_a_resume() {
                     args.push("--resume");
                 } else {
                     args.extend(bots.iter().map(String::as_str));
-                    args.extend(["--seed", "5"]);
+                    // One master for the three runs compared.
+                    args.extend(["--seed", "5", "--public-seed"]);
                     args.extend(draw);
                 }
                 let ran = ladder(&out, &args);

@@ -84,7 +84,17 @@ fn a_packed_tournament_replays_every_game_as_its_unpacked_twin() {
     let (packed, files) = (sb.path("packed"), sb.path("files"));
     // One worker: a bot's request ids run on from game to game, so its games must come in the
     // same order in both runs.
-    let args = [GREEDY, RANDOM, "--deals", "3", "--seed", "11", "-j", "1"];
+    let args = [
+        GREEDY,
+        RANDOM,
+        "--deals",
+        "3",
+        "--seed",
+        "11",
+        "--public-seed",
+        "-j",
+        "1",
+    ];
     tournament(&packed, &[&args[..], &["--pack-logs"]].concat());
     tournament(&files, &args);
     let names: Vec<String> = fs::read_dir(packed.join("logs"))
@@ -299,7 +309,19 @@ fn an_unknown_game_or_a_folder_without_results_is_answered_in_one_sentence() {
 fn packed_and_unpacked_shards_merge_and_verify() {
     let sb = Sandbox::new();
     let (one, two) = (sb.path("s1"), sb.path("s2"));
-    let args = [GREEDY, RANDOM, "--deals", "3", "--seed", "4", "-j", "1"];
+    let key = sb.path("deal-key").display().to_string();
+    let args = [
+        GREEDY,
+        RANDOM,
+        "--deals",
+        "3",
+        "--seed",
+        "4",
+        "--deal-key",
+        &key,
+        "-j",
+        "1",
+    ];
     tournament(
         &one,
         &[&args[..], &["--shard", "1/2", "--pack-logs"]].concat(),

@@ -209,6 +209,7 @@ fn the_wheel_installs_into_a_fresh_venv_and_plays_from_outside_the_repository() 
         "10",
         "--seed",
         "1",
+        "--public-seed",
         "--json",
     ]);
     let report: Value = serde_json::from_str(&report).expect("a JSON report");

@@ -105,7 +105,15 @@ fn four_players_in_partnerships() {
     let (_, report) = play(
         &sb,
         &bots,
-        &["--games", "2", "--seed", "13", "--target", "100"],
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "13",
+            "--public-seed",
+            "--target",
+            "100",
+        ],
     );
     assert_eq!(report["rules"]["hand_size"], 5);
     check_report(&report, 4, true, 2);
@@ -207,7 +215,15 @@ fn a_seed_replays_the_same_match() {
         let (_, report) = play(
             &sb,
             &bots,
-            &["--games", "3", "--seed", "4242", "--target", "100"],
+            &[
+                "--games",
+                "3",
+                "--seed",
+                "4242",
+                "--public-seed",
+                "--target",
+                "100",
+            ],
         );
         check_report(&report, 3, false, 3);
         sb.assert_no_bot_left();
@@ -237,7 +253,15 @@ pub fn games_against_random(greedy: &dyn Fn(&Sandbox) -> String) -> Vec<Vec<Valu
     play(
         &sb,
         &bots,
-        &["--games", "2", "--seed", "9", "--target", "150"],
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "9",
+            "--public-seed",
+            "--target",
+            "150",
+        ],
     );
     let logs = timeless_logs(&sb, 2);
     sb.assert_no_bot_left();
@@ -271,7 +295,15 @@ fn the_minimal_bot_of_protocol_md_plays_a_match() {
     let (_, report) = play(
         &sb,
         &bots,
-        &["--games", "2", "--seed", "15", "--target", "100"],
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "15",
+            "--public-seed",
+            "--target",
+            "100",
+        ],
     );
     check_report(&report, 2, false, 2);
     assert!(uint(&report["standings"]["entrants"][0]["moves"]) > 0);
@@ -294,7 +326,15 @@ fn a_loosely_written_bot_is_understood() {
     let (sb, _, report) = fixture_vs_greedy(
         "reversed_tile",
         &[],
-        &["--games", "2", "--seed", SEED, "--target", "100"],
+        &[
+            "--games",
+            "2",
+            "--seed",
+            SEED,
+            "--public-seed",
+            "--target",
+            "100",
+        ],
     );
     check_report(&report, 2, false, 2);
     assert!(uint(&report["standings"]["entrants"][0]["moves"]) > 0);
@@ -309,7 +349,15 @@ fn an_answer_written_in_pieces_is_read_whole() {
         let (sb, _, report) = fixture_vs_greedy(
             "answers_in_pieces",
             &[pause],
-            &["--seed", SEED, "--target", "60", "--move-ms", "2000"],
+            &[
+                "--seed",
+                SEED,
+                "--public-seed",
+                "--target",
+                "60",
+                "--move-ms",
+                "2000",
+            ],
         );
         check_report(&report, 2, false, 1);
         assert_eq!(
@@ -327,7 +375,11 @@ fn an_answer_written_in_pieces_is_read_whole() {
 #[test]
 fn a_move_with_fields_of_its_own_is_understood() {
     for fixture in ["copies_legal", "extra_field"] {
-        let (sb, _, report) = fixture_vs_greedy(fixture, &[], &["--seed", SEED, "--target", "100"]);
+        let (sb, _, report) = fixture_vs_greedy(
+            fixture,
+            &[],
+            &["--seed", SEED, "--public-seed", "--target", "100"],
+        );
         check_report(&report, 2, false, 1);
         let moves = &report["standings"]["entrants"][0]["moves"];
         assert!(uint(moves) > 1, "{fixture}");
@@ -593,7 +645,7 @@ fn check_recorder(
     bots.extend(others(&sb));
     let seed_text = seed.to_string();
     // The recorder writes its file where bots may not: it is the test's instrument, trusted.
-    let mut args = vec!["--seed", &seed_text, "--no-sandbox"];
+    let mut args = vec!["--seed", &seed_text, "--public-seed", "--no-sandbox"];
     args.extend(options);
     let (_, report) = play(&sb, &bots, &args);
     check_report(&report, bots.len(), report["rules"]["teams"] == true, games);
@@ -736,6 +788,7 @@ fn a_process_serves_many_games_but_never_a_deal_twice() {
             "3",
             "--seed",
             SEED,
+            "--public-seed",
             "--target",
             "60",
             "--no-sandbox",
@@ -807,7 +860,14 @@ fn every_game_end_follows_its_game_start() {
         sb.fixture("exits_at_once", &[]),
     ];
     // The recorder writes its file where bots may not: trusted, uncontained.
-    let options = ["--games", "2", "--seed", SEED, "--no-sandbox"];
+    let options = [
+        "--games",
+        "2",
+        "--seed",
+        SEED,
+        "--public-seed",
+        "--no-sandbox",
+    ];
     let (_, report) = play(&sb, &bots, &options);
     for game in report["games"].as_array().expect("games") {
         assert_eq!(game["faults"][0]["kind"], "crash");
@@ -841,7 +901,15 @@ fn forfeits(fixture: &str, args: &[&str], move_ms: &str, fault_kind: &str, says:
     let (sb, ran, report) = fixture_vs_greedy(
         fixture,
         args,
-        &["--seed", SEED, "--startup-ms", "2000", "--move-ms", move_ms],
+        &[
+            "--seed",
+            SEED,
+            "--public-seed",
+            "--startup-ms",
+            "2000",
+            "--move-ms",
+            move_ms,
+        ],
     );
     assert!(
         ran.took < QUICK,
@@ -921,7 +989,15 @@ fn a_line_at_the_limit_is_accepted_with_either_newline() {
         let (sb, _, report) = fixture_vs_greedy(
             "long_line",
             ending,
-            &["--seed", SEED, "--target", "60", "--move-ms", "2000"],
+            &[
+                "--seed",
+                SEED,
+                "--public-seed",
+                "--target",
+                "60",
+                "--move-ms",
+                "2000",
+            ],
         );
         check_report(&report, 2, false, 1);
         assert_eq!(
@@ -960,7 +1036,15 @@ fn a_bot_that_ignores_sigterm_is_still_stopped() {
     let (sb, ran, report) = fixture_vs_greedy(
         "ignores_sigterm",
         &[],
-        &["--seed", SEED, "--games", "2", "--target", "60"],
+        &[
+            "--seed",
+            SEED,
+            "--public-seed",
+            "--games",
+            "2",
+            "--target",
+            "60",
+        ],
     );
     assert!(ran.took < QUICK, "the referee took {:?}", ran.took);
     check_report(&report, 2, false, 2);
@@ -969,8 +1053,11 @@ fn a_bot_that_ignores_sigterm_is_still_stopped() {
 
 #[test]
 fn a_bot_flooding_stderr_is_capped_and_plays_on() {
-    let (sb, ran, report) =
-        fixture_vs_greedy("floods_stderr", &[], &["--seed", SEED, "--target", "60"]);
+    let (sb, ran, report) = fixture_vs_greedy(
+        "floods_stderr",
+        &[],
+        &["--seed", SEED, "--public-seed", "--target", "60"],
+    );
     assert!(ran.took < QUICK, "the referee took {:?}", ran.took);
     check_report(&report, 2, false, 1);
     assert!(
@@ -991,7 +1078,11 @@ fn a_bot_flooding_stderr_is_capped_and_plays_on() {
 
 #[test]
 fn a_bot_is_restarted_for_the_next_game_after_a_fault() {
-    let (sb, _, report) = fixture_vs_greedy("garbage", &[], &["--seed", SEED, "--games", "2"]);
+    let (sb, _, report) = fixture_vs_greedy(
+        "garbage",
+        &[],
+        &["--seed", SEED, "--public-seed", "--games", "2"],
+    );
     for (game, seat) in [(0, 0), (1, 1)] {
         let record = &report["games"][game];
         // A fresh process answered the handshake and its first turn, then wrote garbage again.
@@ -1013,6 +1104,7 @@ fn fallback(fixture: &str, move_ms: &str) -> (Sandbox, Value) {
         &[
             "--seed",
             SEED,
+            "--public-seed",
             "--move-ms",
             move_ms,
             "--on-fault",
@@ -1077,6 +1169,7 @@ fn fallback_still_forfeits_a_crash_at_once() {
         &[
             "--seed",
             SEED,
+            "--public-seed",
             "--on-fault",
             "fallback",
             "--max-faults",
@@ -1189,7 +1282,7 @@ fn a_log(sb: &Sandbox) -> PathBuf {
     play(
         sb,
         &["builtin:greedy".into(), "builtin:random".into()],
-        &["--seed", SEED, "--target", "100"],
+        &["--seed", SEED, "--public-seed", "--target", "100"],
     );
     sb.log(1)
 }
@@ -1270,6 +1363,7 @@ fn ctrl_c_stops_the_match_and_every_bot() {
         "50".into(),
         "--seed".into(),
         SEED.into(),
+        "--public-seed".into(),
         "--log-dir".into(),
         sb.logs().display().to_string(),
     ];
@@ -1341,7 +1435,7 @@ fn bots_are_named_after_their_hello() {
     let (_, report) = play(
         &sb,
         &[bot.clone(), bot],
-        &["--seed", SEED, "--max-hands", "1"],
+        &["--seed", SEED, "--public-seed", "--max-hands", "1"],
     );
     let names = |list: &Value, key: &str| -> Vec<String> {
         let entries = list.as_array().expect("a list of bots");
@@ -1360,7 +1454,15 @@ fn timing_counts_the_moves_that_timed_out() {
     let (sb, _, report) = fixture_vs_greedy(
         "slow",
         &[],
-        &["--seed", SEED, "--move-ms", "300", "--on-fault", "fallback"],
+        &[
+            "--seed",
+            SEED,
+            "--public-seed",
+            "--move-ms",
+            "300",
+            "--on-fault",
+            "fallback",
+        ],
     );
     let slow = &report["standings"]["entrants"][0];
     let timeouts = uint(&slow["faults"]["timeout"]);

@@ -14,7 +14,15 @@ fn base_log(sb: &Sandbox) -> PathBuf {
     play(
         sb,
         &["builtin:greedy".into(), "builtin:random".into()],
-        &["--seed", "7", "--target", "100", "--hand-size", "5"],
+        &[
+            "--seed",
+            "7",
+            "--public-seed",
+            "--target",
+            "100",
+            "--hand-size",
+            "5",
+        ],
     );
     sb.log(1)
 }
@@ -296,7 +304,15 @@ fn a_log_with_fallback_faults_verifies_and_its_forgeries_do_not() {
     play(
         &sb,
         &bots,
-        &["--seed", "7", "--on-fault", "fallback", "--max-faults", "2"],
+        &[
+            "--seed",
+            "7",
+            "--public-seed",
+            "--on-fault",
+            "fallback",
+            "--max-faults",
+            "2",
+        ],
     );
     let log = sb.log(1);
     assert_replays(&log);
@@ -507,6 +523,7 @@ fn turn_json_is_the_message_the_bot_received() {
             "2",
             "--seed",
             "11",
+            "--public-seed",
             "--target",
             "100",
             "--no-sandbox",

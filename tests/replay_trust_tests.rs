@@ -23,7 +23,11 @@ fn builtins(sb: &Sandbox, options: &[&str]) -> PathBuf {
     log_of(
         sb,
         &two,
-        &[&["--seed", "7", "--hand-size", "5"][..], options].concat(),
+        &[
+            &["--seed", "7", "--public-seed", "--hand-size", "5"][..],
+            options,
+        ]
+        .concat(),
     )
 }
 
@@ -80,7 +84,15 @@ fn a_fault_record_is_what_the_referee_writes_for_its_kind() {
     let log = log_of(
         &sb,
         &bots,
-        &["--seed", "1", "--on-fault", "fallback", "--max-faults", "3"],
+        &[
+            "--seed",
+            "1",
+            "--public-seed",
+            "--on-fault",
+            "fallback",
+            "--max-faults",
+            "3",
+        ],
     );
     let lines = lines_of(&log);
     assert_replays(&log);

@@ -134,6 +134,7 @@ fn a_json_match_lists_every_game_in_one_document() {
         "40",
         "--seed",
         "12",
+        "--public-seed",
         "--json",
         "--log-dir",
         &sb.logs().display().to_string(),
@@ -160,6 +161,7 @@ fn sample_json_match(sb: &Sandbox, seed: &str) -> Vec<String> {
             "--json",
             "--seed",
             seed,
+            "--public-seed",
             "--log-dir",
             &logs,
         ]
@@ -272,6 +274,7 @@ fn a_match_between_builtins_stops_on_ctrl_c() {
         "10000000",
         "--seed",
         "5",
+        "--public-seed",
         "--log-dir",
         &logs,
     ];
@@ -307,6 +310,7 @@ fn every_match_gets_a_log_folder_of_its_own() {
         "builtin:random",
         "--seed",
         "9",
+        "--public-seed",
         "--json",
     ];
     let logs: Vec<String> = (0..2)
@@ -372,8 +376,11 @@ fn game_k_alone_plays_as_in_the_whole_match() {
     let sb = Sandbox::new();
     let bots = ["builtin:greedy", "builtin:random", "builtin:random"];
     let whole = match_json(&sb, &bots, &["--games", "8", "--seed", "11"]);
+    // The typed seed was mixed with a fresh key: the master printed plays the game again.
+    let master = whole["seed"].to_string();
     let alone_sb = Sandbox::new();
-    let alone = match_json(&alone_sb, &bots, &["--game", "8", "--seed", "11"]);
+    let options = ["--game", "8", "--seed", &master, "--public-seed"];
+    let alone = match_json(&alone_sb, &bots, &options);
     let games = whole["games"].as_array().expect("games");
     let a = games.iter().find(|g| g["game"] == 8).expect("game 8");
     let b = &alone["games"][0];
@@ -405,7 +412,18 @@ fn bots_are_named_on_the_command_line_and_in_bots_files() {
         "new=builtin:greedy".to_string(),
     ];
     // Uncontained: the bot writes what it saw into its folder.
-    let (_, report) = play(&sb, &bots, &["--games", "2", "--seed", "1", "--no-sandbox"]);
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "--public-seed",
+            "--no-sandbox",
+        ],
+    );
     let names: Vec<&str> = report["entrants"]
         .as_array()
         .expect("bots")

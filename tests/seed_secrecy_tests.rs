@@ -1,13 +1,17 @@
 //! What a contained bot must never learn: the match's seed (with its own copy of the open-source
 //! referee it would know every deal), its partner's hand through memory both can reach, or a
 //! file the referee inherited. One cheat each (`cheat_learns_the_seed.py`,
-//! `cheat_shares_memory.py`), each with a `--no-sandbox` control that shows the cheat working.
+//! `cheat_shares_memory.py`), each with a `--no-sandbox` control that shows the cheat working;
+//! and a cheat that searches the seeds a user types (`cheat_seed_search`, in Rust: a million
+//! candidates in seconds) from its `bot_seed` or its own hand, with `--public-seed` as control.
 
 use std::fs;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
+
+use serde_json::Value;
 
 use crate::harness::*;
 
@@ -297,4 +301,389 @@ fn two_bots_from_one_folder_share_no_place_to_write() {
 #[test]
 fn without_the_sandbox_two_bots_read_each_others_notes() {
     assert!(notes(&["--no-sandbox"]).contains("LEAK a note in /tmp"));
+}
+
+/// The seed-searching cheat, built with the workspace (`crates/seed-search`).
+fn searcher() -> std::path::PathBuf {
+    workspace_binary("cheat_seed_search", "allfives-seed-search")
+}
+
+/// A seed a user would type: the cheat tries every seed below 1,000,000.
+const TYPED: &str = "4242";
+
+/// The search's clock: a million deals take seconds, several on a loaded machine.
+const SEARCH_MS: &str = "120000";
+
+/// The cheat's command, searching from `clue` (`bot-seed` or `hand`).
+fn search_command(sb: &Sandbox, clue: &str) -> String {
+    format!(
+        "cheat={} {clue} {}",
+        quote(&searcher().display().to_string()),
+        sb.token()
+    )
+}
+
+/// `allfives COMMAND BOTS --seed TYPED`, games to 60 with the search's clock, and `options`.
+fn typed_run(command: &str, bots: &[String], options: &[&str]) -> Vec<String> {
+    let mut args = vec![command.to_string()];
+    args.extend(bots.iter().cloned());
+    let typed = ["--seed", TYPED, "--target", "60", "--move-ms", SEARCH_MS];
+    args.extend(typed.iter().chain(options).map(|o| o.to_string()));
+    args
+}
+
+/// Each seat's first hand in `log`, as the cheat writes them (tiles sorted).
+fn first_hands(log: &Path) -> Vec<String> {
+    let text = fs::read_to_string(log).expect("a log");
+    let start: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .find(|l| l["type"] == "hand_start")
+        .expect("a first hand");
+    let hands = start["deal"]["hands"].as_array().expect("hands");
+    hands
+        .iter()
+        .map(|hand| {
+            let mut tiles: Vec<String> = hand
+                .as_array()
+                .expect("tiles")
+                .iter()
+                .map(|t| t.to_string())
+                .collect();
+            tiles.sort();
+            format!("[{}]", tiles.join(","))
+        })
+        .collect()
+}
+
+/// Whether the cheat named every seat's first hand in `log` (its own is no secret, so this is
+/// knowing the others').
+fn knows_the_deal(stderr: &str, log: &Path) -> bool {
+    first_hands(log)
+        .iter()
+        .enumerate()
+        .all(|(seat, hand)| stderr.contains(&format!("LEAK seat {seat}: {hand}")))
+}
+
+/// Asserts that the search ran over every candidate and learned nothing: no typed seed fits,
+/// and a seed that dealt the cheat's hand by chance (a hand is one of 6.9 million) deals the
+/// others other tiles.
+fn found_nothing(stderr: &str, log: &Path) {
+    assert!(stderr.contains("TRIED 2000000 seeds"), "{stderr}");
+    assert!(!stderr.contains(&format!("(typed {TYPED})")), "{stderr}");
+    assert!(!knows_the_deal(stderr, log), "the search worked: {stderr}");
+}
+
+/// Asserts that the search found the typed seed and every seat's hand in `log`.
+fn found_the_deal(stderr: &str, log: &Path) {
+    assert!(
+        stderr.contains(&format!("(typed {TYPED})")),
+        "the search failed: {stderr}"
+    );
+    assert!(knows_the_deal(stderr, log), "{stderr}");
+}
+
+/// One game of the cheat (seat 0) against a fair bot, `--seed TYPED` with `options`; the
+/// cheat's stderr and the game's log.
+fn searched_match(clue: &str, options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
+    let sb = Sandbox::new();
+    let logs = sb.path("logs");
+    let bots = [search_command(&sb, clue), fair(&sb)];
+    let dir = logs.display().to_string();
+    let args = typed_run("match", &bots, &[&["--log-dir", &dir], options].concat());
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}{}", ran.stdout, ran.stderr);
+    sb.assert_no_bot_left();
+    let stderr = fs::read_to_string(logs.join("cheat.stderr")).expect("the cheat's stderr");
+    (stderr, logs.join("game-1.jsonl"), sb)
+}
+
+#[test]
+fn a_typed_seed_is_not_found_from_the_bot_seed() {
+    let (stderr, log, _sb) = searched_match("bot-seed", &[]);
+    found_nothing(&stderr, &log);
+}
+
+#[test]
+fn a_public_seed_is_found_from_the_bot_seed() {
+    let (stderr, log, _sb) = searched_match("bot-seed", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+}
+
+#[test]
+fn a_typed_seed_is_not_found_from_the_bots_own_hand() {
+    let (stderr, log, _sb) = searched_match("hand", &[]);
+    found_nothing(&stderr, &log);
+}
+
+#[test]
+fn a_public_seed_is_found_from_the_bots_own_hand() {
+    let (stderr, log, _sb) = searched_match("hand", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+}
+
+/// A one-deal tournament of the cheat and a fair bot, `--seed TYPED` with `options`, one game
+/// at a time; what the cheat wrote on stderr and the first game's log.
+fn searched_tournament(clue: &str, options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
+    let sb = Sandbox::new();
+    let out = sb.path("out");
+    let bots = [search_command(&sb, clue), fair(&sb)];
+    let dir = out.display().to_string();
+    let place = ["--deals", "1", "-j", "1", "--out", &dir, "--quiet"];
+    let args = typed_run("tournament", &bots, &[&place[..], options].concat());
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}{}", ran.stdout, ran.stderr);
+    sb.assert_no_bot_left();
+    let mut stderr = String::new();
+    for entry in fs::read_dir(out.join("stderr"))
+        .expect("stderr files")
+        .flatten()
+    {
+        if entry.file_name().to_string_lossy().starts_with("cheat") {
+            stderr.push_str(&fs::read_to_string(entry.path()).expect("a stderr file"));
+        }
+    }
+    // One deal: every game's first hand is the same.
+    let log = fs::read_dir(out.join("logs"))
+        .expect("logs")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a game's log");
+    (stderr, log, sb)
+}
+
+#[test]
+fn a_tournaments_typed_seed_is_not_found() {
+    for clue in ["bot-seed", "hand"] {
+        let (stderr, log, _sb) = searched_tournament(clue, &[]);
+        found_nothing(&stderr, &log);
+    }
+}
+
+#[test]
+fn a_tournaments_public_seed_is_found() {
+    let (stderr, log, _sb) = searched_tournament("bot-seed", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+    let (stderr, log, _sb) = searched_tournament("hand", &["--public-seed"]);
+    found_the_deal(&stderr, &log);
+}
+
+/// The first position of a game played with `options` posed to the cheat by `replay --ask`;
+/// what the referee printed (the asked bot's stderr among it) and the log.
+fn searched_replay(options: &[&str]) -> (String, std::path::PathBuf, Sandbox) {
+    let sb = Sandbox::new();
+    let log = sb.path("game.jsonl");
+    let bots = ["builtin:greedy", "builtin:random"].map(String::from);
+    let file = log.display().to_string();
+    let args = typed_run("match", &bots, &[&["--log", &file], options].concat());
+    let played = allfives(&args);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let command = format!(
+        "{} bot-seed {}",
+        quote(&searcher().display().to_string()),
+        sb.token()
+    );
+    let shown = log.display().to_string();
+    let ran = allfives(&["replay", &shown, "--turn", "1", "--ask", &command]);
+    assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
+    sb.assert_no_bot_left();
+    (format!("{}{}", ran.stdout, ran.stderr), log, sb)
+}
+
+#[test]
+fn replay_ask_gives_no_typed_seed_away() {
+    let (printed, log, _sb) = searched_replay(&[]);
+    found_nothing(&printed, &log);
+}
+
+#[test]
+fn replay_ask_gives_a_public_seed_away() {
+    let (printed, log, _sb) = searched_replay(&["--public-seed"]);
+    found_the_deal(&printed, &log);
+}
+
+/// The master seed a `match --json` report names, and the first game's seed.
+fn seeds_of(args: &[String]) -> (u64, u64, Value) {
+    let ran = allfives(args);
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    let report = ran.json();
+    let master = report["seed"].as_u64().expect("a seed");
+    let first = report["games"][0]["seed"].as_u64().expect("a game seed");
+    (master, first, report)
+}
+
+/// A match of two builtins, one game to 60, its report in JSON, with `extra`.
+fn two_builtins(extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--json",
+        "--target=60",
+    ];
+    args.extend(extra);
+    args.into_iter().map(String::from).collect()
+}
+
+#[test]
+fn a_typed_seed_alone_deals_other_games_each_run() {
+    let sb = Sandbox::new();
+    let logs = |n: &str| sb.path(n).display().to_string();
+    let (a, b) = (logs("a"), logs("b"));
+    let args = |dir: &str| two_builtins(&["--seed", "7", "--log-dir", dir]);
+    let (first, _, report) = seeds_of(&args(&a));
+    let (second, _, _) = seeds_of(&args(&b));
+    assert_ne!(first, 7);
+    assert_ne!(first, second);
+    assert!(report.get("public_seed").is_none(), "{report}");
+}
+
+#[test]
+fn a_seed_and_its_key_file_deal_the_same_games_every_run() {
+    let sb = Sandbox::new();
+    let key = sb.path("keys/deal-key");
+    fs::create_dir(sb.path("keys")).expect("a folder");
+    let (k, a, b) = (
+        key.display().to_string(),
+        sb.path("a").display().to_string(),
+        sb.path("b").display().to_string(),
+    );
+    let args = |dir: &str| two_builtins(&["--seed", "7", "--deal-key", &k, "--log-dir", dir]);
+    let (first, game, _) = seeds_of(&args(&a));
+    // The key was made once, for this user only, and read again.
+    let mode = fs::metadata(&key).expect("a key file").permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
+    let (second, again, _) = seeds_of(&args(&b));
+    assert_eq!((first, game), (second, again));
+    assert_ne!(first, 7);
+    // The printed master, taken as it is, deals the same games again without the key.
+    let m = first.to_string();
+    let c = sb.path("c").display().to_string();
+    let replayed = two_builtins(&["--seed", &m, "--public-seed", "--log-dir", &c]);
+    let (master, same, report) = seeds_of(&replayed);
+    assert_eq!((master, same), (first, game));
+    assert_eq!(report["public_seed"], true);
+    let header = fs::read_to_string(sb.path("c/game-1.jsonl")).expect("a log");
+    assert!(
+        header
+            .lines()
+            .next()
+            .expect("a header")
+            .contains("\"public_seed\":true")
+    );
+}
+
+#[test]
+fn a_public_seed_is_the_master_and_is_said_to_be() {
+    let sb = Sandbox::new();
+    let dir = sb.path("logs").display().to_string();
+    let mut args = vec![
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--target",
+        "60",
+    ];
+    args.extend(["--seed", "7", "--public-seed", "--log-dir", &dir]);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.stdout.contains("seed 7 (public: --public-seed)"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("public seed 7: these games were dealt by public formulas")
+    );
+    assert!(
+        ran.stderr
+            .contains("a bot that guesses it can compute every hand")
+    );
+}
+
+#[test]
+fn a_key_file_that_holds_no_key_is_refused() {
+    let sb = Sandbox::new();
+    let key = sb.path("deal-key");
+    fs::write(&key, "not a key\n").expect("a file");
+    let k = key.display().to_string();
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "7",
+        "--deal-key",
+        &k,
+    ]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is not a deal key (64 hex digits)"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+}
+
+#[test]
+fn shards_without_a_shared_key_are_refused() {
+    let sb = Sandbox::new();
+    let out = sb.path("t").display().to_string();
+    let mut args = vec![
+        "tournament",
+        "builtin:greedy",
+        "builtin:random",
+        "--out",
+        &out,
+    ];
+    args.extend(["--shard", "1/2", "--seed", "7"]);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("--deal-key FILE"), "{}", ran.stderr);
+    assert!(!sb.path("t").join("tournament.json").exists());
+}
+
+#[test]
+fn a_tournament_keeps_its_typed_seed_and_resumes_on_it() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let dir = out.display().to_string();
+    let args = [
+        "tournament",
+        "builtin:greedy",
+        "builtin:random",
+        "--deals",
+        "1",
+    ];
+    let ran = allfives(&[&args[..], &["--seed", "99", "--out", &dir, "--quiet"]].concat());
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let definition: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("tournament.json")).expect("stored"))
+            .expect("JSON");
+    assert_eq!(definition["typed_seed"], 99);
+    assert_ne!(definition["seed"], 99);
+    assert!(definition.get("public_seed").is_none());
+    let more = |seed: &str| {
+        allfives(&[
+            "tournament",
+            "--out",
+            &dir,
+            "--resume",
+            "--deals",
+            "2",
+            "--seed",
+            seed,
+            "--quiet",
+        ])
+    };
+    assert_eq!(more("98").code, Some(2));
+    let resumed = more("99");
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let verified = allfives(&["standings", &dir, "--verify"]);
+    assert_eq!(verified.code, Some(0), "{}", verified.stderr);
 }

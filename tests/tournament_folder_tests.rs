@@ -212,10 +212,30 @@ type Edit = fn(&Path);
 fn results_that_do_not_check_out_are_refused_naming_the_line() {
     let sb = Sandbox::new();
     let played = sb.path("played");
-    let args = [GREEDY, RANDOM, "--deals", "2", "--seed", "3", "-j", "1"];
+    let args = [
+        GREEDY,
+        RANDOM,
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "--public-seed",
+        "-j",
+        "1",
+    ];
     assert_eq!(tournament(&played, &args).code, Some(0));
     let other = sb.path("other");
-    let other_args = [GREEDY, RANDOM, "--deals", "2", "--seed", "4", "-j", "1"];
+    let other_args = [
+        GREEDY,
+        RANDOM,
+        "--deals",
+        "2",
+        "--seed",
+        "4",
+        "--public-seed",
+        "-j",
+        "1",
+    ];
     assert_eq!(tournament(&other, &other_args).code, Some(0));
     let other_line = fs::read_to_string(other.join("results.jsonl"))
         .expect("results")
@@ -355,7 +375,17 @@ fn results_that_do_not_check_out_are_refused_naming_the_line() {
 fn a_repeated_line_and_a_torn_tail_are_repaired_with_a_word() {
     let sb = Sandbox::new();
     let played = sb.path("played");
-    let args = [GREEDY, RANDOM, "--deals", "2", "--seed", "3", "-j", "1"];
+    let args = [
+        GREEDY,
+        RANDOM,
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "--public-seed",
+        "-j",
+        "1",
+    ];
     assert_eq!(tournament(&played, &args).code, Some(0));
     let dir = sb.path("repeated");
     copy_folder(&played, &dir);
@@ -391,10 +421,11 @@ fn a_repeated_line_and_a_torn_tail_are_repaired_with_a_word() {
 #[test]
 fn standings_merges_only_the_shards_of_one_tournament_each_once() {
     let sb = Sandbox::new();
-    // Deals 3 and seed 4 unless told.
+    // Deals 3 and seed 4 unless told, the deals made with one key file.
+    let key = sb.path("deal-key").display().to_string();
     let run = |name: &str, extra: &[&str]| -> String {
         let dir = sb.path(name);
-        let mut args = vec![GREEDY, RANDOM, "-j", "1"];
+        let mut args = vec![GREEDY, RANDOM, "-j", "1", "--deal-key", &key];
         args.extend(extra);
         for (flag, value) in [("--deals", "3"), ("--seed", "4")] {
             if !extra.contains(&flag) {
@@ -447,6 +478,7 @@ fn a_bot_reseeded_from_bot_seed_plays_the_same_with_any_number_of_workers() {
         "5",
         "--seed",
         "12",
+        "--public-seed",
     ];
     // Each game's outcome by id: the seats' ranks and the scores.
     let outcomes = |out: &Path| -> std::collections::BTreeMap<String, Value> {
@@ -502,6 +534,7 @@ fn a_hundred_thousand_entrants_start_and_a_sigterm_at_start_is_obeyed() {
         "1",
         "--seed",
         "1",
+        "--public-seed",
         "-j",
         "1",
         "--bots",

@@ -112,6 +112,7 @@ fn a_partnership_tournament_names_the_winning_team() {
             "3",
             "--seed",
             "1",
+            "--public-seed",
         ],
     );
     let s = &report["standings"];
@@ -132,6 +133,7 @@ fn resume_after_a_kill_ends_as_an_uninterrupted_run() {
         "6",
         "--seed",
         "8",
+        "--public-seed",
         "-j",
         "1",
     ];
@@ -165,7 +167,18 @@ fn resume_after_a_kill_ends_as_an_uninterrupted_run() {
 #[test]
 fn shards_merged_equal_the_whole() {
     let sb = Sandbox::new();
-    let args = [GREEDY, RANDOM, RANDOM2, "--deals", "5", "--seed", "4"];
+    let key = sb.path("deal-key").display().to_string();
+    let args = [
+        GREEDY,
+        RANDOM,
+        RANDOM2,
+        "--deals",
+        "5",
+        "--seed",
+        "4",
+        "--deal-key",
+        &key,
+    ];
     let (_, whole) = tournament(&sb.path("whole"), &args);
     let mut dirs = Vec::new();
     for i in 1..=3 {
@@ -290,6 +303,7 @@ fn two_tournaments_at_once_keep_to_their_folders() {
             "20",
             "--seed",
             "2",
+            "--public-seed",
             "--out",
         ]
         .map(String::from)
@@ -503,7 +517,17 @@ fn sprt_stops_the_tournament_once_it_decides_and_stays_decided() {
     let (_, report) = tournament(
         &out,
         &[
-            GREEDY, RANDOM, "--deals", "5000", "--seed", "6", "-j", "2", "--sprt", sprt,
+            GREEDY,
+            RANDOM,
+            "--deals",
+            "5000",
+            "--seed",
+            "6",
+            "--public-seed",
+            "-j",
+            "2",
+            "--sprt",
+            sprt,
         ],
     );
     let t = &report["standings"]["sprt"];
@@ -667,6 +691,7 @@ fn every_results_line_reruns_its_game_alone() {
             "2",
             "--seed",
             "12",
+            "--public-seed",
         ],
     );
     for line in results(&out).iter().step_by(5) {
@@ -775,6 +800,7 @@ fn a_gauntlet_challenger_is_chosen_by_name_from_a_bots_file() {
         "2",
         "--seed",
         "3",
+        "--public-seed",
         "--out",
         &out_s,
         "--standings-every",

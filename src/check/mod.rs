@@ -194,6 +194,7 @@ async fn play_scenario(
         // (and seed 0 for each, which deals nothing in a game of one hand): one process serves
         // them all, as a match's would.
         processes: Processes::Reused,
+        public_seed: false,
     };
     let script = scenario.opponent.iter().map(|t| tile(t)).collect();
     table[1 - BOT] = Player::with_builtin("script", Builtin::Script(script));

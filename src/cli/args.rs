@@ -13,13 +13,14 @@ use crate::bot::player::BotSpec;
 use crate::cli::commands::BAD_INPUT;
 use crate::cli::deal_file::{never_played, read_deals};
 use crate::cli::entrants;
+use crate::cli::key_file;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
 use crate::sandbox::{Policy, ResourceLimits};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
-use crate::tournament::seeds::SEED_LIMIT;
+use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
@@ -210,6 +211,56 @@ pub struct SchemaArgs {
     pub what: String,
 }
 
+/// The options that make a run's master seed (`match` and `tournament`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SeedArgs {
+    /// A seed below 2^53 that names the run's deals. It is mixed with a secret deal key, so that
+    /// no bot can compute the deals from it: a fresh key every run (the same N then deals other
+    /// games) unless --deal-key names one; the master seed it makes is printed and recorded
+    /// [default: a fresh master seed from the operating system].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Deal from --seed N by public formulas, with no key: N gives the same games anywhere, and
+    /// a bot that guesses N can compute every hand (recorded in the logs and results, and
+    /// warned). Right for a seed the referee printed (a master seed, a results line's rerun)
+    /// [default: off].
+    #[arg(long, requires = "seed", conflicts_with = "deal_key")]
+    pub public_seed: bool,
+    /// Mix --seed with the deal key in FILE, made with a fresh key (mode 0600) if it does not
+    /// exist: the same seed and key give the same games in every run and every shard. Keep it
+    /// where no bot reads (not in a bot's folder) [default: a fresh key, kept nowhere].
+    #[arg(long, value_name = "FILE", requires = "seed")]
+    pub deal_key: Option<PathBuf>,
+}
+
+impl SeedArgs {
+    /// Whether every run with these options makes the same master (what shards need).
+    pub fn reproducible(&self) -> bool {
+        self.seed.is_some() && (self.public_seed || self.deal_key.is_some())
+    }
+
+    /// The master seed these options make; `fresh` draws one when no --seed is given. The
+    /// error is one sentence.
+    pub fn master(&self, fresh: impl FnOnce() -> Result<u64, String>) -> Result<Master, String> {
+        let Some(typed) = self.seed else {
+            return Ok(Master::untyped(fresh()?, false));
+        };
+        if typed >= SEED_LIMIT {
+            return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
+        }
+        let seed = match (self.public_seed, &self.deal_key) {
+            (true, _) => typed,
+            (false, Some(file)) => seeds::keyed(&key_file::load_or_make(file)?, typed),
+            (false, None) => seeds::keyed(&DealKey::fresh()?, typed),
+        };
+        Ok(Master {
+            seed,
+            typed: Some(typed),
+            public: self.public_seed,
+        })
+    }
+}
+
 /// `allfives tournament`.
 #[derive(Debug, Args)]
 pub struct TournamentArgs {
@@ -263,10 +314,9 @@ pub struct TournamentArgs {
     /// With 4 players cut-throat: all 24 seat orders (default: a balanced 8).
     #[arg(long)]
     pub all_orders: bool,
-    /// The master seed, below 2^53 (default: a fresh one from the operating system, printed
-    /// and recorded); deal d's seed derives from it and d.
-    #[arg(long)]
-    pub seed: Option<u64>,
+    /// The seed and the deal key the deals are made from.
+    #[command(flatten)]
+    pub seeds: SeedArgs,
     /// Games played at once (default: the number of cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub concurrency: Option<usize>,
@@ -672,10 +722,9 @@ pub struct MatchArgs {
     /// seats; 3: all 6 orders; 4: see docs/results.md) before a new deal.
     #[arg(long, short = 'g', value_name = "N", default_value_t = 1)]
     pub games: u32,
-    /// The match seed, below 2^53 [default: a fresh one from the operating system, always
-    /// printed and logged].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    /// The seed and the deal key the deals are made from.
+    #[command(flatten)]
+    pub seeds: SeedArgs,
     /// Play game K of the match alone, exactly as it is seated and dealt in the whole match
     /// [default: every game].
     #[arg(long, value_name = "K")]
@@ -809,6 +858,7 @@ impl GameArgs {
             sandbox: self.sandbox.policy(hidden)?,
             protections: None,
             processes: Processes::default(),
+            public_seed: false,
             clocks,
             on_fault: match self.on_fault {
                 OnFault::Forfeit => FaultPolicy::Forfeit,
@@ -840,13 +890,13 @@ impl GameArgs {
 }
 
 impl MatchArgs {
-    /// Checks the arguments and builds the match; the error is one sentence for the user.
-    /// `fresh_seed` gives a seed when none is given; the default log folder is created here, so
-    /// that no other run can take it.
+    /// Checks the arguments and builds the match, with its master seed and how it was made;
+    /// the error is one sentence for the user. `fresh_seed` gives a seed when none is given;
+    /// the default log folder is created here, so that no other run can take it.
     pub fn config(
         &self,
         fresh_seed: impl FnOnce() -> Result<u64, String>,
-    ) -> Result<MatchConfig, String> {
+    ) -> Result<(MatchConfig, Master), String> {
         let bots = self.bot_specs()?;
         let logged = match &self.deal_from {
             Some(path) => Some(read_logged_deals(path, bots.len(), self.hand)?),
@@ -857,19 +907,19 @@ impl MatchArgs {
         if self.games == 0 {
             return Err("--games must be at least 1".into());
         }
-        let seed = match self.seed.or(logged.as_ref().map(|l| l.seed)) {
-            Some(seed) if seed >= SEED_LIMIT => {
-                return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
-            }
-            Some(seed) => seed,
-            None => fresh_seed()?,
+        // A logged game played again without --seed keeps the log's seed, public or not.
+        let master = match (&logged, self.seeds.seed) {
+            (Some(logged), None) => Master::untyped(logged.seed, logged.public_seed),
+            _ => self.seeds.master(fresh_seed)?,
         };
+        let seed = master.seed;
         let deals = match (&self.deal, logged) {
             (Some(path), _) => read_deals(path, &rules)?,
             (None, Some(logged)) => validated(logged.deals, &rules, "--deal-from")?.into(),
             (None, None) => Arc::from([]),
         };
         let mut settings = self.game_options.settings(rules, deals, Vec::new())?;
+        settings.public_seed = master.public;
         let plan = self.plan(&rules, seed)?;
         let logs = match (&self.log, &self.log_dir) {
             (Some(_), _) if plan.len() > 1 => {
@@ -895,14 +945,15 @@ impl MatchArgs {
         settings.sandbox.hidden = hidden_with(folder);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         settings.processes = Processes::from_flags(self.fresh, self.reuse_processes);
-        Ok(MatchConfig {
+        let config = MatchConfig {
             bots,
             seed,
             plan,
             logs,
             echo_stderr: self.verbose,
             settings,
-        })
+        };
+        Ok((config, master))
     }
 
     /// The table of a match: its bots are all distinct players (teams as given).
@@ -1071,6 +1122,7 @@ fn validated(deals: Vec<Deal>, rules: &Rules, source: &str) -> Result<Vec<Deal>,
 struct LoggedDeals {
     rules: Rules,
     seed: u64,
+    public_seed: bool,
     deals: Vec<Deal>,
 }
 
@@ -1103,6 +1155,7 @@ fn read_logged_deals(
     Ok(LoggedDeals {
         rules,
         seed: replay.header.seed,
+        public_seed: replay.header.public_seed,
         deals: deals[from as usize - 1..].to_vec(),
     })
 }

@@ -127,12 +127,15 @@ pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let mut config = match args.config(seeds::fresh) {
-        Ok(config) => config,
+    let (mut config, master) = match args.config(seeds::fresh) {
+        Ok(made) => made,
         Err(message) => return fail(BAD_INPUT, message),
     };
     for warning in args.warnings(config.bots.len()) {
         eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
+    }
+    if let Some(note) = master.public_note() {
+        eprintln!("allfives: note: {note}");
     }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
@@ -152,10 +155,10 @@ fn match_command(args: &MatchArgs) -> u8 {
     };
     let json = args.json;
     let rules = config.settings.rules;
-    let seed = config.seed;
     let report = |complete: bool, entrants: &[Entrant], tally: &Tally| {
         let mut report = Report::new("match", complete, entrants.to_vec(), tally.standings());
-        report.seed = Some(seed);
+        report.seed = Some(master.seed);
+        report.public_seed = master.public;
         report.rules = Some(rules);
         report
     };
@@ -190,7 +193,7 @@ fn match_command(args: &MatchArgs) -> u8 {
     // --json streams its report: the opening now, each game as it ends, the standings last.
     let opened = match json {
         true => ReportStream::start(std::io::stdout(), &report(false, &entrants, &tally)).map(Some),
-        false => output::print_line(&output::match_banner(&played.config)).map(|()| None),
+        false => output::print_line(&output::match_banner(&played.config, &master)).map(|()| None),
     };
     let mut stream = match opened {
         Ok(stream) => stream,

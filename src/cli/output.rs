@@ -16,6 +16,7 @@ use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::results::{GameLine, Report};
 use crate::tournament::schedule::Format;
+use crate::tournament::seeds::Master;
 use crate::tournament::standings::{Row, Standings};
 use allfives_engine::game::GameEnding;
 
@@ -31,14 +32,14 @@ pub fn print_line(text: &str) -> io::Result<()> {
 }
 
 /// The opening line of a match.
-pub fn match_banner(config: &MatchConfig) -> String {
+pub fn match_banner(config: &MatchConfig, master: &Master) -> String {
     let names: Vec<&str> = config.bots.iter().map(|b| b.name.as_str()).collect();
     let mut banner = format!(
-        "allfives match: {} ({} game{}), seed {}\nrules: {}",
+        "allfives match: {} ({} game{}), {}\nrules: {}",
         names.join(" vs "),
         config.plan.len(),
         if config.plan.len() == 1 { "" } else { "s" },
-        config.seed,
+        master.describe(),
         config.settings.rules
     );
     if config.plan.len() > 1 && config.bots.iter().any(BotSpec::is_process) {
@@ -145,6 +146,15 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
         .filter(|e| e.retired)
         .map(|e| e.name.as_str())
         .collect();
+    if report.public_seed {
+        let _ = writeln!(
+            text,
+            "public seed {}: these games were dealt by public formulas (--public-seed), so the bots could have computed every deal",
+            report
+                .seed
+                .map_or("(several)".to_string(), |s| s.to_string())
+        );
+    }
     if !retired.is_empty() {
         let _ = writeln!(
             text,

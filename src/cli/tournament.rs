@@ -12,11 +12,12 @@ use tokio::sync::mpsc;
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::args::{
-    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, StandingsArgs,
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, SeedArgs, StandingsArgs,
     TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
+use crate::cli::key_file;
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
@@ -35,7 +36,7 @@ use crate::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
 use crate::tournament::ratings::{Anchor, SprtSpec};
 use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
 use crate::tournament::schedule::{Format, GamePlan, Table};
-use crate::tournament::seeds::{self, SEED_LIMIT};
+use crate::tournament::seeds::{self, Master, SEED_LIMIT};
 use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
 
@@ -170,20 +171,20 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     if !args.json {
         let mut banner = match &ladder {
             Some(_) => format!(
-                "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, seed {}, results in {}",
+                "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
                 bots.len(),
                 definition.retired.len(),
                 missing,
                 tally.games(),
-                definition.seed,
+                definition.master().describe(),
                 dir.display()
             ),
             None => format!(
-                "allfives tournament: {} entrants, {} games to play of {} scheduled, seed {}, results in {}",
+                "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
                 bots.len(),
                 missing,
                 scheduled,
-                definition.seed,
+                definition.master().describe(),
                 dir.display()
             ),
         };
@@ -197,6 +198,9 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         if let Err(e) = output::print_line(&banner) {
             return output_failed(&e);
         }
+    }
+    if let Some(note) = definition.master().public_note() {
+        eprintln!("allfives: note: {note}");
     }
     let concurrency = args
         .concurrency
@@ -349,6 +353,7 @@ fn tournament_report(
 ) -> Report {
     let mut report = Report::new("tournament", complete, entrants, tally.standings());
     report.seed = Some(definition.seed);
+    report.public_seed = definition.public_seed;
     report.rules = Some(definition.rules);
     report.tournament_format = Some(definition.format);
     report
@@ -505,6 +510,24 @@ fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
     rx
 }
 
+/// The seed option that names a master other than the stored one, if any: another typed seed,
+/// `--public-seed` for a master a key made, or a deal key that does not make the stored master
+/// (a public master resumed without `--public-seed` is the stored one: the folder decides).
+fn seed_changed(given: &SeedArgs, stored: &Definition) -> Option<&'static str> {
+    let typed = given.seed?;
+    // Older definitions kept no typed seed: their master was the typed seed itself.
+    if typed != stored.typed_seed.unwrap_or(stored.seed) {
+        return Some("--seed");
+    }
+    if given.public_seed && !stored.public_seed {
+        return Some("--public-seed");
+    }
+    let other_key = given.deal_key.as_ref().is_some_and(|file| {
+        key_file::load_or_make(file).map_or(true, |key| seeds::keyed(&key, typed) != stored.seed)
+    });
+    other_key.then_some("--deal-key")
+}
+
 /// The options typed with `--resume` whose values differ from the stored tournament's.
 fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
     let options = &args.game_options;
@@ -530,8 +553,8 @@ fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
         })
         .map(|kept| kept.flag())
         .collect();
-    if args.seed.is_some_and(|seed| seed != stored.seed) {
-        changed.push("--seed".into());
+    if let Some(flag) = seed_changed(&args.seeds, stored) {
+        changed.push(flag.into());
     }
     if args.shard.is_some() && args.shard != stored.shard {
         changed.push("--shard".into());
@@ -619,7 +642,13 @@ fn define(
             ));
         }
         (Some(stored), true) => {
-            let asked = Definition::new(given, settings, (args.format, table, deals), 0, None);
+            let asked = Definition::new(
+                given,
+                settings,
+                (args.format, table, deals),
+                Master::untyped(0, false),
+                None,
+            );
             match stored.format {
                 Format::Ladder => ladder_resumed(args, &stored, asked.entrants, notes)?,
                 other => {
@@ -635,12 +664,17 @@ fn define(
             }
         }
         (None, false) => {
-            let seed = args.seed.map_or_else(seeds::fresh, Ok)?;
+            if args.shard.is_some() && !args.seeds.reproducible() {
+                return Err(
+                    "--shard needs the deals every shard shares: --seed N with --deal-key FILE (one key file for all shards), or --seed N --public-seed".into(),
+                );
+            }
+            let master = args.seeds.master(seeds::fresh)?;
             let mut definition = Definition::new(
                 given,
                 settings,
                 (args.format, table, deals),
-                seed,
+                master,
                 args.shard,
             );
             definition.sprt = args.sprt;
@@ -698,7 +732,7 @@ fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), Strin
         return Err("--all-orders needs 4 players cut-throat (--no-teams)".into());
     }
     ladder_options(args)?;
-    if let Some(seed) = args.seed
+    if let Some(seed) = args.seeds.seed
         && seed >= SEED_LIMIT
     {
         return Err(format!("--seed must be below 2^53 ({SEED_LIMIT})"));
@@ -1099,6 +1133,7 @@ fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
         .collect();
     let mut report = Report::new("standings", complete, entrants, tally.standings());
     report.seed = Some(first.seed);
+    report.public_seed = first.public_seed;
     report.rules = Some(first.rules);
     Ok((report, page))
 }

@@ -57,6 +57,10 @@ pub struct Header {
     /// logs, whose processes may have played a deal twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processes: Option<Processes>,
+    /// True when `seed` follows from a typed seed by public formulas (`--public-seed`), so that
+    /// the bots could have computed the deals; written only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public_seed: bool,
 }
 
 fn is_wall(kind: &ClockKind) -> bool {

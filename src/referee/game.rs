@@ -71,6 +71,8 @@ pub struct GameSetup {
     pub deals: Arc<[Deal]>,
     /// How long a bot's process lives: by default one never plays a deal it has seen.
     pub processes: Processes,
+    /// The seed is public (`--public-seed`): a bot that guesses it can compute the deals.
+    pub public_seed: bool,
 }
 
 /// What a game came to.
@@ -171,6 +173,7 @@ fn header(setup: &GameSetup, players: &[Player]) -> Header {
             .iter()
             .any(|&p| players[p].spec.is_process())
             .then_some(setup.processes),
+        public_seed: setup.public_seed,
     }
 }
 

@@ -145,6 +145,8 @@ pub struct GameSettings {
     pub protections: Option<Protections>,
     /// How long a bot's process lives.
     pub processes: Processes,
+    /// The games are dealt from a public seed (`--public-seed`): recorded in each log's header.
+    pub public_seed: bool,
 }
 
 /// Everything a match needs.
@@ -280,6 +282,7 @@ pub async fn play_planned(
         protections: settings.protections.clone(),
         deals: settings.deals.clone(),
         processes: settings.processes,
+        public_seed: settings.public_seed,
     };
     let record = play_game(&setup, players, log).await?;
     let times = planned

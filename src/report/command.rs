@@ -36,7 +36,8 @@ pub fn tournament_command(d: &Definition) -> String {
     if d.ladder.is_none() {
         words.push(format!("--deals {}", d.deals));
     }
-    words.push(format!("--seed {}", d.seed));
+    // The master itself, taken as it is: the key that made it is needed no more.
+    words.push(format!("--seed {} --public-seed", d.seed));
     words.extend(setting_words(
         &d.rules,
         &d.clock,

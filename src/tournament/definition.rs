@@ -20,6 +20,7 @@ use crate::tournament::digest;
 use crate::tournament::ladder::LadderSpec;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{Format, Schedule, Table};
+use crate::tournament::seeds::Master;
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
 
@@ -59,6 +60,13 @@ pub struct Definition {
     pub deals: u64,
     /// The master seed.
     pub seed: u64,
+    /// The seed typed with `--seed` that made the master, if one was (older definitions lack
+    /// it). Decides no game: the master does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typed_seed: Option<u64>,
+    /// The master is the typed seed itself (`--public-seed`): bots could compute the deals.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public_seed: bool,
     /// The rules.
     pub rules: Rules,
     /// The clocks.
@@ -94,7 +102,7 @@ impl Definition {
         entrants: &[BotSpec],
         settings: &GameSettings,
         (format, table, deals): (Format, Table, u64),
-        seed: u64,
+        master: Master,
         shard: Option<(u64, u64)>,
     ) -> Definition {
         Definition {
@@ -112,7 +120,9 @@ impl Definition {
             format,
             table,
             deals,
-            seed,
+            seed: master.seed,
+            typed_seed: master.typed,
+            public_seed: master.public,
             rules: settings.rules,
             clock: settings.clocks.info(),
             clock_kind: settings.clocks.kind,
@@ -155,6 +165,16 @@ impl Definition {
             sandbox,
             protections: None,
             processes: Processes::default(),
+            public_seed: self.public_seed,
+        }
+    }
+
+    /// The master seed and how it was made.
+    pub fn master(&self) -> Master {
+        Master {
+            seed: self.seed,
+            typed: self.typed_seed,
+            public: self.public_seed,
         }
     }
 

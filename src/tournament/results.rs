@@ -367,6 +367,10 @@ pub struct Report {
     pub kind: String,
     /// The master seed (absent for merged standings of several runs).
     pub seed: Option<u64>,
+    /// True when the deals follow from the seed by public formulas (`--public-seed`), so that
+    /// bots could have computed them; written only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public_seed: bool,
     /// The rules (absent for merged standings).
     pub rules: Option<Rules>,
     /// A tournament's format (absent for a match, and for merged folders of different formats):
@@ -399,6 +403,7 @@ impl Report {
             version: RESULTS_VERSION,
             kind: kind.to_string(),
             seed: None,
+            public_seed: false,
             rules: None,
             tournament_format: None,
             entrants,
@@ -439,7 +444,8 @@ pub fn rerun(
         bots.iter()
             .map(|b| quote(&format!("{}={}", b.name, b.command))),
     );
-    words.push(format!("--seed {seed} --game {game}"));
+    // The seed is a master already (a match's, or a tournament's deal seed): taken as it is.
+    words.push(format!("--seed {seed} --public-seed --game {game}"));
     words.extend(setting_words(
         r,
         &settings.clocks.info(),

@@ -58,8 +58,8 @@ pub enum ToBot {
         /// The time controls.
         clock: ClockInfo,
         /// A seed for the bot's own random generator (below 2^53): the same for the same game
-        /// and seat, whatever the bot's process played before; it reveals nothing of the deal.
-        /// Absent from older referees.
+        /// and seat, whatever the bot's process played before; it reveals nothing of the deal
+        /// (unless the run was started with `--public-seed`). Absent from older referees.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bot_seed: Option<u64>,
     },
