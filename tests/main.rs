@@ -7,6 +7,7 @@ mod browser_tests;
 mod check_tests;
 mod cli_tests;
 mod compat_tests;
+mod covert_channel_tests;
 mod debugger_tests;
 mod fair_play_tests;
 mod golden_tests;
