@@ -24,6 +24,7 @@ mod replay_trust_tests;
 mod report_tests;
 mod results_tests;
 mod sample_bot_tests;
+mod saved_tmp_tests;
 mod schema_tests;
 mod seed_secrecy_tests;
 mod start_tests;
