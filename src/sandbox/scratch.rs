@@ -186,9 +186,9 @@ impl Copy {
         self.saved.cut = true;
         let dir = self.target()?;
         let mut text = format!(
-            "The bot's /tmp held more than is kept ({} KiB, {MAX_FILES} files, the smallest \
+            "The bot's /tmp held more than is kept ({}, {MAX_FILES} files, the smallest \
              first). Left out:\n",
-            self.cap >> 10
+            size(self.cap)
         );
         for line in &self.left_out {
             text.push_str(line);
@@ -200,10 +200,9 @@ impl Copy {
         let note = dir.join(LEFT_OUT);
         files::create_new(&note)?.write_all(text.as_bytes())?;
         eprintln!(
-            "the saved /tmp in {} was cut ({} KiB, {MAX_FILES} files): {} left out, listed in \
-             {}",
+            "the saved /tmp in {} was cut ({}, {MAX_FILES} files): {} left out, listed in {}",
             dir.display(),
-            self.cap >> 10,
+            size(self.cap),
             match unseen {
                 true => "many files".to_string(),
                 false => crate::gamelog::describe::count(self.left_out.len() as u64, "file"),
@@ -234,6 +233,14 @@ impl Copy {
             }
         }
         unreachable!("some folder name is free")
+    }
+}
+
+/// A cap in words: "1 MiB", "512 KiB".
+fn size(bytes: u64) -> String {
+    match bytes % (1 << 20) {
+        0 => format!("{} MiB", bytes >> 20),
+        _ => format!("{} KiB", bytes >> 10),
     }
 }
 
