@@ -13,15 +13,23 @@ use crate::harness::*;
 struct Readings {
     all: usize,
     exact: usize,
+    /// The protections in force, from the log's header.
+    in_force: String,
 }
 
 /// Plays the lock-signalling partners (bots 0 and 2) against two builtins with `mode` locks.
 fn signalled(mode: &str, options: &[&str]) -> Readings {
     let sb = Sandbox::new();
     let bots = [
-        format!("r={}", sb.fixture("cheat_signals_with_locks", &["receive", mode])),
+        format!(
+            "r={}",
+            sb.fixture("cheat_signals_with_locks", &["receive", mode])
+        ),
         "b=builtin:greedy".to_string(),
-        format!("s={}", sb.fixture("cheat_signals_with_locks", &["send", mode])),
+        format!(
+            "s={}",
+            sb.fixture("cheat_signals_with_locks", &["send", mode])
+        ),
         "d=builtin:greedy".to_string(),
     ];
     let mut all = vec!["--seed", "5", "--target", "100"];
@@ -29,7 +37,10 @@ fn signalled(mode: &str, options: &[&str]) -> Readings {
     let (ran, _) = play(&sb, &bots, &all);
     assert!(!ran.stdout.contains("forfeits"), "{}", ran.stdout);
     let stderr = |name: &str| fs::read_to_string(sb.logs().join(format!("{name}.stderr")));
-    let (read, held) = (stderr("r").expect("r's stderr"), stderr("s").expect("s's stderr"));
+    let (read, held) = (
+        stderr("r").expect("r's stderr"),
+        stderr("s").expect("s's stderr"),
+    );
     let masks = |text: &str, word: &str| -> Vec<String> {
         text.lines()
             .filter_map(|l| l.strip_prefix(word))
@@ -40,9 +51,14 @@ fn signalled(mode: &str, options: &[&str]) -> Readings {
     let reads = masks(&read, "READ ");
     assert!(read.contains("TRIED"), "the cheat was not tried: {read}");
     sb.assert_no_bot_left();
+    let header = &log_lines(&sb.log(1))[0];
     Readings {
         all: reads.len(),
-        exact: reads.iter().filter(|m| *m != "0" && held.contains(*m)).count(),
+        exact: reads
+            .iter()
+            .filter(|m| *m != "0" && held.contains(*m))
+            .count(),
+        in_force: header["sandbox"]["in_force"].to_string(),
     }
 }
 
@@ -50,6 +66,11 @@ fn assert_read_nothing(mode: &str) {
     let r = signalled(mode, &[]);
     assert!(r.all > 10, "too few turns to tell: {}", r.all);
     assert_eq!(r.exact, 0, "{} of {} readings exact", r.exact, r.all);
+    assert!(
+        r.in_force.contains("seccomp: file locks take no effect"),
+        "{}",
+        r.in_force
+    );
 }
 
 fn assert_read_the_hand(mode: &str) {

@@ -19,8 +19,13 @@ fn a_cut_saved_tmp_keeps_small_files_first_and_says_what_was_left_out() {
         fs::read_to_string(saved.join("debug.txt")).expect("the small note kept"),
         "note\n"
     );
-    assert!(!saved.join("big.bin").exists(), "the dump came before the rest");
-    let kept = fs::read_dir(saved.join("many")).expect("the small files").count();
+    assert!(
+        !saved.join("big.bin").exists(),
+        "the dump came before the rest"
+    );
+    let kept = fs::read_dir(saved.join("many"))
+        .expect("the small files")
+        .count();
     assert_eq!(kept, 199, "200 files in all, the note among them");
     let note = fs::read_to_string(saved.join(".left-out.txt")).expect("a note of what was cut");
     assert!(note.contains("big.bin (2097152 bytes)"), "{note}");

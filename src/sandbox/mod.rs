@@ -32,9 +32,7 @@ pub use protections::Protections;
 pub use reaper::{init_main, is_init};
 pub use report::Report;
 
-use report::{
-    IDENTITY, INIT, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces, SECCOMP,
-};
+use report::{IDENTITY, INIT, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces, SECCOMP};
 
 /// The default size of a bot's private `/tmp` (and of its `/dev/shm`), in MiB.
 pub const DEFAULT_TMP_MIB: u64 = 64;
