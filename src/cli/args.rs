@@ -385,6 +385,9 @@ fn shard(text: &str) -> Result<(u64, u64), String> {
 
 /// `allfives check`.
 #[derive(Debug, Args)]
+#[command(
+    override_usage = "allfives check [OPTIONS] <BOT>\n       allfives check [OPTIONS] --bots <FILE> <NAME>"
+)]
 pub struct CheckArgs {
     /// The bot: a path to an executable, a quoted command line, or `builtin:NAME`; with
     /// --bots, the name of a bot of that file.
