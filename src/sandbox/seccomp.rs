@@ -240,3 +240,92 @@ impl Prepared {
         u32::from(install(SPEC_ALLOW) == 0 || install(0) == 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the assembled filter on a call the way the kernel would: its return value.
+    fn run(arch: u32, nr: i64, arg1: u64) -> u32 {
+        let program = assemble(&steps());
+        let mut data = [0u8; 64];
+        data[0..4].copy_from_slice(&(nr as u32).to_le_bytes());
+        data[4..8].copy_from_slice(&arch.to_le_bytes());
+        data[24..32].copy_from_slice(&arg1.to_le_bytes());
+        let (mut pc, mut a) = (0usize, 0u32);
+        loop {
+            let i = program[pc];
+            let code = u32::from(i.code);
+            match code & 0x07 {
+                c if c == libc::BPF_RET => return i.k,
+                c if c == libc::BPF_LD => {
+                    let at = i.k as usize;
+                    a = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
+                    pc += 1;
+                }
+                _ => {
+                    let taken = match code & 0xf0 {
+                        c if c == libc::BPF_JEQ => a == i.k,
+                        _ => a >= i.k,
+                    };
+                    pc += 1 + usize::from(if taken { i.jt } else { i.jf });
+                }
+            }
+        }
+    }
+
+    fn here(nr: i64, arg1: u64) -> u32 {
+        run(arch::AUDIT, nr, arg1)
+    }
+
+    #[test]
+    fn locks_take_no_effect_and_probes_run() {
+        let no_effect = libc::SECCOMP_RET_ERRNO;
+        assert_eq!(here(libc::SYS_flock, 0), no_effect);
+        for command in LOCKING {
+            assert_eq!(here(libc::SYS_fcntl, command as u64), no_effect);
+            // Only the low half is the command, as the kernel reads it.
+            assert_eq!(here(libc::SYS_fcntl, command as u64 | 1 << 32), no_effect);
+        }
+        for command in [
+            libc::F_GETLK,
+            libc::F_OFD_GETLK,
+            libc::F_GETFL,
+            libc::F_DUPFD,
+        ] {
+            assert_eq!(
+                here(libc::SYS_fcntl, command as u64),
+                libc::SECCOMP_RET_ALLOW
+            );
+        }
+    }
+
+    #[test]
+    fn watches_are_refused_and_the_rest_runs() {
+        let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+        assert_eq!(here(libc::SYS_inotify_init1, 0), enosys);
+        assert_eq!(
+            here(libc::SYS_fanotify_init, 0),
+            libc::SECCOMP_RET_ERRNO | libc::EPERM as u32
+        );
+        for nr in [
+            libc::SYS_read,
+            libc::SYS_write,
+            libc::SYS_openat,
+            libc::SYS_futex,
+        ] {
+            assert_eq!(here(nr, 0), libc::SECCOMP_RET_ALLOW);
+        }
+        if let Some(bit) = arch::X32 {
+            assert_eq!(here(libc::SYS_flock | i64::from(bit), 0), enosys);
+        }
+    }
+
+    #[test]
+    fn a_foreign_architecture_is_killed() {
+        // AUDIT_ARCH_I386 and AUDIT_ARCH_ARM: the calls of the other half of each machine.
+        for foreign in [0x4000_0003, 0x4000_0028] {
+            assert_eq!(run(foreign, 0, 0), libc::SECCOMP_RET_KILL_PROCESS);
+        }
+    }
+}
