@@ -250,3 +250,78 @@ fn ctrl_c_stops_the_check_and_its_bot() {
     assert_eq!(status.code(), Some(130));
     sb.assert_no_bot_left();
 }
+
+/// A bots file of two bots, each in its own folder: `a` needs its `env` and its `write` grant
+/// (it stops without them) and says on stderr whether it can read `b`'s folder.
+fn two_bots_file(sb: &Sandbox) -> PathBuf {
+    let script = r#"
+import json, os, sys
+if os.environ.get("GREETING") != "hi":
+    sys.exit("no GREETING")
+open("../out/written.txt", "w").write("from " + os.path.basename(os.getcwd()))
+try:
+    print("read b:", open("../b/secret.txt").read(), file=sys.stderr, flush=True)
+except OSError as e:
+    print("b hidden:", e.strerror, file=sys.stderr, flush=True)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "id": m["id"]}), flush=True)
+    elif m["type"] == "turn":
+        c = m["view"]["legal"][0]
+        print(json.dumps({"type": "move", "id": m["id"], "tile": c["tile"], "end": c["end"]}), flush=True)
+    elif m["type"] == "bye":
+        break
+"#;
+    for folder in ["a", "b", "out"] {
+        fs::create_dir_all(sb.path(folder)).expect("a folder");
+    }
+    for bot in ["a", "b"] {
+        fs::write(sb.path(&format!("{bot}/bot.py")), script).expect("a bot");
+    }
+    fs::write(sb.path("b/secret.txt"), "b's secret").expect("b's file");
+    let file = sb.path("bots.toml");
+    let token = sb.token();
+    fs::write(
+        &file,
+        format!(
+            "[[bots]]\nname = \"a\"\ncommand = \"python3 bot.py {token}\"\ndir = \"a\"\n\
+             env = {{ GREETING = \"hi\" }}\nwrite = [\"out\"]\n\n\
+             [[bots]]\nname = \"b\"\ncommand = \"python3 bot.py {token}\"\ndir = \"b\"\n"
+        ),
+    )
+    .expect("the bots file");
+    file
+}
+
+#[test]
+fn check_bots_checks_a_bot_of_a_bots_file_as_it_plays() {
+    let sb = Sandbox::new();
+    let file = two_bots_file(&sb);
+    let file = file.display().to_string();
+    let ran = check_with(&sb, "a", &["--bots", &file, "-v"]);
+    assert_eq!(ran.code, Some(0), "{}\n{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stdout.matches("PASS  ").count(), 7, "{}", ran.stdout);
+    assert_eq!(
+        fs::read_to_string(sb.path("out/written.txt")).expect("its write grant"),
+        "from a"
+    );
+    // Hidden as in a match with that file: `b`'s folder is `b`'s own.
+    assert!(ran.stderr.contains("[a] b hidden"), "{}", ran.stderr);
+    assert!(!ran.stderr.contains("b's secret"), "{}", ran.stderr);
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn check_bots_names_the_bots_of_the_file_when_the_name_is_not_there() {
+    let sb = Sandbox::new();
+    let file = two_bots_file(&sb).display().to_string();
+    let ran = check_with(&sb, "c", &["--bots", &file]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("has no bot named 'c' (it has a, b)"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(left_folders(&sb), Vec::<PathBuf>::new());
+}

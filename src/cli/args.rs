@@ -442,9 +442,17 @@ fn shard(text: &str) -> Result<(u64, u64), String> {
 
 /// `allfives check`.
 #[derive(Debug, Args)]
+#[command(
+    override_usage = "allfives check [OPTIONS] <BOT>\n       allfives check [OPTIONS] --bots <FILE> <NAME>"
+)]
 pub struct CheckArgs {
-    /// The bot: a path to an executable, a quoted command line, or `builtin:NAME`.
+    /// The bot: a path to an executable, a quoted command line, or `builtin:NAME`; with
+    /// --bots, the name of a bot of that file.
     pub bot: String,
+    /// A bots file (as `match --bots`): check its bot named BOT exactly as it plays there (its
+    /// `dir`, `env`, `read` and `write`, the other bots' folders hidden from it).
+    #[arg(long = "bots", value_name = "FILE")]
+    pub bots_file: Option<PathBuf>,
     /// Milliseconds the bot has for each move (as in `match`).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_MOVE_MS)]
     pub move_ms: u64,

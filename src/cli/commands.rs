@@ -20,6 +20,7 @@ use crate::check;
 use crate::cli::args::{
     CheckArgs, Cli, Command, CompletionsArgs, KitArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
 };
+use crate::cli::entrants;
 use crate::cli::kit;
 use crate::cli::output;
 use crate::cli::pages;
@@ -30,7 +31,7 @@ use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
-use crate::sandbox::files;
+use crate::sandbox::{Policy, files};
 use crate::tournament::game_logs;
 use crate::tournament::report_stream::ReportStream;
 use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
@@ -598,8 +599,12 @@ fn write_new(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 fn check_command(args: &CheckArgs) -> u8 {
-    let spec = match BotSpec::parse(&args.bot) {
-        Ok(spec) => spec,
+    let entrant = match &args.bots_file {
+        Some(file) => entrants::entrant_of(file, &args.bot),
+        None => BotSpec::parse(&args.bot).map(|spec| (spec, Vec::new())),
+    };
+    let (spec, homes) = match entrant {
+        Ok(entrant) => entrant,
         Err(message) => return fail(BAD_INPUT, message),
     };
     let clocks = match Clocks::from_ms(args.startup_ms, args.move_ms, args.bank_ms, ClockKind::Wall)
@@ -626,7 +631,7 @@ fn check_command(args: &CheckArgs) -> u8 {
     };
     // Contained exactly as in a match from here: a PASS means the match will play.
     let policy = match args.sandbox.policy(hidden_with(dir.path().to_path_buf())) {
-        Ok(policy) => Arc::new(policy),
+        Ok(policy) => Arc::new(Policy { homes, ..policy }),
         Err(message) => return fail(BAD_INPUT, message),
     };
     let bot = Player::new(spec, 1, sink, MAX_BOT_LINE, policy);

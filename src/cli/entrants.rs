@@ -59,6 +59,22 @@ pub fn entrants(file: Option<&Path>, args: &[String]) -> Result<Vec<BotSpec>, St
     Ok(specs)
 }
 
+/// The bot named `name` in bots file `file`, and the folders of all its bots (hidden from one
+/// another, as in a match with that file).
+pub fn entrant_of(file: &Path, name: &str) -> Result<(BotSpec, Vec<PathBuf>), String> {
+    let specs = read_bots_file(file)?;
+    let homes = specs.iter().flat_map(BotSpec::homes).collect();
+    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+    match specs.iter().find(|s| s.name == name) {
+        Some(spec) => Ok((spec.clone(), homes)),
+        None => Err(format!(
+            "bots file {} has no bot named '{name}' (it has {}): name one of them",
+            file.display(),
+            names.join(", ")
+        )),
+    }
+}
+
 /// Whether `arg` is a command of one word (`perl`, `./bot`), that the next argument may have
 /// been meant to follow.
 fn is_one_word_command(arg: &str) -> bool {

@@ -18,6 +18,7 @@ pub mod protections;
 mod reaper;
 pub mod report;
 pub mod scratch;
+mod seccomp;
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -31,7 +32,7 @@ pub use protections::Protections;
 pub use reaper::{init_main, is_init};
 pub use report::Report;
 
-use report::{IDENTITY, INIT, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces};
+use report::{IDENTITY, INIT, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces, SECCOMP};
 
 /// The default size of a bot's private `/tmp` (and of its `/dev/shm`), in MiB.
 pub const DEFAULT_TMP_MIB: u64 = 64;
@@ -141,6 +142,7 @@ pub fn contain(
     }
     let (identity, masks, _) = identity::choose(grants);
     let mut ruleset = landlock::prepare(grants, policy.network)?;
+    let filter = seccomp::prepare()?;
     let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
@@ -211,6 +213,7 @@ pub fn contain(
             mounts & Mounts::PROC != 0,
         );
         report::put(w, LANDLOCK, landlock);
+        report::put(w, SECCOMP, filter.install());
         // Descriptors the referee inherited (a shell's `3<secret`) must not reach the bot.
         // SAFETY: marks this process's own descriptors above stderr close-on-exec.
         unsafe {

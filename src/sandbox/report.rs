@@ -23,6 +23,8 @@ pub(super) const LEFTOVERS: u8 = b'X';
 pub(super) const STATUS: u8 = b'W';
 /// The init's process id, as the referee sees it.
 pub(super) const INIT: u8 = b'I';
+/// Whether the seccomp filter on locks and watches is in force (1) or was refused (0).
+pub(super) const SECCOMP: u8 = b'S';
 /// Whether the bot took its identity (1) or could not (0): then it did not run.
 pub(super) const IDENTITY: u8 = b'U';
 
@@ -81,6 +83,8 @@ pub struct Report {
     pub init: Option<u32>,
     /// Whether the bot took the identity it was given.
     pub identity: Option<bool>,
+    /// Whether the seccomp filter on locks and watches was installed.
+    pub seccomp: Option<bool>,
 }
 
 /// The referee's end of a report pipe.
@@ -122,6 +126,7 @@ impl Reader {
                 STATUS => report.status = Some(value as i32),
                 INIT => report.init = Some(value),
                 IDENTITY => report.identity = Some(value != 0),
+                SECCOMP => report.seccomp = Some(value != 0),
                 _ => {}
             }
         }

@@ -44,37 +44,70 @@ pub struct Saved {
     pub files: usize,
     /// Bytes copied.
     pub bytes: u64,
-    /// Whether something was left out (over the cap).
+    /// Whether something was left out (over the cap), and said in [`LEFT_OUT`].
     pub cut: bool,
 }
 
+/// The note, in the saved folder, that lists what was left out: a leading dot, which no name
+/// of the bot's takes once copied ([`crate::text::file_name`]).
+pub const LEFT_OUT: &str = ".left-out.txt";
+
+/// The most files looked at: a bot can fill its /tmp with millions of empty files.
+const MAX_SEEN: usize = 100_000;
+
+/// A regular file the bot left: its size, its path as saved, and the names that lead to it.
+struct Found {
+    len: u64,
+    rel: PathBuf,
+    names: Vec<std::ffi::OsString>,
+}
+
 /// Copies what the bot left in `tmp` into a new folder `dest` (or `dest-2`, ...), at most `cap`
-/// bytes. Nothing is created when the bot left nothing.
+/// bytes and [`MAX_FILES`] files, the smallest files first (a debug note survives a large
+/// dump); what did not fit is listed in [`LEFT_OUT`] there. Nothing is created when the bot
+/// left nothing.
 pub fn save(tmp: OwnedFd, dest: &Path, cap: u64) -> io::Result<Saved> {
     let root = File::from(tmp);
-    let device = root.metadata()?.dev();
     let mut walk = Walk {
-        device,
+        device: root.metadata()?.dev(),
+        found: Vec::new(),
+        unseen: false,
+    };
+    walk.folder(&root, Path::new(""), &[], 0)?;
+    let mut found = walk.found;
+    found.sort_by(|a, b| (a.len, &a.rel).cmp(&(b.len, &b.rel)));
+    let mut copy = Copy {
         cap,
         saved: Saved::default(),
         dest: dest.to_path_buf(),
+        left_out: Vec::new(),
     };
-    walk.folder(&root, Path::new(""), 0)?;
-    Ok(walk.saved)
+    for file in &found {
+        copy.one(&root, file);
+    }
+    copy.note(walk.unseen)?;
+    Ok(copy.saved)
 }
 
+/// The walk through the bot's /tmp, listing its regular files.
 struct Walk {
     device: u64,
-    cap: u64,
-    saved: Saved,
-    dest: PathBuf,
+    found: Vec<Found>,
+    /// Whether some entries were not looked at ([`MAX_SEEN`]).
+    unseen: bool,
 }
 
 impl Walk {
-    fn folder(&mut self, dir: &File, rel: &Path, depth: usize) -> io::Result<()> {
-        for name in names(dir)? {
-            if self.saved.files >= MAX_FILES || self.saved.bytes >= self.cap {
-                self.saved.cut = true;
+    fn folder(
+        &mut self,
+        dir: &File,
+        rel: &Path,
+        names: &[std::ffi::OsString],
+        depth: usize,
+    ) -> io::Result<()> {
+        for name in names_in(dir)? {
+            if self.found.len() >= MAX_SEEN {
+                self.unseen = true;
                 return Ok(());
             }
             let Some(entry) = open_at(dir, &name) else {
@@ -86,28 +119,96 @@ impl Walk {
             }
             // The bot chose the name, and it lands in the user's log folder: a safe slug.
             let rel = rel.join(crate::text::file_name(&name.to_string_lossy()));
+            let names: Vec<_> = names.iter().cloned().chain([name]).collect();
             if meta.is_dir() && depth < MAX_DEPTH {
-                self.folder(&entry, &rel, depth + 1)?;
+                self.folder(&entry, &rel, &names, depth + 1)?;
             } else if meta.is_file() {
-                // A file that cannot be copied (a name taken twice) is left out, not the rest.
-                self.saved.cut |= self.file(entry, &rel, meta.len()).is_err();
+                self.found.push(Found {
+                    len: meta.len(),
+                    rel,
+                    names,
+                });
             }
         }
         Ok(())
     }
+}
 
-    fn file(&mut self, mut from: File, rel: &Path, len: u64) -> io::Result<()> {
+/// The copy of the files found, smallest first.
+struct Copy {
+    cap: u64,
+    saved: Saved,
+    dest: PathBuf,
+    /// What was not copied whole: a line each.
+    left_out: Vec<String>,
+}
+
+impl Copy {
+    fn one(&mut self, root: &File, file: &Found) {
+        let room = self.cap - self.saved.bytes;
+        let shown = file.rel.display();
+        if self.saved.files >= MAX_FILES || room == 0 {
+            self.left_out.push(format!("{shown} ({} bytes)", file.len));
+            return;
+        }
+        match self.file(root, file, room) {
+            Ok(copied) if copied < file.len => self.left_out.push(format!(
+                "{shown} ({} bytes): only its first {copied} kept",
+                file.len
+            )),
+            Ok(_) => {}
+            // A file that cannot be copied (a name taken twice) is left out, not the rest.
+            Err(e) => self
+                .left_out
+                .push(format!("{shown} ({} bytes): {e}", file.len)),
+        }
+    }
+
+    fn file(&mut self, root: &File, file: &Found, room: u64) -> io::Result<u64> {
+        let mut from = reopen(root, &file.names)?;
         let dir = self.target()?;
-        if let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(parent) = file.rel.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir.join(parent))?;
         }
-        let room = self.cap - self.saved.bytes;
-        let mut to = files::create_new(&dir.join(rel))?;
+        let mut to = files::create_new(&dir.join(&file.rel))?;
         let copied = io::copy(&mut (&mut from).take(room), &mut to)?;
         to.flush()?;
         self.saved.files += 1;
         self.saved.bytes += copied;
-        self.saved.cut |= copied < len;
+        Ok(copied)
+    }
+
+    /// Writes [`LEFT_OUT`] if something was; says so on the referee's stderr too.
+    fn note(&mut self, unseen: bool) -> io::Result<()> {
+        if self.left_out.is_empty() && !unseen {
+            return Ok(());
+        }
+        self.saved.cut = true;
+        let dir = self.target()?;
+        let mut text = format!(
+            "The bot's /tmp held more than is kept ({}, {MAX_FILES} files, the smallest \
+             first). Left out:\n",
+            size(self.cap)
+        );
+        for line in &self.left_out {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if unseen {
+            text.push_str(&format!("more files, not looked at (over {MAX_SEEN})\n"));
+        }
+        let note = dir.join(LEFT_OUT);
+        files::create_new(&note)?.write_all(text.as_bytes())?;
+        eprintln!(
+            "the saved /tmp in {} was cut ({}, {MAX_FILES} files): {} left out, listed in {}",
+            dir.display(),
+            size(self.cap),
+            match unseen {
+                true => "many files".to_string(),
+                false => crate::gamelog::describe::count(self.left_out.len() as u64, "file"),
+            },
+            note.display()
+        );
         Ok(())
     }
 
@@ -135,8 +236,29 @@ impl Walk {
     }
 }
 
+/// A cap in words: "1 MiB", "512 KiB".
+fn size(bytes: u64) -> String {
+    match bytes % (1 << 20) {
+        0 => format!("{} MiB", bytes >> 20),
+        _ => format!("{} KiB", bytes >> 10),
+    }
+}
+
+/// Opens a file found in the walk again, name by name from `root`, following no link.
+fn reopen(root: &File, names: &[std::ffi::OsString]) -> io::Result<File> {
+    let gone = || io::Error::from(io::ErrorKind::NotFound);
+    let mut at = root.try_clone()?;
+    for name in names {
+        at = open_at(&at, name).ok_or_else(gone)?;
+    }
+    match at.metadata()?.is_file() {
+        true => Ok(at),
+        false => Err(gone()),
+    }
+}
+
 /// The names in an open folder, sorted (a stable order, whatever the file system's).
-fn names(dir: &File) -> io::Result<Vec<std::ffi::OsString>> {
+fn names_in(dir: &File) -> io::Result<Vec<std::ffi::OsString>> {
     let fd = dir.as_raw_fd();
     let mut names: Vec<_> = std::fs::read_dir(format!("/proc/self/fd/{fd}"))?
         .flatten()
