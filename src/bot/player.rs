@@ -794,7 +794,10 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
             &start,
         ),
         // A bot whose fork was refused may wait for it (Bash retries): its stderr says why.
-        None => match process.stderr_so_far().filter(|said| refused_a_process(said)) {
+        None => match process
+            .stderr_so_far()
+            .filter(|said| refused_a_process(said))
+        {
             Some(said) => Fault::new(
                 FaultKind::Timeout,
                 format!("{within}; its stderr ends: {said}. {PROCESS_LIMIT}"),

@@ -38,7 +38,10 @@ const PAGES: [Page; 5] = [
     ("protocol.md", include_str!("../../protocol.md")),
     ("docs/rules.md", RULEBOOK),
     ("docs/fair-play.md", include_str!("../../docs/fair-play.md")),
-    ("docs/log-format.md", include_str!("../../docs/log-format.md")),
+    (
+        "docs/log-format.md",
+        include_str!("../../docs/log-format.md"),
+    ),
     ("docs/results.md", include_str!("../../docs/results.md")),
 ];
 
@@ -186,10 +189,7 @@ fn resolves(path: &str, target: &str, present: &[&str]) -> bool {
     if file.is_empty() || target.contains("://") {
         return true;
     }
-    let joined = Path::new(path)
-        .parent()
-        .unwrap_or(Path::new(""))
-        .join(file);
+    let joined = Path::new(path).parent().unwrap_or(Path::new("")).join(file);
     let mut reached: Vec<&str> = Vec::new();
     for part in joined.components() {
         match part {
