@@ -272,3 +272,18 @@ fn a_match_whose_bot_cannot_start_stops_after_its_first_game() {
     assert_eq!(games[0]["faults"][0]["kind"], "crash");
     sb.assert_no_bot_left();
 }
+
+#[test]
+fn the_shell_bot_of_protocol_md_passes_check() {
+    let doc = fs::read_to_string(root().join("protocol.md")).expect("protocol.md");
+    let marked = doc
+        .split("<!-- shell-bot -->\n```bash\n")
+        .nth(1)
+        .expect("protocol.md marks its shell bot with <!-- shell-bot -->");
+    let code = marked.split("```").next().expect("the block ends");
+    let sb = Sandbox::new();
+    let script = sb.path("jqbot.sh");
+    fs::write(&script, code).expect("the bot");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("permissions");
+    assert_passes(&sb, &format!("{} {}", path(&script), sb.token()));
+}
