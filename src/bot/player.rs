@@ -817,11 +817,18 @@ const PROCESS_LIMIT: &str = "A new process or thread was refused: the bot reache
      start fewer (one long-lived process, protocol.md), or raise N";
 
 /// Whether a bot's last words say that the system refused it a process or thread (EAGAIN):
-/// Bash's `fork: retry: Resource temporarily unavailable`, Python's `[Errno 11]`, ...
+/// Bash's `fork: retry: Resource temporarily unavailable`, Python's `[Errno 11]` and `can't
+/// start new thread`, Node's `spawn EAGAIN`, the JVM's `unable to create native thread`.
 fn refused_a_process(said: &str) -> bool {
-    ["Resource temporarily unavailable", "EAGAIN", "[Errno 11]"]
-        .iter()
-        .any(|words| said.contains(words))
+    [
+        "Resource temporarily unavailable",
+        "EAGAIN",
+        "[Errno 11]",
+        "can't start new thread",
+        "unable to create native thread",
+    ]
+    .iter()
+    .any(|words| said.contains(words))
 }
 
 /// Why a bot ended before answering: how it ended, the last lines of its stderr, and, where
