@@ -859,7 +859,9 @@ fn every_game_end_follows_its_game_start() {
         sb.fixture("recorder", &[&received.display().to_string()]),
         sb.fixture("exits_at_once", &[]),
     ];
-    // The recorder writes its file where bots may not: trusted, uncontained.
+    // The recorder writes its file where bots may not: trusted, uncontained. A bot that cannot
+    // start stops the match after its first game (exit code 4).
+    let logs = sb.unused_logs().display().to_string();
     let options = [
         "--games",
         "2",
@@ -867,8 +869,20 @@ fn every_game_end_follows_its_game_start() {
         SEED,
         "--public-seed",
         "--no-sandbox",
+        "--json",
+        "--log-dir",
+        &logs,
     ];
-    let (_, report) = play(&sb, &bots, &options);
+    let ran = allfives(
+        &[
+            &["match"],
+            &bots.each_ref().map(String::as_str)[..],
+            &options,
+        ]
+        .concat(),
+    );
+    assert_eq!(ran.code, Some(4), "{}", ran.stderr);
+    let report = ran.json();
     for game in report["games"].as_array().expect("games") {
         assert_eq!(game["faults"][0]["kind"], "crash");
     }

@@ -552,6 +552,12 @@ impl Player {
         }
     }
 
+    /// Why the bot could not start before the match ([`introduce`](Player::introduce)), until
+    /// the first game reports it.
+    pub fn failed_start(&self) -> Option<&Fault> {
+        self.failed_start.as_ref()
+    }
+
     /// The name to show: the command line's if it gave one, else the bot's `hello` name, else
     /// the name taken from its command.
     pub fn display_name(&self) -> &str {
@@ -806,12 +812,42 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
             format!("{within}: a line arrived without its newline (end each line with \\n)"),
             &start,
         ),
-        None if process.bytes_read() == before => Fault::new(
-            FaultKind::Timeout,
-            format!("{within}: no byte on stdout: is the output flushed?"),
-        ),
-        None => Fault::new(FaultKind::Timeout, within),
+        // A bot whose fork was refused may wait for it (Bash retries): its stderr says why.
+        None => match process
+            .stderr_so_far()
+            .filter(|said| refused_a_process(said))
+        {
+            Some(said) => Fault::new(
+                FaultKind::Timeout,
+                format!("{within}; its stderr ends: {said}. {PROCESS_LIMIT}"),
+            ),
+            None if process.bytes_read() == before => Fault::new(
+                FaultKind::Timeout,
+                format!("{within}: no byte on stdout: is the output flushed?"),
+            ),
+            None => Fault::new(FaultKind::Timeout, within),
+        },
     }
+}
+
+/// What a refused fork or thread means for a contained bot.
+const PROCESS_LIMIT: &str = "A new process or thread was refused: the bot reached its process \
+     limit (--bot-processes N: at most N processes and threads at once, its children included); \
+     start fewer (one long-lived process, protocol.md), or raise N";
+
+/// Whether a bot's last words say that the system refused it a process or thread (EAGAIN):
+/// Bash's `fork: retry: Resource temporarily unavailable`, Python's `[Errno 11]` and `can't
+/// start new thread`, Node's `spawn EAGAIN`, the JVM's `unable to create native thread`.
+fn refused_a_process(said: &str) -> bool {
+    [
+        "Resource temporarily unavailable",
+        "EAGAIN",
+        "[Errno 11]",
+        "can't start new thread",
+        "unable to create native thread",
+    ]
+    .iter()
+    .any(|words| said.contains(words))
 }
 
 /// Why a bot ended before answering: how it ended, the last lines of its stderr, and, where
@@ -821,7 +857,10 @@ fn crash_detail(how: &str, stderr: Option<&str>) -> String {
         return format!("{how} before answering (it wrote nothing on stderr)");
     };
     let mut detail = format!("{how} before answering; its stderr ends: {said}");
-    if let Some(hint) = containment_hint(said) {
+    if refused_a_process(said) {
+        detail.push_str(". ");
+        detail.push_str(PROCESS_LIMIT);
+    } else if let Some(hint) = containment_hint(said) {
         detail.push_str(". ");
         detail.push_str(&hint);
     }

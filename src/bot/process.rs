@@ -465,6 +465,12 @@ impl BotProcess {
     /// moment for the drain to read what an ending bot wrote last.
     pub async fn stderr_tail(&mut self) -> Option<String> {
         self.stderr.drained(EXIT_GRACE).await;
+        self.stderr_so_far()
+    }
+
+    /// The last lines the bot wrote on stderr so far (cleaned for display, cut short), without
+    /// waiting: for a bot that is still running.
+    pub fn stderr_so_far(&self) -> Option<String> {
         self.stderr.tail.lock().ok()?.text()
     }
 }

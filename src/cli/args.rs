@@ -171,12 +171,15 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of allfives or of one of its commands.
     Man(ManArgs),
-    /// Write a starter bot (and protocol.md) into a folder, then print the commands that
-    /// check it and play it. Never overwrites a file.
+    /// Write a starter bot, with the protocol and the rulebook beside it, into a folder, then
+    /// print the commands that check it and play it. Never overwrites a file.
     Kit(KitArgs),
+    /// Print the rulebook: scoring, doubles, spinners, every rule option (Markdown).
+    Rules,
 }
 
-/// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py and mybot/protocol.md.
+/// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py, mybot/protocol.md and the
+/// pages it links to (mybot/docs/).
 #[derive(Debug, Args)]
 pub struct KitArgs {
     /// The bot's language.

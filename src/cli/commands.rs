@@ -44,7 +44,7 @@ pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// A replayed log does not check out.
 pub const BAD_LOG: u8 = 3;
-/// A bot failed `check`.
+/// A bot failed `check`, or could not start for a match (which stopped after its first game).
 pub const CHECK_FAILED: u8 = 4;
 /// Stdout cannot be written (closed, or the disk is full).
 pub const OUTPUT_FAILED: u8 = 5;
@@ -67,6 +67,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Completions(args) => completions_command(&args),
         Command::Man(args) => man_command(&args),
         Command::Kit(args) => kit_command(&args),
+        Command::Rules => emitted(emit(kit::RULEBOOK.as_bytes()), 0),
     }
 }
 
@@ -81,7 +82,7 @@ fn kit_command(args: &KitArgs) -> u8 {
         "wrote {}\nnext:\n",
         crate::text::terminal(&files.join(", "))
     );
-    for step in kit::next_steps(args.language, &args.dir) {
+    for step in kit::next_steps(args.language, &args.dir, &kit::python()) {
         text += &format!("  {}\n", crate::text::terminal(&step));
     }
     emitted(emit(text.as_bytes()), 0)
@@ -179,12 +180,12 @@ fn match_command(args: &MatchArgs) -> u8 {
         }
     };
     // Every bot shakes hands first, so that the banner and the results carry its hello name.
-    if unless_interrupted(&runtime, played.introduce()).is_none() {
+    let Some(not_started) = unless_interrupted(&runtime, played.introduce()) else {
         if json && let Err(e) = print_json(&report(false, &early, &tally_of(&early, 1))) {
             return output_failed(&e);
         }
         return fail(INTERRUPTED, "interrupted: every bot was stopped");
-    }
+    };
     let entrants = results::entrants_of(&played.config.bots);
     let set_size = match args.no_rotate {
         true => 1,
@@ -213,13 +214,16 @@ fn match_command(args: &MatchArgs) -> u8 {
                 Some(stream) => stream.game(&line),
                 None => output::print_line(&output::game_line(&line)),
             };
-            printed.map_or_else(
-                |e| {
+            match printed {
+                Err(e) => {
                     broken = Some(e);
                     ControlFlow::Break(())
-                },
-                ControlFlow::Continue,
-            )
+                }
+                // A bot that could not start would forfeit every game the same way: its first
+                // game records the fault, and the match stops there.
+                Ok(()) if !not_started.is_empty() => ControlFlow::Break(()),
+                Ok(()) => ControlFlow::Continue(()),
+            }
         });
         tokio::select! {
             // Polled first, so that the signal handlers are in place before any bot starts.
@@ -241,6 +245,14 @@ fn match_command(args: &MatchArgs) -> u8 {
             ))
         }
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
+        Some(Ok(())) if !not_started.is_empty() && !played.complete() => Some((
+            CHECK_FAILED,
+            format!(
+                "{}; the match stopped after its first game, whose log records the fault \
+                 (`allfives check COMMAND` shows each step)",
+                not_started.join("; ")
+            ),
+        )),
         Some(Ok(())) => None,
     };
     // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
