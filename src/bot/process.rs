@@ -100,6 +100,33 @@ impl Launch<'_> {
         };
         Ok(policy.grants(&named, &here, self.read, self.write))
     }
+
+    /// Why it could not start (`error`), in one sentence: contained, what it could not see and
+    /// which option grants it, else where its program was looked for.
+    pub fn start_failure(&self, policy: &Policy, error: &io::Error) -> String {
+        let here = self
+            .dir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let program = self.argv.first().map_or("", String::as_str);
+        let hint = match policy.enabled {
+            true => self
+                .grants(policy)
+                .ok()
+                .and_then(|g| g.why_not_started(&named_from(self.argv, self.dir), &here)),
+            false => None,
+        };
+        let hint = hint.unwrap_or_else(|| match error.kind() {
+            io::ErrorKind::NotFound => format!(
+                "{program} or its interpreter was not found from {}: check the command \
+                 (a bare name is looked for in PATH)",
+                here.display()
+            ),
+            _ => format!("{program} in {}", here.display()),
+        });
+        format!("could not start: {error}: {hint}")
+    }
 }
 
 /// The command's words with the files it names inside its working directory made full paths:

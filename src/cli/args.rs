@@ -15,7 +15,7 @@ use crate::cli::entrants;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
-use crate::sandbox::{Policy, ResourceLimits};
+use crate::sandbox::{Policy, ResourceLimits, outputs};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::SEED_LIMIT;
@@ -878,7 +878,15 @@ impl MatchArgs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
             LogTarget::Dir(dir) => dir.clone(),
         };
+        // Recorded for later runs to hide (an ordinary user's bots could read it otherwise).
+        let written = match &logs {
+            LogTarget::File(file) => file.clone(),
+            LogTarget::Dir(dir) => dir.clone(),
+        };
+        outputs::register(&written);
         settings.sandbox.hidden = hidden_with(folder);
+        // A log file in a folder the bot may see (its own) is hidden on its own too.
+        settings.sandbox.hidden.push(written);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         Ok(MatchConfig {
             bots,
@@ -1009,12 +1017,17 @@ pub const DEFAULT_LOGS: &str = "allfives-logs";
 /// Where tournament folders go by default.
 pub const DEFAULT_TOURNAMENTS: &str = "allfives-tournaments";
 
-/// What bots may not read: `folder` (a run's logs or results), and the default folders of past
-/// matches and tournaments here, whatever this run's folder.
+/// What bots may not read: `folder` (a run's logs or results), the default folders of past
+/// matches and tournaments here, what earlier runs wrote (the registry, and the run folders
+/// beside this one), whatever this run's folder.
 pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
     let defaults = [DEFAULT_LOGS, DEFAULT_TOURNAMENTS].map(PathBuf::from);
+    let earlier = outputs::beside(&folder)
+        .into_iter()
+        .chain(outputs::earlier());
     std::iter::once(folder)
         .chain(defaults.into_iter().filter(|d| d.exists()))
+        .chain(earlier)
         .collect()
 }
 
