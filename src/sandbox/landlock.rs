@@ -115,10 +115,12 @@ impl Walls<'_> {
     /// The entries of `dir` to consider: a carved folder's shown ones, else all there are.
     fn entries(&self, dir: &Path) -> Vec<(PathBuf, std::fs::FileType)> {
         let listed: Vec<PathBuf> = match self.carved.carved.contains(dir) {
+            // The carved folders in it are entries too: their own shown entries are in them.
             true => self
                 .carved
                 .shown
                 .iter()
+                .chain(&self.carved.carved)
                 .filter(|p| p.parent() == Some(dir))
                 .cloned()
                 .collect(),
