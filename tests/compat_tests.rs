@@ -1041,3 +1041,130 @@ fn every_pair_of_kinds_plays_in_every_layout_as_an_ordinary_user() {
         sandbox_clean(&world);
     }
 }
+
+/// A tournament mixing every kind of the pairs (one deal each, a round robin, two workers),
+/// from the parent folder, run by root: no fault anywhere, in games a kind plays or not.
+#[test]
+fn a_tournament_mixing_every_kind_has_no_fault() {
+    let world = World::new(&home());
+    world.build_pairs();
+    let java = java();
+    let (_, bots) = pair_cell(
+        &world,
+        &(0..PAIR_KINDS.len()).collect::<Vec<_>>(),
+        Layout::Parent,
+        &java,
+    );
+    let mut args: Vec<String> = vec!["tournament".into()];
+    args.extend(bots);
+    args.extend(
+        [
+            "--deals",
+            "1",
+            "--max-hands",
+            "1",
+            "--json",
+            "-j",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+        ]
+        .map(String::from),
+    );
+    args.push(world.path("t").display().to_string());
+    let ran = allfives_with(&args, |c| {
+        c.current_dir(world.path(""))
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("TMPDIR", world.path(""));
+    });
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let report = ran.json();
+    let rows = report["standings"]["entrants"]
+        .as_array()
+        .expect("entrants");
+    assert_eq!(rows.len(), PAIR_KINDS.len(), "{report:#}");
+    for row in rows {
+        assert_eq!(
+            row["faults"],
+            serde_json::json!({}),
+            "{}: {report:#}",
+            row["name"]
+        );
+    }
+    sandbox_clean(&world);
+}
+
+/// A bots file's `dir = ""` is refused before any game, in one sentence (it was accepted, and
+/// then every game "could not start").
+#[test]
+fn an_empty_dir_in_a_bots_file_is_refused_before_any_game() {
+    let sb = Sandbox::new();
+    let file = sb.path("bots.toml");
+    write(
+        &file,
+        "[[bots]]\nname = \"a\"\ncommand = \"python3 bot.py\"\ndir = \"\"\n",
+    );
+    let ran = allfives(&[
+        "match",
+        "--bots",
+        &file.display().to_string(),
+        "builtin:greedy",
+    ]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stdout);
+    assert!(ran.stderr.contains("`dir` is empty"), "{}", ran.stderr);
+    assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+    assert!(!sb.path("allfives-logs").exists() && ran.stdout.is_empty());
+}
+
+/// A bot that does not find a file the containment hid: its fault names the path and the
+/// option that grants it (it said only "No such file or directory").
+#[test]
+fn a_hidden_file_a_bot_does_not_find_is_named_with_the_option() {
+    let sb = Sandbox::new();
+    fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let theirs = sb.path("b/data.txt");
+    write(&theirs, "DATA OF B\n");
+    python_bot(&sb.path("b"), "", "");
+    python_bot(
+        &sb.path("a"),
+        &format!("open({:?}).read()", theirs.display().to_string()),
+        "",
+    );
+    run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(sb.path("")));
+    let ran = allfives(&[
+        "match",
+        &format!("a=python3 {}", sb.path("a/bot.py").display()),
+        &format!("b=python3 {} {}", sb.path("b/bot.py").display(), sb.token()),
+        "--max-hands",
+        "1",
+        "--log-dir",
+        &sb.unused_logs().display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let said = format!("{} exists but the containment hid it", theirs.display());
+    assert!(ran.stdout.contains(&said), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains(&format!("--bot-read {}", theirs.display())),
+        "{}",
+        ran.stdout
+    );
+}
+
+/// A bot whose program cannot be started says why: here its `#!` line names an interpreter that
+/// does not exist (it said only "No such file or directory").
+#[test]
+fn a_start_that_fails_names_what_is_missing() {
+    let sb = Sandbox::new();
+    executable(&sb.path("bot"), "#!/nonexistent/python3\n");
+    let ran = allfives_with(
+        &["match", "./bot", "builtin:greedy", "--max-hands", "1"],
+        |c| {
+            c.current_dir(sb.path(""));
+        },
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let said = "./bot names the interpreter /nonexistent/python3 on its #! line";
+    assert!(ran.stdout.contains(said), "{}", ran.stdout);
+}

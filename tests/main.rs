@@ -8,6 +8,7 @@ mod check_tests;
 mod cli_tests;
 mod compat_tests;
 mod debugger_tests;
+mod earlier_runs_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod graded_tests;

@@ -117,10 +117,19 @@ impl Launch<'_> {
                 .and_then(|g| g.why_not_started(&named_from(self.argv, self.dir), &here)),
             false => None,
         };
-        let hint = hint.unwrap_or_else(|| match error.kind() {
-            io::ErrorKind::NotFound => format!(
-                "{program} or its interpreter was not found from {}: check the command \
-                 (a bare name is looked for in PATH)",
+        let found = match program.contains('/') {
+            true => Some(here.join(program)).filter(|p| p.is_file()),
+            false => sandbox::grants::resolve(program),
+        };
+        let interpreter = found.as_deref().and_then(sandbox::grants::shebang);
+        let hint = hint.unwrap_or_else(|| match (error.kind(), found, interpreter) {
+            (io::ErrorKind::NotFound, Some(_), Some(i)) if !i.exists() => format!(
+                "{program} names the interpreter {} on its #! line, which does not exist",
+                i.display()
+            ),
+            (io::ErrorKind::NotFound, None, _) => format!(
+                "{program} was not found from {}: check the command (a bare name is looked \
+                 for in PATH)",
                 here.display()
             ),
             _ => format!("{program} in {}", here.display()),

@@ -369,7 +369,7 @@ pub(super) fn folder_of(path: &Path) -> &Path {
 }
 
 /// The program as the shell would find it.
-fn resolve(program: &str) -> Option<PathBuf> {
+pub fn resolve(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
     }
@@ -380,7 +380,7 @@ fn resolve(program: &str) -> Option<PathBuf> {
 }
 
 /// The interpreter a script's `#!` line names (`#!/usr/bin/env python3` names python3).
-fn shebang(path: &Path) -> Option<PathBuf> {
+pub fn shebang(path: &Path) -> Option<PathBuf> {
     let mut head = [0u8; 256];
     let n = fs::File::open(path).ok()?.read(&mut head).ok()?;
     let line = head[..n].strip_prefix(b"#!")?;
