@@ -913,7 +913,21 @@ fn pair_match(
     let (cwd, bots) = pair_cell(world, table, layout, java);
     let mut args = vec!["match".to_string()];
     args.extend(bots);
-    args.extend(["--max-hands", "1", "--json", "--seed", "5"].map(String::from));
+    // Generous clocks: a JVM or Node.js starting on a loaded machine is no fault of theirs.
+    args.extend(
+        [
+            "--max-hands",
+            "1",
+            "--json",
+            "--seed",
+            "5",
+            "--startup-ms",
+            "60000",
+            "--move-ms",
+            "20000",
+        ]
+        .map(String::from),
+    );
     // The logs in the bot's own folder: as a folder (the first match there) or as a file.
     let logs = match layout {
         Layout::LogsOwn if n % 4 == 0 => vec!["--log-dir".to_string(), ".".to_string()],
@@ -955,7 +969,7 @@ fn pair_match(
     }
 }
 
-/// Every table of every layout in `world`, four matches at a time; the cells that failed.
+/// Every table of every layout in `world`, three matches at a time; the cells that failed.
 fn pair_failures(world: &World, user: User, layouts: &[Layout]) -> Vec<String> {
     let java = java();
     let cells: Vec<(Layout, usize, Vec<usize>)> = layouts
@@ -968,7 +982,7 @@ fn pair_failures(world: &World, user: User, layouts: &[Layout]) -> Vec<String> {
         })
         .collect();
     let mut failed = Vec::new();
-    for chunk in cells.chunks(4) {
+    for chunk in cells.chunks(3) {
         std::thread::scope(|s| {
             let handles: Vec<_> = chunk
                 .iter()
@@ -1042,23 +1056,25 @@ fn every_pair_of_kinds_plays_in_every_layout_as_an_ordinary_user() {
     }
 }
 
-/// A tournament mixing every kind of the pairs (one deal each, a round robin, two workers),
-/// from the parent folder, run by root: no fault anywhere, in games a kind plays or not.
+/// A tournament mixing every kind of the pairs (a gauntlet of the builtin against every other
+/// kind, one deal each, two workers), from the parent folder, run by root: no fault in any
+/// game (one entrant's folder had been hidden from games it did not even play in).
 #[test]
 fn a_tournament_mixing_every_kind_has_no_fault() {
     let world = World::new(&home());
     world.build_pairs();
     let java = java();
-    let (_, bots) = pair_cell(
-        &world,
-        &(0..PAIR_KINDS.len()).collect::<Vec<_>>(),
-        Layout::Parent,
-        &java,
-    );
+    let last = PAIR_KINDS.len() - 1;
+    let builtin_first: Vec<usize> = std::iter::once(last).chain(0..last).collect();
+    let (_, bots) = pair_cell(&world, &builtin_first, Layout::Parent, &java);
     let mut args: Vec<String> = vec!["tournament".into()];
     args.extend(bots);
     args.extend(
         [
+            "--format",
+            "gauntlet",
+            "--startup-ms",
+            "60000",
             "--deals",
             "1",
             "--max-hands",

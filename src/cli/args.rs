@@ -1025,10 +1025,11 @@ pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
     let earlier = outputs::beside(&folder)
         .into_iter()
         .chain(outputs::earlier());
-    std::iter::once(folder)
+    let hidden = std::iter::once(folder)
         .chain(defaults.into_iter().filter(|d| d.exists()))
         .chain(earlier)
-        .collect()
+        .collect();
+    outputs::compact(hidden)
 }
 
 /// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the

@@ -265,20 +265,32 @@ fn hide(g: &mut Grants, needs: &[PathBuf], hidden: &[PathBuf], others: &[PathBuf
             .map(|o| absolute(o))
             .filter(|o| !holds(o) && o.exists()),
     );
-    for folder in &carved {
-        let Ok(entries) = fs::read_dir(folder) else {
+    // A carved folder's entry that holds what the bot needs and is marked as output (its own
+    // folder, where earlier runs wrote their logs) is carved in turn.
+    let mut todo: Vec<PathBuf> = carved.iter().cloned().collect();
+    while let Some(folder) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&folder) else {
             continue;
         };
         for path in entries.flatten().map(|e| e.path()) {
             if whole.iter().any(|h| path.starts_with(h)) || carved.contains(&path) {
                 continue;
             }
-            match super::outputs::is_output(&path) && !holds(&path) {
-                true => g.hidden.insert(path),
+            let output = super::outputs::is_output(&path);
+            match (output, holds(&path)) {
+                (true, true) if path.is_dir() => {
+                    carved.insert(path.clone());
+                    todo.push(path);
+                }
+                (true, false) => {
+                    g.hidden.insert(path);
+                }
                 // A dangling link shows nothing, and could not be bound.
-                false if path.exists() => g.shown.insert(path),
-                false => false,
-            };
+                _ if path.exists() => {
+                    g.shown.insert(path);
+                }
+                _ => {}
+            }
         }
     }
     g.hidden.extend(whole);

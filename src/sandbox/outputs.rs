@@ -8,6 +8,7 @@
 //! older than the registry, or written elsewhere, is recognised by its marks: a game log's
 //! header, a stderr file, a folder holding a tournament's definition or game logs.
 
+use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
@@ -102,6 +103,33 @@ pub fn beside(folder: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|p| *p != folder && is_output(p))
         .collect()
+}
+
+/// `hidden` with every folder whose entries are all hidden put in their place (`runs/1` ...
+/// `runs/500` become `runs`): each hidden path costs every bot's start a mount and a walk, and
+/// later runs' folders there are hidden too. A shared folder (the home folder, /tmp) is never
+/// put in place of its entries.
+pub fn compact(hidden: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut set: BTreeSet<PathBuf> = hidden.iter().map(|h| super::grants::absolute(h)).collect();
+    let parents: BTreeSet<PathBuf> = set
+        .iter()
+        .filter_map(|h| h.parent().map(Path::to_path_buf))
+        .filter(|p| !super::grants::shared(p))
+        .collect();
+    for parent in parents {
+        let Ok(entries) = fs::read_dir(&parent) else {
+            continue;
+        };
+        let entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        if entries.len() > 1 && entries.iter().all(|e| set.contains(e)) {
+            set.retain(|h| !h.starts_with(&parent));
+            set.insert(parent);
+        }
+    }
+    // What lies inside another hidden folder needs no hiding of its own.
+    let all: Vec<PathBuf> = set.iter().cloned().collect();
+    set.retain(|h| !all.iter().any(|o| o != h && h.starts_with(o)));
+    set.into_iter().collect()
 }
 
 /// Whether `path` is allfives output by its marks: a stderr file (`NAME.stderr`) and its saved
