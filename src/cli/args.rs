@@ -884,9 +884,10 @@ impl MatchArgs {
             LogTarget::Dir(dir) => dir.clone(),
         };
         outputs::register(&written);
-        settings.sandbox.hidden = hidden_with(folder);
         // A log file in a folder the bot may see (its own) is hidden on its own too.
-        settings.sandbox.hidden.push(written);
+        let mut hidden = hidden_with(folder);
+        hidden.push(written);
+        settings.sandbox.hidden = outputs::compact(hidden);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         Ok(MatchConfig {
             bots,

@@ -197,41 +197,55 @@ pub fn homes(argv: &[String], dir: Option<&Path>) -> Vec<PathBuf> {
 /// interpreter's installation, a virtual environment, the home folder itself.
 pub fn shared(path: &Path) -> bool {
     let path = absolute(path);
-    let home = std::env::var_os("HOME").map(|h| absolute(Path::new(&h)));
+    let (home, installs) = shared_roots();
     if COMMON.iter().any(|c| path == Path::new(c))
         || home.as_deref() == Some(path.as_path())
         || SYSTEM.iter().any(|s| path.starts_with(s))
+        || installs.iter().any(|r| path.starts_with(r))
     {
         return true;
     }
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p.is_absolute())
-        .flat_map(|dir| {
-            let root = installation(&dir.join("_")).into_iter();
-            std::iter::once(dir).chain(root)
-        });
-    let roots = INSTALL_ROOTS
-        .iter()
-        .filter_map(std::env::var_os)
-        .map(PathBuf::from)
-        .chain(
-            home.iter()
-                .flat_map(|h| USER_INSTALLS.iter().map(move |d| h.join(d))),
-        );
-    let installed = on_path
-        .chain(roots)
-        .map(|r| absolute(&r))
-        // A `bin` in the home folder is on PATH; the home folder is not an installation.
-        .filter(|r| Some(r) != home.as_ref() && r != Path::new("/"))
-        .any(|r| path.starts_with(r));
     let environment = |dir: &Path| {
         Some(dir) != home.as_deref()
             && (dir.join("pyvenv.cfg").is_file() || dir.join("conda-meta").is_dir())
     };
-    installed || path.ancestors().any(environment) || interpreter_bin(&path)
+    path.ancestors().any(environment) || interpreter_bin(&path)
+}
+
+/// The home folder, and the installations every bot shares: `PATH`'s folders and their
+/// installations, version managers' folders, the installations the environment names. Made
+/// once (the environment does not change during a run; each is resolved on the disk).
+fn shared_roots() -> &'static (Option<PathBuf>, Vec<PathBuf>) {
+    static ROOTS: std::sync::OnceLock<(Option<PathBuf>, Vec<PathBuf>)> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let home = std::env::var_os("HOME").map(|h| absolute(Path::new(&h)));
+        let on_path = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.is_absolute())
+            .flat_map(|dir| {
+                let root = installation(&dir.join("_")).into_iter();
+                std::iter::once(dir).chain(root)
+            });
+        let roots = INSTALL_ROOTS
+            .iter()
+            .filter_map(std::env::var_os)
+            .map(PathBuf::from)
+            .chain(
+                home.iter()
+                    .flat_map(|h| USER_INSTALLS.iter().map(move |d| h.join(d))),
+            );
+        let mut installs: Vec<PathBuf> = on_path
+            .chain(roots)
+            .map(|r| absolute(&r))
+            // A `bin` in the home folder is on PATH; the home folder is not an installation.
+            .filter(|r| Some(r) != home.as_ref() && r != Path::new("/"))
+            .collect();
+        installs.sort();
+        installs.dedup();
+        (home, installs)
+    })
 }
 
 /// Whether `dir` is the `bin` of an interpreter's prefix: its parent also holds a `lib` (a

@@ -11,6 +11,7 @@
 //! abstract socket outside its own domain. A Landlock domain also cannot ptrace a process
 //! outside it, which closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even for root.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -57,7 +58,7 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
     }
     let mut created = ruleset.create().map_err(io::Error::other)?;
     let walls = Walls {
-        hidden: grants.hidden.iter().cloned().collect(),
+        hidden: &grants.hidden,
         carved: grants,
     };
     let mut readable = Vec::new();
@@ -97,19 +98,24 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
 /// What carving keeps out: the hidden paths, and the carved folders (of which only the entries
 /// shown are granted, so that a file written there later stays out of reach).
 struct Walls<'a> {
-    hidden: Vec<PathBuf>,
+    hidden: &'a BTreeSet<PathBuf>,
     carved: &'a Grants,
 }
 
 impl Walls<'_> {
-    /// Whether a wall lies at or below `path`.
+    /// Whether a wall lies at or below `path`. A set's paths below `path` follow it in order:
+    /// one look each, however many earlier runs are hidden.
     fn inside(&self, path: &Path) -> bool {
-        let at = |w: &PathBuf| w.starts_with(path);
-        self.hidden.iter().any(at) || self.carved.carved.iter().any(at)
+        let below = |set: &BTreeSet<PathBuf>| {
+            set.range::<Path, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
+                .next()
+                .is_some_and(|w| w.starts_with(path))
+        };
+        below(self.hidden) || below(&self.carved.carved)
     }
 
     fn hides(&self, path: &Path) -> bool {
-        self.hidden.iter().any(|h| path.starts_with(h))
+        path.ancestors().any(|a| self.hidden.contains(a))
     }
 
     /// The entries of `dir` to consider: a carved folder's shown ones, else all there are.
@@ -145,11 +151,7 @@ fn carve(dir: &Path, walls: &Walls, out: &mut Vec<PathBuf>) {
         if kind.is_symlink() {
             // A link is granted as what it points to, which is carved where it really lies.
             let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-            if !walls
-                .hidden
-                .iter()
-                .any(|h| real.starts_with(h) || h.starts_with(&real))
-            {
+            if !walls.hides(&real) && !walls.inside(&real) {
                 out.push(path);
             }
             continue;

@@ -114,9 +114,8 @@ pub fn compact(hidden: Vec<PathBuf>) -> Vec<PathBuf> {
     let parents: BTreeSet<PathBuf> = set
         .iter()
         .filter_map(|h| h.parent().map(Path::to_path_buf))
-        .filter(|p| !super::grants::shared(p))
         .collect();
-    for parent in parents {
+    for parent in parents.into_iter().filter(|p| !super::grants::shared(p)) {
         let Ok(entries) = fs::read_dir(&parent) else {
             continue;
         };
