@@ -149,10 +149,11 @@ pub fn is_output(path: &Path) -> bool {
     if !meta.is_dir() {
         return false;
     }
-    if let Some(stem) = name.strip_suffix(".tmp") {
-        if path.with_file_name(format!("{stem}.stderr")).exists() {
-            return true;
-        }
+    let saved_tmp = name
+        .strip_suffix(".tmp")
+        .is_some_and(|stem| path.with_file_name(format!("{stem}.stderr")).exists());
+    if saved_tmp {
+        return true;
     }
     if ["tournament.json", "results.jsonl"]
         .iter()
