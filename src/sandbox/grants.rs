@@ -462,6 +462,40 @@ mod tests {
     }
 
     #[test]
+    fn an_interpreter_named_by_its_path_is_no_bots_own_folder() {
+        let here = absolute(&std::env::current_dir().expect("a working directory"));
+        let script = here
+            .join("tests/fixtures/bots/botlib.py")
+            .display()
+            .to_string();
+        for interpreter in ["/usr/bin/python3", "/usr/bin/env", "/bin/sh"] {
+            let argv = vec![interpreter.to_string(), script.clone()];
+            let homes = homes(&argv, None);
+            assert_eq!(homes, [here.join("tests/fixtures/bots")], "{interpreter}");
+        }
+        assert!(shared(Path::new("/tmp")) && shared(Path::new("/opt/anything")));
+        assert!(!shared(&here.join("tests/fixtures/bots")));
+    }
+
+    #[test]
+    fn a_log_folder_that_is_the_bots_own_is_carved() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let own = absolute(dir.path());
+        fs::write(own.join("bot.py"), "").expect("written");
+        fs::write(own.join("game-1.jsonl"), "").expect("written");
+        fs::write(own.join("me.stderr"), "").expect("written");
+        let argv = vec!["sh".to_string(), own.join("bot.py").display().to_string()];
+        let g = grants(&wants(&argv, &own), std::slice::from_ref(&own), &[]);
+        assert!(
+            g.carved.contains(&own) && g.shown.contains(&own.join("bot.py")),
+            "{g:?}"
+        );
+        assert!(g.hides(&own.join("game-1.jsonl")) && g.hides(&own.join("me.stderr")));
+        assert!(g.hides(&own.join("game-2.jsonl")), "written later: {g:?}");
+        assert!(!g.hides(&own.join("bot.py")));
+    }
+
+    #[test]
     fn another_bots_folder_is_hidden_unless_shared() {
         let here = absolute(&std::env::current_dir().expect("a working directory"));
         let mine = here.join("tests/fixtures/bots");
