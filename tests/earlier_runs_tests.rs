@@ -125,5 +125,9 @@ fn the_registry_of_earlier_runs_is_private() {
     assert!(text.contains("runs/1"), "{text}");
     let mode = |p: &Path| fs::metadata(p).expect("there").permissions().mode() & 0o777;
     assert_eq!(mode(&registry), 0o600);
-    assert_eq!(mode(registry.parent().expect("a folder")), 0o700);
+    let folder = registry.parent().expect("a folder");
+    assert_eq!(mode(folder), 0o700);
+    // Only its own folder is private: `~/.local` holds the user's installs, which bots read.
+    let local = place.dir.path().join(".local");
+    assert_eq!(mode(&local), 0o755, "{}", local.display());
 }

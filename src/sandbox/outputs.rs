@@ -38,10 +38,12 @@ pub fn register(path: &Path) {
     if path.as_os_str().as_bytes().contains(&b'\n') {
         return;
     }
-    let _ = fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir);
+    // The folders above it as any program makes them (a `~/.local` made private would keep a
+    // root referee's bots from their user installs there); only its own is private.
+    if let Some(parent) = dir.parent() {
+        let _ = fs::create_dir_all(parent);
+    }
+    let _ = fs::DirBuilder::new().mode(0o700).create(&dir);
     let Ok(mut file) = OpenOptions::new()
         .read(true)
         .append(true)
