@@ -1184,3 +1184,28 @@ fn a_start_that_fails_names_what_is_missing() {
     let said = "./bot names the interpreter /nonexistent/python3 on its #! line";
     assert!(ran.stdout.contains(said), "{}", ran.stdout);
 }
+
+/// `check` from /tmp itself, the bot in a folder under it (every check failed there: nothing
+/// under /tmp was bound into the bot's private /tmp when the working directory was /tmp).
+#[test]
+fn check_passes_with_tmp_itself_as_the_working_directory() {
+    let dir = tempfile::Builder::new()
+        .prefix("allfives-compat-")
+        .tempdir_in("/tmp")
+        .expect("a folder under /tmp");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    python_bot(&dir.path().join("bot"), "", "");
+    run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(dir.path()));
+    let rel = dir
+        .path()
+        .join("bot/bot.py")
+        .strip_prefix("/tmp")
+        .expect("made under /tmp")
+        .display()
+        .to_string();
+    // A failed check keeps its logs: in the folder, which the test removes.
+    let ran = allfives_with(&["check".to_string(), format!("python3 {rel}")], |c| {
+        c.current_dir("/tmp").env("TMPDIR", dir.path());
+    });
+    assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
+}
