@@ -577,8 +577,9 @@ impl Player {
         }
         let launch = self.spec.launch().expect("a command bot has a launch");
         let mut process =
-            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy)
-                .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
+            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy).map_err(
+                |e| Fault::new(FaultKind::Crash, launch.start_failure(&self.policy, &e)),
+            )?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         self.seen.clear();
         let id = self.take_id();
@@ -887,6 +888,18 @@ fn containment_hint(said: &str) -> Option<String> {
     let shown = absolute
         .or(quoted)
         .map_or("a file it needs".to_string(), |p| p.to_string());
+    // A file it did not find that the referee sees was hidden from it (a log folder, another
+    // bot's folder).
+    let missing = ["No such file or directory", "ENOENT", "Cannot find module"];
+    if absolute.is_some_and(|p| std::path::Path::new(p).exists())
+        && missing.iter().any(|m| said.contains(m))
+    {
+        return Some(format!(
+            "{shown} exists but the containment hid it (a log folder, or another bot's \
+             folder): --bot-read {shown} grants it, --no-sandbox turns the containment off \
+             (docs/fair-play.md)"
+        ));
+    }
     if said.contains("Read-only file system") || said.contains("EROFS") {
         return Some(format!(
             "Contained bots write only in their /tmp ($TMPDIR), saved next to their stderr file; \

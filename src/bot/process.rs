@@ -100,6 +100,42 @@ impl Launch<'_> {
         };
         Ok(policy.grants(&named, &here, self.read, self.write))
     }
+
+    /// Why it could not start (`error`), in one sentence: contained, what it could not see and
+    /// which option grants it, else where its program was looked for.
+    pub fn start_failure(&self, policy: &Policy, error: &io::Error) -> String {
+        let here = self
+            .dir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let program = self.argv.first().map_or("", String::as_str);
+        let hint = match policy.enabled {
+            true => self
+                .grants(policy)
+                .ok()
+                .and_then(|g| g.why_not_started(&named_from(self.argv, self.dir), &here)),
+            false => None,
+        };
+        let found = match program.contains('/') {
+            true => Some(here.join(program)).filter(|p| p.is_file()),
+            false => sandbox::grants::resolve(program),
+        };
+        let interpreter = found.as_deref().and_then(sandbox::grants::shebang);
+        let hint = hint.unwrap_or_else(|| match (error.kind(), found, interpreter) {
+            (io::ErrorKind::NotFound, Some(_), Some(i)) if !i.exists() => format!(
+                "{program} names the interpreter {} on its #! line, which does not exist",
+                i.display()
+            ),
+            (io::ErrorKind::NotFound, None, _) => format!(
+                "{program} was not found from {}: check the command (a bare name is looked \
+                 for in PATH)",
+                here.display()
+            ),
+            _ => format!("{program} in {}", here.display()),
+        });
+        format!("could not start: {error}: {hint}")
+    }
 }
 
 /// The command's words with the files it names inside its working directory made full paths:

@@ -17,7 +17,7 @@ use crate::cli::key_file;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
-use crate::sandbox::{Policy, ResourceLimits};
+use crate::sandbox::{Policy, ResourceLimits, outputs};
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
@@ -953,7 +953,16 @@ impl MatchArgs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
             LogTarget::Dir(dir) => dir.clone(),
         };
-        settings.sandbox.hidden = hidden_with(folder);
+        // Recorded for later runs to hide (an ordinary user's bots could read it otherwise).
+        let written = match &logs {
+            LogTarget::File(file) => file.clone(),
+            LogTarget::Dir(dir) => dir.clone(),
+        };
+        outputs::register(&written);
+        // A log file in a folder the bot may see (its own) is hidden on its own too.
+        let mut hidden = hidden_with(folder);
+        hidden.push(written);
+        settings.sandbox.hidden = outputs::compact(hidden);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         settings.processes = Processes::from_flags(self.fresh, self.reuse_processes);
         let config = MatchConfig {
@@ -1089,13 +1098,19 @@ pub const DEFAULT_LOGS: &str = "allfives-logs";
 /// Where tournament folders go by default.
 pub const DEFAULT_TOURNAMENTS: &str = "allfives-tournaments";
 
-/// What bots may not read: `folder` (a run's logs or results), and the default folders of past
-/// matches and tournaments here, whatever this run's folder.
+/// What bots may not read: `folder` (a run's logs or results), the default folders of past
+/// matches and tournaments here, what earlier runs wrote (the registry, and the run folders
+/// beside this one), whatever this run's folder.
 pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
     let defaults = [DEFAULT_LOGS, DEFAULT_TOURNAMENTS].map(PathBuf::from);
-    std::iter::once(folder)
+    let earlier = outputs::beside(&folder)
+        .into_iter()
+        .chain(outputs::earlier());
+    let hidden = std::iter::once(folder)
         .chain(defaults.into_iter().filter(|d| d.exists()))
-        .collect()
+        .chain(earlier)
+        .collect();
+    outputs::compact(hidden)
 }
 
 /// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the

@@ -140,6 +140,13 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
             if !is_name(&entry.name) {
                 return Err(format!("bots file {shown}: {}", name_problem(&entry.name)));
             }
+            if entry.dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+                return Err(format!(
+                    "bots file {shown}, bot '{}': `dir` is empty; name a folder (\".\" is the \
+                     bots file's) or leave `dir` out to start the bot where the referee starts",
+                    entry.name
+                ));
+            }
             let dir = entry.dir.map(|d| folder.join(d));
             let here = |paths: Vec<PathBuf>| paths.into_iter().map(|p| folder.join(p)).collect();
             let (read, write) = (here(entry.read), here(entry.write));

@@ -208,6 +208,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         .max(1);
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
+    crate::sandbox::outputs::register(&dir);
     let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),

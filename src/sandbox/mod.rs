@@ -14,6 +14,7 @@ mod landlock;
 pub mod limits;
 mod mounts;
 mod namespaces;
+pub mod outputs;
 pub mod protections;
 mod reaper;
 pub mod report;
@@ -244,13 +245,18 @@ fn mount_plan(
     identity: Identity,
     mut masks: Vec<PathBuf>,
 ) -> mounts::Plan {
-    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
+    // A carved folder is masked, its shown entries bound back into it.
+    let read: Vec<PathBuf> = grants.read.iter().chain(&grants.shown).cloned().collect();
+    masks.extend(grants.carved.iter().cloned());
     let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
-    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let (hidden, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        grants.hidden.iter().cloned().partition(|h| h.is_dir());
     let mut covered = match identity {
         Identity::RootWithoutCapabilities => secrets_of_root(),
         _ => Vec::new(),
     };
+    // A hidden file (an earlier run's log beside a bot) is covered, not replaced by a folder.
+    covered.extend(files);
     if !policy.network {
         // The host's sockets: most live under /run; the rest are covered one by one.
         masks.push(PathBuf::from("/run"));

@@ -156,6 +156,13 @@ impl Protections {
             self.hidden
                 .push(format!("hidden from {name}: {}", list(&grants.hidden)));
         }
+        if !grants.carved.is_empty() {
+            self.hidden.push(format!(
+                "{name} sees in {} only the entries that were there before the run, not the \
+                 allfives files",
+                list(&grants.carved)
+            ));
+        }
         match super::identity_of(grants) {
             (Identity::Unprivileged(_), _) => self.in_force.push(format!(
                 "{name} runs as an unprivileged user of its own (the referee runs as root)"
