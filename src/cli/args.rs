@@ -230,8 +230,8 @@ pub struct SeedArgs {
     #[arg(long, requires = "seed", conflicts_with = "deal_key")]
     pub public_seed: bool,
     /// Mix --seed with the deal key in FILE, made with a fresh key (mode 0600) if it does not
-    /// exist: the same seed and key give the same games in every run and every shard. Keep it
-    /// where no bot reads (not in a bot's folder) [default: a fresh key, kept nowhere].
+    /// exist: the same seed and key give the same games in every run and every shard. Hidden
+    /// from every contained bot [default: a fresh key, kept nowhere].
     #[arg(long, value_name = "FILE", requires = "seed")]
     pub deal_key: Option<PathBuf>,
 }
@@ -240,6 +240,13 @@ impl SeedArgs {
     /// Whether every run with these options makes the same master (what shards need).
     pub fn reproducible(&self) -> bool {
         self.seed.is_some() && (self.public_seed || self.deal_key.is_some())
+    }
+
+    /// The deal key's file, which no bot may read (it may lie in a folder a bot reads).
+    pub fn key_file(&self) -> Option<PathBuf> {
+        self.deal_key
+            .as_deref()
+            .map(crate::sandbox::grants::absolute)
     }
 
     /// The master seed these options make; `fresh` draws one when no --seed is given. The
@@ -482,6 +489,11 @@ pub struct SandboxArgs {
     /// Let bots use the network (off by default).
     #[arg(long)]
     pub bot_network: bool,
+    /// Let the locks bots take on files have effect (by default a lock takes none, so that
+    /// partners cannot signal through a file both read): for trusted bots whose processes lock
+    /// files between them (SQLite written by several processes). Recorded in every log.
+    #[arg(long)]
+    pub bot_locks: bool,
     /// The most data memory, in MiB, each bot process may use [default: no limit].
     #[arg(long, value_name = "MIB")]
     pub bot_memory: Option<u64>,
@@ -586,6 +598,7 @@ impl SandboxArgs {
         Ok(Policy {
             enabled: !self.no_sandbox,
             network: self.bot_network,
+            real_locks: self.bot_locks,
             limits: ResourceLimits {
                 memory: self.bot_memory.map(|mib| mib << 20),
                 processes: self.bot_processes,
@@ -962,6 +975,7 @@ impl MatchArgs {
         // A log file in a folder the bot may see (its own) is hidden on its own too.
         let mut hidden = hidden_with(folder);
         hidden.push(written);
+        hidden.extend(self.seeds.key_file());
         settings.sandbox.hidden = outputs::compact(hidden);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         settings.processes = Processes::from_flags(self.fresh, self.reuse_processes);

@@ -214,6 +214,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Err(message) => return fail(BAD_INPUT, message),
     };
     policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
+    policy.hidden.extend(args.seeds.key_file());
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
     settings.processes = Processes::from_flags(args.fresh, args.reuse_processes);

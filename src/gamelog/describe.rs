@@ -24,11 +24,7 @@ pub fn tiles(tiles: &[Tile]) -> String {
         .join(" ")
 }
 
-/// `n thing` or `n things`.
-pub fn count(n: impl Into<u64>, thing: &str) -> String {
-    let n = n.into();
-    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
-}
+pub use crate::text::count;
 
 /// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
 pub fn ordinal(n: impl Into<u64>) -> String {

@@ -45,6 +45,10 @@ pub struct Policy {
     pub enabled: bool,
     /// Let them use the network.
     pub network: bool,
+    /// Let their file locks take effect (`--bot-locks`): no seccomp filter, so partners can
+    /// signal through locks on a file both read; for trusted bots that lock files across
+    /// processes of their own (SQLite written by several processes).
+    pub real_locks: bool,
     /// Memory and process limits.
     pub limits: ResourceLimits,
     /// Folders no bot may read or write (the logs and results).
@@ -71,6 +75,7 @@ impl Default for Policy {
         Policy {
             enabled: false,
             network: false,
+            real_locks: false,
             limits: ResourceLimits::default(),
             hidden: Vec::new(),
             homes: Vec::new(),
@@ -143,7 +148,10 @@ pub fn contain(
     }
     let (identity, masks, _) = identity::choose(grants);
     let mut ruleset = landlock::prepare(grants, policy.network)?;
-    let filter = seccomp::prepare()?;
+    let filter = match policy.real_locks {
+        true => None,
+        false => Some(seccomp::prepare()?),
+    };
     let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
@@ -214,7 +222,9 @@ pub fn contain(
             mounts & Mounts::PROC != 0,
         );
         report::put(w, LANDLOCK, landlock);
-        report::put(w, SECCOMP, filter.install());
+        if let Some(filter) = &filter {
+            report::put(w, SECCOMP, filter.install());
+        }
         // Descriptors the referee inherited (a shell's `3<secret`) must not reach the bot.
         // SAFETY: marks this process's own descriptors above stderr close-on-exec.
         unsafe {
