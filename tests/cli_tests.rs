@@ -207,3 +207,87 @@ fn logs_are_coloured_only_on_a_terminal() {
     );
     sb.assert_no_bot_left();
 }
+
+#[test]
+fn endless_inputs_are_refused_in_a_sentence() {
+    let sb = Sandbox::new();
+    let out = sb.path("out").display().to_string();
+    // /dev/zero never ends; a FIFO that no one writes is empty, not waited on.
+    let fifo = sb.path("bots.toml");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    for bots in ["/dev/zero".to_string(), fifo.display().to_string()] {
+        let ran = allfives(&["tournament", "--bots", &bots, "--out", &out]);
+        assert_eq!(ran.code, Some(2), "{bots}: {}", ran.stderr);
+        assert!(ran.stderr.starts_with("allfives: "), "{}", ran.stderr);
+    }
+    let ran = allfives(&["replay", "/dev/zero"]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("more than 256 MiB"), "{}", ran.stderr);
+    // A results file of one endless line.
+    let folder = sb.path("folder");
+    let d = folder.display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &d,
+        "builtin:random",
+        "builtin:greedy",
+        "--deals",
+        "1",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let mut results = fs::OpenOptions::new()
+        .append(true)
+        .open(folder.join("results.jsonl"))
+        .expect("the results file");
+    std::io::Write::write_all(&mut results, &vec![b'{'; 3 << 20]).expect("appended");
+    let ran = allfives(&["standings", &folder.display().to_string()]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("longer than 1024 KiB"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn a_tournament_reading_a_silent_pipe_stops_on_sigterm() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let sb = Sandbox::new();
+    let fifo = sb.path("bots.toml");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    // Held open for writing, never written: a reader waits for its bytes.
+    let _writer = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .expect("the FIFO's write end");
+    let out = sb.path("out").display().to_string();
+    let args: Vec<String> = [
+        "tournament",
+        "--bots",
+        &fifo.display().to_string(),
+        "--out",
+        &out,
+    ]
+    .map(String::from)
+    .to_vec();
+    let child = crate::harness::spawn(&args);
+    let pid = child.id() as i32;
+    let fds = format!("/proc/{pid}/fd");
+    let start = std::time::Instant::now();
+    while !fs::read_dir(&fds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|l| l == fifo))
+    {
+        assert!(start.elapsed().as_secs() < 60, "the FIFO was never opened");
+        std::thread::yield_now();
+    }
+    kill(Pid::from_raw(pid), Signal::SIGTERM).expect("signalled");
+    let output = child.wait_with_output().expect("it ends");
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+}

@@ -1063,8 +1063,8 @@ fn read_logged_deals(
     from: Option<u32>,
 ) -> Result<LoggedDeals, String> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read log {shown}: {e}"))?;
+    let text = crate::input::read_text(path, crate::input::MAX_LOG_BYTES)
+        .map_err(|e| format!("cannot read log {shown}: {e}"))?;
     let replay =
         crate::gamelog::replay(&text).map_err(|e| format!("{shown} does not check out: {e}"))?;
     let rules = replay.header.rules;

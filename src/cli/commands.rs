@@ -26,6 +26,7 @@ use crate::cli::pages;
 use crate::cli::tournament;
 use crate::gamelog;
 use crate::gamelog::describe;
+use crate::input;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
@@ -369,7 +370,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
 /// the tournament folder LOG (its own file or its frame of a pack).
 fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
     let bytes = match &args.game {
-        None => std::fs::read(&args.log)
+        None => input::read(&args.log, input::MAX_LOG_BYTES)
             .map_err(|e| format!("cannot read {}: {e}", args.log.display()))?,
         Some(_) if !args.log.is_dir() => {
             return Err(format!(
@@ -381,7 +382,11 @@ fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
             let failed = |e| format!("game {id} of {}: {e}", args.log.display());
             let place = game_logs::find(&args.log, id)?;
             let bytes = place.read(&args.log).map_err(failed)?;
-            let shown = format!("game {id} of {} ({})", args.log.display(), place.file());
+            let shown = format!(
+                "game {id} of {} ({})",
+                args.log.display(),
+                place.place.file()
+            );
             return Ok((String::from_utf8_lossy(&bytes).into_owned(), shown));
         }
     };
@@ -689,6 +694,18 @@ fn schema_command(what: &str) -> u8 {
     }
 }
 
+/// Makes Ctrl-C, SIGTERM and SIGHUP also set [`input::stop`]'s flag, which a read on this
+/// thread looks at while the runtime (and so its signal watch) waits for it.
+fn mark_stopping() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+            let _ = unsafe { signal_hook_registry::register(signal, crate::input::stop) };
+        }
+    });
+}
+
 /// Resolves when `signal` arrives; never if its handler could not be set (then the signal's
 /// default action, ending the process, stands).
 async fn received(signal: Option<tokio::signal::unix::Signal>) {
@@ -726,6 +743,7 @@ fn unless_interrupted<T>(
 pub fn interrupted() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let (tx, rx) = tokio::sync::oneshot::channel();
+    mark_stopping();
     let signals = [
         SignalKind::interrupt(),
         SignalKind::terminate(),

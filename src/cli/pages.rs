@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use allfives_engine::rules::Seat;
 
 use crate::gamelog::{self, LogError, describe};
+use crate::input;
 use crate::replay::html::{self, IndexEntry};
 use crate::replay::page_data::{Failure, PageData, page_data};
 use crate::replay::steps;
 use crate::tournament::audit::RESULTS;
-use crate::tournament::game_logs::{self, Place};
+use crate::tournament::game_logs::{self, LineLog};
 
 /// A log's page data, and why it does not check out, if it does not.
 pub fn game_page(text: &str, seat: Option<Seat>) -> Result<(PageData, Option<LogError>), LogError> {
@@ -53,7 +54,7 @@ enum Log {
     /// A log file of a folder of logs.
     File(PathBuf),
     /// A game of a tournament's folder, as its results line places it.
-    Logged(Place),
+    Logged(LineLog),
 }
 
 /// Writes a page for every game in `dir`, and `index.html`, into `out`, a folder that must not
@@ -72,7 +73,8 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     let mut bad = Vec::new();
     for Game { name, shown, log } in games {
         let bytes = match &log {
-            Log::File(path) => std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}")),
+            Log::File(path) => input::read(path, input::MAX_LOG_BYTES)
+                .map_err(|e| format!("cannot read {shown}: {e}")),
             Log::Logged(place) => place
                 .read(dir)
                 .map_err(|e| format!("cannot read game {shown}: {e}")),

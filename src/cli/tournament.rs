@@ -58,6 +58,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
+        Err(message) if crate::input::stopping() => return fail(INTERRUPTED, message),
         Err(message) => return fail(BAD_INPUT, message),
     };
     for note in notes {
@@ -128,7 +129,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(notes) => notes
             .iter()
             .for_each(|n| eprintln!("allfives: note: {}", crate::text::terminal(n))),
-        Err(message) => return fail(FAILED, message),
+        // A pack missing, or shorter than its lines say: the folder's input does not check out.
+        Err(message) => return fail(BAD_INPUT, message),
     }
     let mut writer = match ResultsWriter::open(&results_path) {
         Ok(writer) => writer,

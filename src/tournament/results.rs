@@ -3,7 +3,7 @@
 //! torn last line (a referee killed mid-write) ignored. The format is docs/results.md.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -313,6 +313,9 @@ fn end_of_last_line(file: &File, len: u64) -> io::Result<u64> {
     Ok(0)
 }
 
+/// The longest a results line may be: a game's result with every fault's words is a few KiB.
+const MAX_RESULTS_LINE: u64 = 1 << 20;
+
 /// Reads a results file line by line, calling `each` with every whole line's number (from 1),
 /// the line and its bytes; a torn last line (no newline: the referee was killed while writing
 /// it) is not passed on, and its number is returned. A line that is not a game result
@@ -328,13 +331,21 @@ pub fn read_results(
     let mut number = 0;
     loop {
         buf.clear();
-        let n = reader
+        // A line is read only so far: a file of one endless line is refused, not held whole.
+        let n = (&mut reader)
+            .take(MAX_RESULTS_LINE + 1)
             .read_until(b'\n', &mut buf)
             .map_err(|e| format!("cannot read {shown}: {e}"))?;
         if n == 0 {
             return Ok(None);
         }
         number += 1;
+        if n as u64 > MAX_RESULTS_LINE {
+            return Err(format!(
+                "{shown}, line {number}, is longer than {} KiB, longer than any game result: delete that line (--resume plays its game again), then run again",
+                MAX_RESULTS_LINE >> 10
+            ));
+        }
         if buf.last() != Some(&b'\n') {
             return Ok(Some(number));
         }
