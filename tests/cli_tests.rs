@@ -291,3 +291,95 @@ fn a_tournament_reading_a_silent_pipe_stops_on_sigterm() {
     let output = child.wait_with_output().expect("it ends");
     assert_eq!(output.status.code(), Some(130), "{output:?}");
 }
+
+#[test]
+fn help_and_version_to_a_full_disk_fail_in_a_sentence() {
+    for args in [&["--help"][..], &["--version"], &["help", "match"]] {
+        let ran = crate::harness::allfives_with(args, |c| {
+            c.stdout(fs::File::create("/dev/full").expect("/dev/full"));
+        });
+        assert_eq!(ran.code, Some(5), "{args:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("cannot write to stdout"),
+            "{}",
+            ran.stderr
+        );
+    }
+}
+
+#[test]
+fn a_log_dir_that_is_a_file_and_a_report_page_to_stdout_are_refused_in_a_sentence() {
+    let sb = Sandbox::new();
+    let file = sb.path("file");
+    fs::write(&file, "").expect("a file");
+    let file = file.display().to_string();
+    assert_one_line_error(
+        &[
+            "match",
+            "builtin:random",
+            "builtin:greedy",
+            "--log-dir",
+            &file,
+        ],
+        "is a file, not a folder",
+    );
+    let out = sb.path("t").display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &out,
+        "builtin:random",
+        "builtin:greedy",
+        "--deals",
+        "1",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let dash = root().join("-");
+    assert_one_line_error(&["standings", &out, "--html", "-"], "not to stdout");
+    assert!(!dash.exists(), "a file named - was written");
+}
+
+#[test]
+fn pages_stopped_half_way_leave_nothing_that_a_rerun_refuses() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let sb = Sandbox::new();
+    let t = sb.path("t").display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &t,
+        "builtin:random",
+        "builtin:greedy",
+        "--deals",
+        "40",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let pages = sb.path("pages");
+    let partial = sb.path(".pages.partial");
+    let args: Vec<String> = ["replay", &t, "--html", &pages.display().to_string()]
+        .map(String::from)
+        .to_vec();
+    let child = crate::harness::spawn(&args);
+    let holds_a_page =
+        |dir: &std::path::Path| fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    let start = std::time::Instant::now();
+    while !holds_a_page(&pages) && !holds_a_page(&partial) {
+        assert!(start.elapsed().as_secs() < 120, "no page was written");
+        std::thread::yield_now();
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).expect("signalled");
+    let stopped = child.wait_with_output().expect("it ends");
+    assert_eq!(
+        stopped.status.code(),
+        None,
+        "it ran to its end before the signal"
+    );
+    let rerun = allfives(&args);
+    assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
+    assert!(pages.join("index.html").is_file() && !partial.exists());
+}

@@ -122,8 +122,11 @@ fn reported(e: clap::Error) -> u8 {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            e.exit_code() as u8
+            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe).
+            match e.print() {
+                Ok(()) => e.exit_code() as u8,
+                Err(e) => crate::cli::commands::output_failed(&e),
+            }
         }
         _ => {
             eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
@@ -343,7 +346,8 @@ pub struct StandingsArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the report page (docs/report.md) to FILE: ratings, crosstable, charts, every
-    /// game linked to its replay page; one self-contained HTML file (replaced if it exists).
+    /// game linked to its replay page; one self-contained HTML file (replaced if it exists;
+    /// not `-`: the page is a file).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// With --html: also write every game's replay page, and their index, in replay/ beside FILE
@@ -989,6 +993,12 @@ fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
             .is_ok()
             .then(|| file.clone()),
         LogTarget::Dir(dir) if !dir.exists() => None,
+        LogTarget::Dir(dir) if !dir.is_dir() => {
+            return Err(format!(
+                "--log-dir {} is a file, not a folder: name a folder (it is created if absent), or use --log FILE for one game",
+                dir.display()
+            ));
+        }
         LogTarget::Dir(dir) => plan
             .games(0)
             .map(|g| dir.join(format!("game-{}.jsonl", g.number)))

@@ -314,6 +314,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     }
     let replay = match gamelog::replay(&text) {
         Ok(replay) => replay,
+        Err(_) if cut_in_header(&text) => return fail(CUT_LOG, cut_in_header_said(&shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
     let players = replay.header.rules.players;
@@ -330,7 +331,13 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     };
     if let Some(turn) = args.turn {
         return match turn_command(args, &replay, turn) {
-            0 => done,
+            0 if done == CUT_LOG => {
+                eprintln!(
+                    "allfives: note: {} is cut short before the game's end: the turn checks out, the rest of the game is not in the log",
+                    crate::text::terminal(&shown)
+                );
+                done
+            }
             code => code,
         };
     }
@@ -394,11 +401,25 @@ fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
     Ok((String::from_utf8_lossy(&bytes).into_owned(), shown))
 }
 
+/// Whether a log that does not replay holds not one whole line: empty (what a full disk
+/// leaves) or cut inside its header. It is cut short, not wrong.
+fn cut_in_header(text: &str) -> bool {
+    !text.contains('\n') && (text.is_empty() || text.starts_with('{'))
+}
+
+/// What is said of a log [`cut_in_header`].
+fn cut_in_header_said(shown: &str) -> String {
+    format!(
+        "{shown} is cut short before its first whole line (a full disk, or the referee stopped as the game began): it holds no move to replay"
+    )
+}
+
 /// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
 /// out gets a page of what does, marked where it stops, and exit code 3.
 fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path) -> u8 {
     let (data, error) = match pages::game_page(text, args.seat) {
         Ok(page) => page,
+        Err(_) if cut_in_header(text) => return fail(CUT_LOG, cut_in_header_said(shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
     let players = data.about.header["rules"]["players"].as_u64().unwrap_or(0) as usize;

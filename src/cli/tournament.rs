@@ -965,6 +965,12 @@ fn shown(dir: Option<&Path>) -> String {
 
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
+    if args.html.as_deref() == Some(Path::new("-")) {
+        return fail(
+            BAD_INPUT,
+            "--html -: the report page is written to a file (its replay pages are linked beside it), not to stdout; name a file such as report.html",
+        );
+    }
     let (report, page) = match merge(args) {
         Ok(merged) => merged,
         Err(message) => return fail(BAD_INPUT, message),
