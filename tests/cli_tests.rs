@@ -241,6 +241,17 @@ fn endless_inputs_are_refused_in_a_sentence() {
         .append(true)
         .open(folder.join("results.jsonl"))
         .expect("the results file");
+    // A line cut inside its record: its words name no "line 2 column 0" of a one-line record.
+    let whole = fs::read(folder.join("results.jsonl")).expect("the results");
+    std::io::Write::write_all(&mut results, b"{\"id\":\n").expect("appended");
+    let ran = allfives(&["standings", &d]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("at its end") && !ran.stderr.contains("column 0"),
+        "{}",
+        ran.stderr
+    );
+    fs::write(folder.join("results.jsonl"), whole).expect("restored");
     std::io::Write::write_all(&mut results, &vec![b'{'; 3 << 20]).expect("appended");
     let ran = allfives(&["standings", &folder.display().to_string()]);
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);

@@ -519,3 +519,34 @@ fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
     assert!(ran.stderr.contains("SHA-256 differs"), "{}", ran.stderr);
 }
+
+#[test]
+fn a_bot_that_exits_at_once_is_told_by_its_exit_in_every_game() {
+    let sb = Sandbox::new();
+    let dir = sb.path("exits");
+    let bot = format!("exits={}", sb.fixture("exits_at_once", &[]));
+    tournament(
+        &dir,
+        &[
+            &bot,
+            GREEDY,
+            "--deals",
+            "8",
+            "--seed",
+            "2",
+            "-j",
+            "2",
+            "--pack-logs",
+        ],
+    );
+    let details: Vec<String> = lines(&dir)
+        .iter()
+        .flat_map(|l| l["faults"].as_array().cloned().unwrap_or_default())
+        .map(|f| f["detail"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(details.len(), 16, "{details:?}");
+    assert!(
+        details.iter().all(|d| d.starts_with("exited with code 3")),
+        "{details:#?}"
+    );
+}

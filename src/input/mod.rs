@@ -93,6 +93,19 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, InputError> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text").into())
 }
 
+/// What serde_json says of a one-line record (a results line, a log line): its words and the
+/// column, without "line 1" or, for a record cut at its newline, "line 2 column 0".
+pub fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let why = text.strip_suffix(&at).unwrap_or(&text);
+    match (e.line(), e.column()) {
+        (0, _) => why.to_string(),
+        (1, column) => format!("{why} at column {column}"),
+        _ => format!("{why} at its end"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +121,13 @@ mod tests {
         std::fs::write(&path, [b'x'; 100]).expect("written");
         assert!(matches!(read(&path, 99), Err(InputError::TooLarge(99))));
         assert_eq!(read(&path, 100).expect("read").len(), 100);
+    }
+
+    #[test]
+    fn a_one_line_record_s_json_error_names_no_line() {
+        let cut = serde_json::from_slice::<serde_json::Value>(b"{\"a\":\n").expect_err("cut");
+        assert_eq!(json_error(&cut), "EOF while parsing a value at its end");
+        let bad = serde_json::from_str::<serde_json::Value>("{\"a\" 1}").expect_err("bad");
+        assert_eq!(json_error(&bad), "expected `:` at column 6");
     }
 }

@@ -353,7 +353,8 @@ pub fn read_results(
             Ok(line) => each(number, line, &buf)?,
             Err(e) => {
                 return Err(format!(
-                    "{shown}, line {number}, is not a game result ({e}): delete that line (--resume plays its game again), then run again"
+                    "{shown}, line {number}, is not a game result ({}): delete that line (--resume plays its game again), then run again",
+                    crate::input::json_error(&e)
                 ));
             }
         }
