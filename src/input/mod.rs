@@ -59,9 +59,6 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];
     loop {
-        if stopping() {
-            return Err(InputError::Interrupted);
-        }
         match file.read(&mut chunk) {
             Ok(0) => return Ok(bytes),
             Ok(n) => {
@@ -70,7 +67,12 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
                 }
                 bytes.extend_from_slice(&chunk[..n]);
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_readable(&file)?,
+            // Only a pipe waits; a file, however long, is read to its end or its limit, so
+            // that a signal during a tournament's start is kept for when the games start.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => match stopping() {
+                true => return Err(InputError::Interrupted),
+                false => wait_readable(&file)?,
+            },
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e.into()),
         }
