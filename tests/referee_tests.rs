@@ -879,7 +879,7 @@ forfeit_tests! {
     a_bot_that_does_not_flush_is_told_so:
         "unflushed" [], "300" => "timeout", "since its hello: is the output flushed after each answer?";
     a_bot_late_once_is_told_its_earlier_answers_came:
-        "slow_once" [], "500" => "timeout", "where its earlier answers did";
+        "slow_once" [], "500" => "timeout", "late, where its earlier answers came";
     a_bot_that_forgets_its_newline_is_told_so:
         "no_newline" [], "300" => "timeout", "a line arrived without its newline";
     a_bot_that_plays_on_a_wrong_end_forfeits:

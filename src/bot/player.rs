@@ -801,9 +801,7 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
         // Its earlier moves came, so its output is flushed: this answer was late.
         None if process.bytes_read() == before => Fault::new(
             FaultKind::Timeout,
-            format!(
-                "{within}: nothing came for this request, where its earlier answers did (it thought too long, or waits for something)"
-            ),
+            format!("{within}: late, where its earlier answers came"),
         ),
         None => Fault::new(FaultKind::Timeout, within),
     }

@@ -21,6 +21,8 @@ use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::SEED_LIMIT;
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
+
+use crate::replay::turn::Wanted;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
 
 /// A referee for bots playing the domino game All Fives.
@@ -562,9 +564,10 @@ pub struct ReplayArgs {
     pub from_move: Option<u32>,
     /// The game's K-th decision (every time a bot was asked for a move, answered or faulted;
     /// with --seat, that seat's K-th): the table, the legal moves, the fault, what was played,
-    /// the info and stderr; with --json the exact `turn` message the bot received.
-    #[arg(long, value_name = "K")]
-    pub turn: Option<u32>,
+    /// the info and stderr; with --json the exact `turn` message the bot received. `fault`: the
+    /// first fault's decision; `fault:K`: the K-th fault's.
+    #[arg(long, value_name = "K", value_parser = wanted_turn)]
+    pub turn: Option<Wanted>,
     /// Print the verified game as one JSON document (with --turn: the turn message).
     #[arg(long, conflicts_with = "html")]
     pub json: bool,
@@ -1011,6 +1014,27 @@ fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
             log.display()
         )),
         None => Ok(()),
+    }
+}
+
+/// `--turn`'s value: `K`, `fault` or `fault:K` (K from 1).
+fn wanted_turn(value: &str) -> Result<Wanted, String> {
+    let number = |k: &str| {
+        k.parse::<u32>().ok().filter(|&k| k > 0).ok_or_else(|| {
+            format!("'{value}' is not K, fault or fault:K (K a whole number from 1)")
+        })
+    };
+    match value.strip_prefix("fault") {
+        Some("") => Ok(Wanted::Fault(1)),
+        Some(rest) => rest.strip_prefix(':').map_or_else(
+            || {
+                Err(format!(
+                    "'{value}' is not K, fault or fault:K (K a whole number from 1)"
+                ))
+            },
+            |k| number(k).map(Wanted::Fault),
+        ),
+        None => number(value).map(Wanted::Turn),
     }
 }
 

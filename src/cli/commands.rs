@@ -538,10 +538,15 @@ fn emitted(written: std::io::Result<()>, code: u8) -> u8 {
 }
 
 /// `--turn K`: the position, its turn message (`--json`), or a bot's answer to it (`--ask`).
-fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
-    let position = match turn::position(replay, turn, args.seat) {
-        Ok(position) => position,
-        Err(message) => return fail(BAD_INPUT, format!("--turn {turn}: {message}")),
+fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wanted) -> u8 {
+    let (position, all) = match turn::position(replay, wanted, args.seat) {
+        Ok(found) => found,
+        Err(message) => return fail(BAD_INPUT, format!("--turn: {message}")),
+    };
+    // Shown as asked: a fault's decision by the number that `--turn` alone finds it at.
+    let turn = match wanted {
+        turn::Wanted::Turn(k) => k,
+        turn::Wanted::Fault(_) => all,
     };
     if args.json {
         let message = crate::text::json(&String::from_utf8_lossy(&position.message()));

@@ -128,6 +128,10 @@ pub struct FaultLine {
     pub input: Option<String>,
     /// Whether it cost the game.
     pub forfeit: bool,
+    /// The game's decision it faulted at: `replay LOG --turn TURN` shows it (absent for a
+    /// fault while starting, and in lines written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
 }
 
 /// What a game line is built from besides the referee's record.
@@ -184,6 +188,7 @@ impl GameLine {
                 detail: f.fault.detail.clone(),
                 input: f.fault.input.clone(),
                 forfeit: f.forfeit,
+                turn: f.turn,
             })
             .collect();
         GameLine {
