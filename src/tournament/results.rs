@@ -296,8 +296,17 @@ impl ResultsWriter {
             serde_json::to_writer(&mut bytes, line).map_err(io::Error::other)?;
             bytes.push(b'\n');
         }
-        self.file.write_all(&bytes)?;
-        self.file.sync_data()
+        // All of them or none: a write or sync that fails (a full disk) is undone, so that the
+        // file holds exactly the lines counted, never a torn line or lines left uncounted.
+        let before = self.file.metadata()?.len();
+        let written = self
+            .file
+            .write_all(&bytes)
+            .and_then(|()| self.file.sync_data());
+        if written.is_err() {
+            let _ = self.file.set_len(before);
+        }
+        written
     }
 }
 
