@@ -293,6 +293,12 @@ fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
         text.stdout,
         ran.stderr
     );
+    // What it wrote is quoted with its own quotes escaped.
+    assert!(
+        text.stdout.contains(r#"(it wrote: "{\"tile\":"#),
+        "{}",
+        text.stdout
+    );
     let by_number = replay(&[&log, "--turn", &turn.to_string()]);
     assert_eq!(by_number.code, Some(0), "{by_number:?}");
     assert!(
