@@ -393,4 +393,11 @@ fn pages_stopped_half_way_leave_nothing_that_a_rerun_refuses() {
     let rerun = allfives(&args);
     assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
     assert!(pages.join("index.html").is_file() && !partial.exists());
+    assert!(
+        rerun
+            .stdout
+            .contains(": the pages of 80 games and their index are in "),
+        "{}",
+        rerun.stdout
+    );
 }

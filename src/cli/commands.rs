@@ -479,8 +479,8 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         Err(message) => fail(BAD_INPUT, message),
         Ok(folder) => {
             let said = format!(
-                "{shown}: {} and their index are in {}",
-                describe::count(folder.games as u64, "game's page"),
+                "{shown}: the pages of {} and their index are in {}",
+                describe::count(folder.games as u64, "game"),
                 out.join("index.html").display()
             );
             if let Err(e) = output::print_line(&said) {
