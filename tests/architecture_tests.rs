@@ -90,6 +90,9 @@ fn no_folder_reaches_up() {
         "page",
         &[&leaves[..], &["placement", "sandbox", "text"]].concat(),
     );
+    // The files a user names are read in one place, which calls no part of the house.
+    let all = [&leaves[..], &["placement", "sandbox", "page", "text"]].concat();
+    assert_never_reaches("input", &all);
     // Text is cleaned in one place that every part may call, and that calls none of them.
     let everything = [&leaves[..], &["placement", "sandbox", "page"]].concat();
     assert_never_reaches("text", &everything);

@@ -986,7 +986,9 @@ forfeit_tests! {
     a_bot_that_exits_at_once_forfeits: "exits_at_once" [], "2000" => "crash", "code 3";
     a_bot_whose_child_holds_its_output_forfeits_and_both_die: "forks_child" [], "2000" => "crash";
     a_bot_that_does_not_flush_is_told_so:
-        "unflushed" [], "300" => "timeout", "no byte on stdout: is the output flushed?";
+        "unflushed" [], "300" => "timeout", "since its hello: is the output flushed after each answer?";
+    a_bot_late_once_is_told_its_earlier_answers_came:
+        "slow_once" [], "500" => "timeout", "late, where its earlier answers came";
     a_bot_that_forgets_its_newline_is_told_so:
         "no_newline" [], "300" => "timeout", "a line arrived without its newline";
     a_bot_that_plays_on_a_wrong_end_forfeits:

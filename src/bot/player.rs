@@ -206,13 +206,14 @@ const MAX_HELLO_NAME: usize = 40;
 /// that no name can act on a terminal or pass for another; no `/`, trimmed and short. `None` if
 /// nothing is left. File names are made of it with [`text::file_name`].
 fn display_name(name: &str) -> Option<String> {
-    let clean: String = text::terminal(name)
+    // Cut before it is escaped, so that the cut never falls inside an escape (`\u{`).
+    let short: String = name
         .chars()
         .filter(|c| *c != '/')
         .take(MAX_HELLO_NAME)
         .collect();
-    let clean = clean.trim();
-    (!clean.is_empty()).then(|| clean.to_string())
+    let clean = text::terminal(short.trim());
+    (!clean.is_empty()).then_some(clean)
 }
 
 /// The longest name the user may give a bot (`NAME=COMMAND`, a bots file), in bytes.
@@ -822,9 +823,20 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
                 FaultKind::Timeout,
                 format!("{within}; its stderr ends: {said}. {PROCESS_LIMIT}"),
             ),
+            None if process.bytes_read() == 0 => Fault::new(
+                FaultKind::Timeout,
+                format!("{within}: it never wrote a byte on stdout: is the output flushed?"),
+            ),
+            None if process.bytes_read() == before && process.answers() <= 1 => Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "{within}: it wrote no byte on stdout since its hello: is the output flushed after each answer?"
+                ),
+            ),
+            // Its earlier moves came, so its output is flushed: this answer was late.
             None if process.bytes_read() == before => Fault::new(
                 FaultKind::Timeout,
-                format!("{within}: no byte on stdout: is the output flushed?"),
+                format!("{within}: late, where its earlier answers came"),
             ),
             None => Fault::new(FaultKind::Timeout, within),
         },
@@ -980,7 +992,10 @@ async fn exchange(
                     .receive(allowance.saturating_sub(start.elapsed()))
                     .await;
             }
-            same if same == id => return Ok(answer),
+            same if same == id => {
+                process.answered();
+                return Ok(answer);
+            }
             other => {
                 return Err(Fault::with_input(
                     FaultKind::WrongId,
@@ -989,5 +1004,21 @@ async fn exchange(
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_hello_name_is_cut_on_a_character_never_inside_its_escape() {
+        let name = format!("{}\u{202e}tail", "a".repeat(MAX_HELLO_NAME - 1));
+        let shown = display_name(&name).expect("a name");
+        assert_eq!(
+            shown,
+            format!("{}\\u{{202e}}", "a".repeat(MAX_HELLO_NAME - 1))
+        );
+        assert_eq!(display_name(" /x\u{1b} ").as_deref(), Some("x\\x1b"));
     }
 }

@@ -23,6 +23,8 @@ use crate::bot::framing::LineFramer;
 use crate::bot::stderr_lines::StderrLines;
 use crate::sandbox::{self, Containment, Policy};
 
+/// What a bot that closed its output and still runs is said to have done.
+const CLOSED_OUTPUT: &str = "closed its output";
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How long a bot's answer is awaited before its process's exit is watched for too (a bot
@@ -167,6 +169,8 @@ pub struct BotProcess {
     written: usize,
     stdout: LineReader,
     exit: Option<ExitStatus>,
+    /// Requests answered in time: a timeout tells a bot never flushed from one late once.
+    answers: u64,
     stderr: StderrDrain,
     /// The report of the processes between the referee and a contained bot.
     containment: Option<Containment>,
@@ -242,6 +246,7 @@ impl BotProcess {
             written: 0,
             stdout: LineReader::new(stdout, max_line),
             exit: None,
+            answers: 0,
             stderr,
             containment,
             keep_tmp,
@@ -305,6 +310,16 @@ impl BotProcess {
         self.stdout.partial()
     }
 
+    /// Counts a request answered in time (its hello included).
+    pub fn answered(&mut self) {
+        self.answers += 1;
+    }
+
+    /// How many requests it answered in time, its hello included.
+    pub fn answers(&self) -> u64 {
+        self.answers
+    }
+
     /// How many bytes the bot has written to its stdout so far.
     pub fn bytes_read(&self) -> u64 {
         self.stdout.total
@@ -338,14 +353,14 @@ impl BotProcess {
         if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
             return match line {
                 Some(line) => line,
-                None => self.exited().await,
+                None => self.exited(deadline, CLOSED_OUTPUT).await,
             };
         }
         tokio::select! {
             biased;
             line = self.stdout.next_line() => match line {
                 Some(line) => line,
-                None => self.exited().await,
+                None => self.exited(deadline, CLOSED_OUTPUT).await,
             },
             status = self.child.wait(), if self.exit.is_none() => {
                 if let Ok(status) = status {
@@ -354,16 +369,11 @@ impl BotProcess {
                 // A bot may write its last answer and exit at once: read what it left.
                 match timeout(EXIT_GRACE, self.stdout.next_line()).await {
                     Ok(Some(line)) => line,
-                    _ => self.exited().await,
+                    _ => self.exited(deadline, CLOSED_OUTPUT).await,
                 }
             }
-            () = input_closed(self.input_watch.as_ref()) => {
-                // The bot may be exiting: then its exit says more.
-                match timeout(EXIT_GRACE, self.child.wait()).await {
-                    Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
-                    _ => Received::Exited("closed its input".to_string()),
-                }
-            }
+            // The bot may be exiting: then its exit says more.
+            () = input_closed(self.input_watch.as_ref()) => self.exited(deadline, "closed its input").await,
             () = tokio::time::sleep_until(deadline) => Received::Timeout,
         }
     }
@@ -412,16 +422,19 @@ impl BotProcess {
         true
     }
 
-    /// How the process ended, waiting a moment for it if it closed its output first.
-    async fn exited(&mut self) -> Received {
+    /// How the process ended, waiting for it (until `deadline`, and a moment at least) if it
+    /// closed its output or its input first: a bot that exits at once is told by its exit,
+    /// however loaded the machine, not by which of its pipes the referee saw close first.
+    async fn exited(&mut self, deadline: tokio::time::Instant, closed: &str) -> Received {
+        let until = deadline.max(tokio::time::Instant::now() + EXIT_GRACE);
         if self.exit.is_none()
-            && let Ok(Ok(status)) = timeout(EXIT_GRACE, self.child.wait()).await
+            && let Ok(Ok(status)) = timeout_at(until, self.child.wait()).await
         {
             self.settle(status);
         }
         Received::Exited(match self.exit {
             Some(status) => describe(status),
-            None => "closed its output".to_string(),
+            None => closed.to_string(),
         })
     }
 

@@ -23,6 +23,8 @@ use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
+
+use crate::replay::turn::Wanted;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
 
 /// A referee for bots playing the domino game All Fives.
@@ -124,8 +126,11 @@ fn reported(e: clap::Error) -> u8 {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            e.exit_code() as u8
+            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe).
+            match e.print() {
+                Ok(()) => e.exit_code() as u8,
+                Err(e) => crate::cli::commands::output_failed(&e),
+            }
         }
         _ => {
             eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
@@ -410,7 +415,8 @@ pub struct StandingsArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the report page (docs/report.md) to FILE: ratings, crosstable, charts, every
-    /// game linked to its replay page; one self-contained HTML file (replaced if it exists).
+    /// game linked to its replay page; one self-contained HTML file (replaced if it exists;
+    /// not `-`: the page is a file).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// With --html: also write every game's replay page, and their index, in replay/ beside FILE
@@ -639,9 +645,10 @@ pub struct ReplayArgs {
     pub from_move: Option<u32>,
     /// The game's K-th decision (every time a bot was asked for a move, answered or faulted;
     /// with --seat, that seat's K-th): the table, the legal moves, the fault, what was played,
-    /// the info and stderr; with --json the exact `turn` message the bot received.
-    #[arg(long, value_name = "K")]
-    pub turn: Option<u32>,
+    /// the info and stderr; with --json the exact `turn` message the bot received. `fault`: the
+    /// first fault's decision; `fault:K`: the K-th fault's.
+    #[arg(long, value_name = "K", value_parser = wanted_turn)]
+    pub turn: Option<Wanted>,
     /// Print the verified game as one JSON document (with --turn: the turn message).
     #[arg(long, conflicts_with = "html")]
     pub json: bool,
@@ -1092,6 +1099,12 @@ fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
             .is_ok()
             .then(|| file.clone()),
         LogTarget::Dir(dir) if !dir.exists() => None,
+        LogTarget::Dir(dir) if !dir.is_dir() => {
+            return Err(format!(
+                "--log-dir {} is a file, not a folder: name a folder (it is created if absent), or use --log FILE for one game",
+                dir.display()
+            ));
+        }
         LogTarget::Dir(dir) => plan
             .games(0)
             .map(|g| dir.join(format!("game-{}.jsonl", g.number)))
@@ -1104,6 +1117,27 @@ fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
             log.display()
         )),
         None => Ok(()),
+    }
+}
+
+/// `--turn`'s value: `K`, `fault` or `fault:K` (K from 1).
+fn wanted_turn(value: &str) -> Result<Wanted, String> {
+    let number = |k: &str| {
+        k.parse::<u32>().ok().filter(|&k| k > 0).ok_or_else(|| {
+            format!("'{value}' is not K, fault or fault:K (K a whole number from 1)")
+        })
+    };
+    match value.strip_prefix("fault") {
+        Some("") => Ok(Wanted::Fault(1)),
+        Some(rest) => rest.strip_prefix(':').map_or_else(
+            || {
+                Err(format!(
+                    "'{value}' is not K, fault or fault:K (K a whole number from 1)"
+                ))
+            },
+            |k| number(k).map(Wanted::Fault),
+        ),
+        None => number(value).map(Wanted::Turn),
     }
 }
 
@@ -1173,8 +1207,8 @@ fn read_logged_deals(
     from: Option<u32>,
 ) -> Result<LoggedDeals, String> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read log {shown}: {e}"))?;
+    let text = crate::input::read_text(path, crate::input::MAX_LOG_BYTES)
+        .map_err(|e| format!("cannot read log {shown}: {e}"))?;
     let replay =
         crate::gamelog::replay(&text).map_err(|e| format!("{shown} does not check out: {e}"))?;
     let rules = replay.header.rules;

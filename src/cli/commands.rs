@@ -27,6 +27,7 @@ use crate::cli::pages;
 use crate::cli::tournament;
 use crate::gamelog;
 use crate::gamelog::describe;
+use crate::input;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
@@ -330,6 +331,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     }
     let replay = match gamelog::replay(&text) {
         Ok(replay) => replay,
+        Err(_) if cut_in_header(&text) => return fail(CUT_LOG, cut_in_header_said(&shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
     let players = replay.header.rules.players;
@@ -346,7 +348,13 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     };
     if let Some(turn) = args.turn {
         return match turn_command(args, &replay, turn) {
-            0 => done,
+            0 if done == CUT_LOG => {
+                eprintln!(
+                    "allfives: note: {} is cut short before the game's end: the turn checks out, the rest of the game is not in the log",
+                    crate::text::terminal(&shown)
+                );
+                done
+            }
             code => code,
         };
     }
@@ -386,7 +394,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
 /// the tournament folder LOG (its own file or its frame of a pack).
 fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
     let bytes = match &args.game {
-        None => std::fs::read(&args.log)
+        None => input::read(&args.log, input::MAX_LOG_BYTES)
             .map_err(|e| format!("cannot read {}: {e}", args.log.display()))?,
         Some(_) if !args.log.is_dir() => {
             return Err(format!(
@@ -398,7 +406,11 @@ fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
             let failed = |e| format!("game {id} of {}: {e}", args.log.display());
             let place = game_logs::find(&args.log, id)?;
             let bytes = place.read(&args.log).map_err(failed)?;
-            let shown = format!("game {id} of {} ({})", args.log.display(), place.file());
+            let shown = format!(
+                "game {id} of {} ({})",
+                args.log.display(),
+                place.place.file()
+            );
             return Ok((String::from_utf8_lossy(&bytes).into_owned(), shown));
         }
     };
@@ -406,11 +418,25 @@ fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
     Ok((String::from_utf8_lossy(&bytes).into_owned(), shown))
 }
 
+/// Whether a log that does not replay holds not one whole line: empty (what a full disk
+/// leaves) or cut inside its header. It is cut short, not wrong.
+fn cut_in_header(text: &str) -> bool {
+    !text.contains('\n') && (text.is_empty() || text.starts_with('{'))
+}
+
+/// What is said of a log [`cut_in_header`].
+fn cut_in_header_said(shown: &str) -> String {
+    format!(
+        "{shown} is cut short before its first whole line (a full disk, or the referee stopped as the game began): it holds no move to replay"
+    )
+}
+
 /// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
 /// out gets a page of what does, marked where it stops, and exit code 3.
 fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path) -> u8 {
     let (data, error) = match pages::game_page(text, args.seat) {
         Ok(page) => page,
+        Err(_) if cut_in_header(text) => return fail(CUT_LOG, cut_in_header_said(shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
     let players = data.about.header["rules"]["players"].as_u64().unwrap_or(0) as usize;
@@ -470,8 +496,8 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         Err(message) => fail(BAD_INPUT, message),
         Ok(folder) => {
             let said = format!(
-                "{shown}: {} and their index are in {}",
-                describe::count(folder.games as u64, "game's page"),
+                "{shown}: the pages of {} and their index are in {}",
+                describe::count(folder.games as u64, "game"),
                 out.join("index.html").display()
             );
             if let Err(e) = output::print_line(&said) {
@@ -529,10 +555,15 @@ fn emitted(written: std::io::Result<()>, code: u8) -> u8 {
 }
 
 /// `--turn K`: the position, its turn message (`--json`), or a bot's answer to it (`--ask`).
-fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
-    let position = match turn::position(replay, turn, args.seat) {
-        Ok(position) => position,
-        Err(message) => return fail(BAD_INPUT, format!("--turn {turn}: {message}")),
+fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wanted) -> u8 {
+    let (position, all) = match turn::position(replay, wanted, args.seat) {
+        Ok(found) => found,
+        Err(message) => return fail(BAD_INPUT, format!("--turn: {message}")),
+    };
+    // Shown as asked: a fault's decision by the number that `--turn` alone finds it at.
+    let turn = match wanted {
+        turn::Wanted::Turn(k) => k,
+        turn::Wanted::Fault(_) => all,
     };
     if args.json {
         let message = crate::text::json(&String::from_utf8_lossy(&position.message()));
@@ -710,6 +741,18 @@ fn schema_command(what: &str) -> u8 {
     }
 }
 
+/// Makes Ctrl-C, SIGTERM and SIGHUP also set [`input::stop`]'s flag, which a read on this
+/// thread looks at while the runtime (and so its signal watch) waits for it.
+fn mark_stopping() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+            let _ = unsafe { signal_hook_registry::register(signal, crate::input::stop) };
+        }
+    });
+}
+
 /// Resolves when `signal` arrives; never if its handler could not be set (then the signal's
 /// default action, ending the process, stands).
 async fn received(signal: Option<tokio::signal::unix::Signal>) {
@@ -747,6 +790,7 @@ fn unless_interrupted<T>(
 pub fn interrupted() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let (tx, rx) = tokio::sync::oneshot::channel();
+    mark_stopping();
     let signals = [
         SignalKind::interrupt(),
         SignalKind::terminate(),

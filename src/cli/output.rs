@@ -86,10 +86,16 @@ pub fn game_line(line: &GameLine) -> String {
                 .find(|f| f.forfeit)
                 .map(|f| {
                     let detail = crate::text::terminal(&f.detail);
-                    format!("{}: {detail}{}", f.kind, wrote(f.input.as_deref()))
+                    let at = f.turn.map_or(String::new(), |t| {
+                        format!(" at --turn {t} (seat {})", f.seat)
+                    });
+                    (
+                        at,
+                        format!("{}: {detail}{}", f.kind, wrote(f.input.as_deref())),
+                    )
                 })
                 .unwrap_or_default();
-            format!("{} forfeits: {why}", line.seats[seat].name)
+            format!("{} forfeits{}: {}", line.seats[seat].name, why.0, why.1)
         }
     };
     let mut text = format!(

@@ -60,6 +60,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
+        Err(message) if crate::input::stopping() => return fail(INTERRUPTED, message),
         Err(message) => return fail(BAD_INPUT, message),
     };
     for note in notes {
@@ -130,7 +131,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(notes) => notes
             .iter()
             .for_each(|n| eprintln!("allfives: note: {}", crate::text::terminal(n))),
-        Err(message) => return fail(FAILED, message),
+        // A pack missing, or shorter than its lines say: the folder's input does not check out.
+        Err(message) => return fail(BAD_INPUT, message),
     }
     let mut writer = match ResultsWriter::open(&results_path) {
         Ok(writer) => writer,
@@ -1004,6 +1006,12 @@ fn shown(dir: Option<&Path>) -> String {
 
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
+    if args.html.as_deref() == Some(Path::new("-")) {
+        return fail(
+            BAD_INPUT,
+            "--html -: the report page is written to a file (its replay pages are linked beside it), not to stdout; name a file such as report.html",
+        );
+    }
     let (report, page) = match merge(args) {
         Ok(merged) => merged,
         Err(message) => return fail(BAD_INPUT, message),
