@@ -182,16 +182,17 @@ pub fn contain(
         report::put(w, NAMESPACES, ns);
         let mut mounts = 0;
         if ns & Namespaces::PID != 0 {
+            let lifeline = reaper::Lifeline::new()?;
             // SAFETY: fork in a single-threaded child; each side only makes raw calls.
             match unsafe { libc::fork() } {
                 -1 => return Err(io::Error::last_os_error()),
                 0 => {}
                 init => {
                     report::put(w, INIT, init as u32);
-                    reaper::keep(init)
+                    reaper::keep(init, lifeline)
                 }
             }
-            reaper::die_with_parent(0);
+            reaper::die_with_keeper(lifeline);
             if ns & Namespaces::MOUNT != 0 {
                 mounts = plan.apply();
             }
