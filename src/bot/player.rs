@@ -677,7 +677,7 @@ impl Player {
     ) -> Result<Answered, Fault> {
         let allowance = clock.allowance();
         let wall_limit = clock.kind().wall_limit(allowance);
-        let start = Instant::now();
+        let mut start = Instant::now();
         let mut cpu_start = None;
         let id = self.take_id();
         let chosen = match &mut self.runner {
@@ -685,6 +685,8 @@ impl Player {
                 // A builtin never waits: spending the task's budget makes a match between
                 // builtins yield now and then, so that the runtime still sees Ctrl-C.
                 tokio::task::consume_budget().await;
+                // The yield waited on other tasks, not on the builtin: only its choice is timed.
+                start = Instant::now();
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
                 bot.choose(choices).map(|mv| (mv, None)).ok_or_else(|| {
@@ -721,7 +723,9 @@ impl Player {
                 .map_or(start.elapsed(), |after| after.saturating_sub(before)),
             _ => start.elapsed(),
         };
-        if chosen.is_ok() && !clock.charge(took) {
+        // A builtin has no clock (protocol.md): a busy machine must not make it forfeit.
+        let clocked = matches!(self.runner, Runner::Process(_));
+        if chosen.is_ok() && clocked && !clock.charge(took) {
             self.stats.timed_out(took);
             let what = match clock.kind() {
                 ClockKind::Wall => "answered after",
@@ -1010,6 +1014,33 @@ async fn exchange(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use allfives_engine::game::Status;
+    use allfives_engine::rules::Rules;
+    use rand::SeedableRng;
+    use rand::rngs::ChaCha8Rng;
+
+    #[tokio::test]
+    async fn a_builtin_never_runs_out_of_time() {
+        let clocks = Clocks {
+            startup: Duration::from_secs(1),
+            per_move: Duration::ZERO,
+            bank: Duration::ZERO,
+            kind: ClockKind::Wall,
+        };
+        let mut clock = clocks.start_game();
+        let mut game = Game::new(Rules::new(2)).expect("the rules for 2 players are valid");
+        game.deal(&mut ChaCha8Rng::seed_from_u64(1))
+            .expect("a fresh game deals");
+        let Status::ToPlay { seat } = game.status() else {
+            panic!("a dealt game has a seat to play");
+        };
+        let bot = Builtin::new("greedy", 1).expect("greedy is a builtin");
+        let mut player = Player::with_builtin("greedy", bot);
+        let answered = player
+            .ask(&game, seat, &mut TurnWriter::new(), &mut clock)
+            .await;
+        assert!(answered.is_ok(), "{:?}", answered.err());
+    }
 
     #[test]
     fn a_long_hello_name_is_cut_on_a_character_never_inside_its_escape() {
