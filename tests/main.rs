@@ -15,6 +15,7 @@ mod fair_play_tests;
 mod golden_tests;
 mod graded_tests;
 mod ladder_tests;
+mod order_free_tests;
 mod output_error_tests;
 mod pack_tests;
 mod pip_tests;

@@ -195,15 +195,31 @@ fn first_history_step(set_size: usize, entrants: usize) -> u64 {
 /// point goes.
 pub const HISTORY_POINTS: usize = 64;
 
+/// The parts a game's score is counted in: the share of other sides a side beat (a tie half)
+/// is a whole number of them for up to 7 sides, and so is the mean score of up to 6 other
+/// sides, so every sum is exact and the same in any order of the games.
+const PARTS: u64 = 120;
+
+/// `parts` of [`PARTS`] over `games` games, in percent: one division of exact integers, so
+/// equal shares give equal numbers however they were summed.
+fn percent(parts: u64, games: u64) -> f64 {
+    if games == 0 {
+        return 0.0;
+    }
+    (100 * parts) as f64 / (PARTS * games) as f64
+}
+
 #[derive(Debug, Clone, Default)]
 struct Totals {
     games: u64,
     wins: u64,
     draws: u64,
-    score: f64,
+    /// Score in [`PARTS`] a game.
+    score: u64,
     rank_sum: u64,
-    points_for: f64,
-    points_against: f64,
+    points_for: i64,
+    /// The other sides' mean final score, in [`PARTS`] of a point.
+    points_against: i64,
     faults: BTreeMap<FaultKind, u64>,
     last_fault: Option<String>,
     times: MoveTimes,
@@ -214,7 +230,8 @@ struct TeamTotals {
     games: u64,
     wins: u64,
     draws: u64,
-    score: f64,
+    /// Score in [`PARTS`] a game.
+    score: u64,
     points: i64,
 }
 
@@ -328,7 +345,7 @@ impl Tally {
             .iter()
             .enumerate()
             .filter(|(_, t)| t.games > 0)
-            .map(|(e, t)| (self.names[e].as_str(), 100.0 * t.score / t.games as f64))
+            .map(|(e, t)| (self.names[e].as_str(), percent(t.score, t.games)))
             .max_by(|a, b| a.1.total_cmp(&b.1))
     }
 
@@ -341,11 +358,11 @@ impl Tally {
         let side_entrants: Vec<Side> = game.iter().map(|(side, _)| side.clone()).collect();
         for (side, entrants) in side_entrants.iter().enumerate() {
             let (won, level, score) = outcome(&ranks, side);
-            let others: Vec<f64> = (0..game.len())
+            let others: Vec<i64> = (0..game.len())
                 .filter(|&o| o != side)
-                .map(|o| f64::from(line.scores[o]))
+                .map(|o| i64::from(line.scores[o]))
                 .collect();
-            let against = others.iter().sum::<f64>() / others.len().max(1) as f64;
+            let against = others.iter().sum::<i64>() * PARTS as i64 / others.len().max(1) as i64;
             for &e in entrants {
                 let t = &mut self.totals[e];
                 t.games += 1;
@@ -353,7 +370,7 @@ impl Tally {
                 t.draws += u64::from(level);
                 t.score += score;
                 t.rank_sum += u64::from(ranks[side]);
-                t.points_for += f64::from(line.scores[side]);
+                t.points_for += i64::from(line.scores[side]);
                 t.points_against += against;
             }
             if line.teams {
@@ -452,7 +469,7 @@ impl Tally {
             && games.len() == 2
         {
             let (first, second) = ((*a).min(*b), (*a).max(*b));
-            let pair: f64 = games
+            let pair: u64 = games
                 .iter()
                 .map(|g| {
                     let side = g
@@ -464,7 +481,7 @@ impl Tally {
                 })
                 .sum();
             let counts = self.pentanomial.entry((first, second)).or_insert([0; 5]);
-            counts[(pair * 2.0).round() as usize] += 1;
+            counts[(pair * 2 / PARTS) as usize] += 1;
             if let Some(test) = &mut self.sprt {
                 test.observe(*counts);
             }
@@ -499,6 +516,7 @@ impl Tally {
                         x / t.games as f64
                     }
                 };
+                let parts = PARTS as f64;
                 Row {
                     entrant: e,
                     name: self.names[e].clone(),
@@ -506,10 +524,10 @@ impl Tally {
                     wins: t.wins,
                     draws: t.draws,
                     losses: t.games - t.wins - t.draws,
-                    score_pct: 100.0 * per(t.score),
+                    score_pct: percent(t.score, t.games),
                     mean_rank: per(t.rank_sum as f64),
-                    points_for: per(t.points_for),
-                    points_against: per(t.points_against),
+                    points_for: per(t.points_for as f64),
+                    points_against: per(t.points_against as f64 / parts),
                     faults: t.faults.clone(),
                     last_fault: t.last_fault.clone(),
                     moves: t.times.moves(),
@@ -529,7 +547,7 @@ impl Tally {
                 wins: t.wins,
                 draws: t.draws,
                 losses: t.games - t.wins - t.draws,
-                score_pct: 100.0 * t.score / t.games.max(1) as f64,
+                score_pct: percent(t.score, t.games),
                 points: t.points,
             })
             .collect();
@@ -563,12 +581,12 @@ impl Tally {
     }
 }
 
-/// Side `side`'s outcome among `ranks`: (won alone, level at the top, score from 0 to 1).
-fn outcome(ranks: &[u32], side: usize) -> (bool, bool, f64) {
+/// Side `side`'s outcome among `ranks`: (won alone, level at the top, score in [`PARTS`]).
+fn outcome(ranks: &[u32], side: usize) -> (bool, bool, u64) {
     let mine = ranks[side];
-    let behind = ranks.iter().filter(|&&r| r > mine).count();
-    let equal = ranks.iter().filter(|&&r| r == mine).count() - 1;
-    let score = (behind as f64 + 0.5 * equal as f64) / (ranks.len() - 1).max(1) as f64;
+    let behind = ranks.iter().filter(|&&r| r > mine).count() as u64;
+    let equal = ranks.iter().filter(|&&r| r == mine).count() as u64 - 1;
+    let score = (2 * behind + equal) * (PARTS / 2) / (ranks.len() as u64 - 1).max(1);
     (mine == 1 && equal == 0, mine == 1 && equal > 0, score)
 }
 
