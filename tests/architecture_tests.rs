@@ -128,10 +128,10 @@ const LAYERS: [&[&str]; 8] = [
     &["cli"],
 ];
 
-/// The most imports from a lower layer up, and the most import cycles, the house allows: today's
-/// (main 3c2211f), to be brought down to 3 and 3 (issue 28).
-const MAX_UPWARD: usize = 8;
-const MAX_CYCLES: usize = 6;
+/// The most imports from a lower layer up, and the most import cycles, the house allows (issue
+/// 28: at main 3c2211f there were 8 and 6).
+const MAX_UPWARD: usize = 3;
+const MAX_CYCLES: usize = 3;
 
 /// The import graph of the source modules: one node a file (`tournament::results`; a folder's
 /// `mod.rs` is the folder, `tournament`; the engine crate's files are `engine::layout`...), one

@@ -21,9 +21,13 @@ use crate::cli::args::{
     CheckArgs, Cli, Command, CompletionsArgs, KitArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
 };
 use crate::cli::entrants;
+use crate::cli::exit::{
+    BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed,
+};
 use crate::cli::kit;
 use crate::cli::output;
 use crate::cli::pages;
+use crate::cli::signals::interrupted;
 use crate::cli::tournament;
 use crate::gamelog;
 use crate::gamelog::describe;
@@ -33,27 +37,11 @@ use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
 use crate::sandbox::{Policy, files};
 use crate::tournament::game_logs;
+use crate::tournament::report_stream::Report;
 use crate::tournament::report_stream::ReportStream;
-use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
+use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::standings::Tally;
 use crate::tournament::{schedule, seeds};
-
-/// The referee itself failed (e.g. a log could not be written).
-pub const FAILED: u8 = 1;
-/// Bad arguments or an unreadable input file.
-pub const BAD_INPUT: u8 = 2;
-/// A replayed log does not check out.
-pub const BAD_LOG: u8 = 3;
-/// A bot failed `check`.
-pub const CHECK_FAILED: u8 = 4;
-/// Stdout cannot be written (closed, or the disk is full).
-pub const OUTPUT_FAILED: u8 = 5;
-/// A replayed log checks out as far as it goes, but it is cut short before the game's end.
-pub const CUT_LOG: u8 = 6;
-/// Interrupted (Ctrl-C or SIGTERM).
-pub const INTERRUPTED: u8 = 130;
-/// Stdout's reader went away.
-pub const BROKEN_PIPE: u8 = 141;
 
 /// Runs the parsed command line and returns the process's exit code.
 pub fn run(cli: Cli) -> u8 {
@@ -118,13 +106,6 @@ fn man_command(args: &ManArgs) -> u8 {
         return fail(FAILED, format!("cannot render the manual page: {e}"));
     }
     emitted(emit(&out), 0)
-}
-
-/// Writes one line on stderr and returns `code`. The message is made safe for a terminal: it
-/// may quote a name, a path or a line of a file that a bot or a user wrote.
-pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
-    eprintln!("allfives: {}", crate::text::terminal(&message.to_string()));
-    code
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
@@ -295,14 +276,6 @@ fn match_line(
             reused_processes: config.settings.processes.is_reused(),
         },
     )
-}
-
-/// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.
-pub fn output_failed(e: &std::io::Error) -> u8 {
-    match e.kind() {
-        std::io::ErrorKind::BrokenPipe => BROKEN_PIPE,
-        _ => fail(OUTPUT_FAILED, format!("cannot write to stdout: {e}")),
-    }
 }
 
 fn replay_command(args: &ReplayArgs) -> u8 {
@@ -698,17 +671,6 @@ fn schema_command(what: &str) -> u8 {
     }
 }
 
-/// Resolves when `signal` arrives; never if its handler could not be set (then the signal's
-/// default action, ending the process, stands).
-async fn received(signal: Option<tokio::signal::unix::Signal>) {
-    match signal {
-        Some(mut signal) => {
-            signal.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
 /// Runs `work` to its end, or until Ctrl-C, SIGTERM or SIGHUP: then every bot is killed and the answer
 /// is `None`.
 fn unless_interrupted<T>(
@@ -727,33 +689,4 @@ fn unless_interrupted<T>(
         crate::bot::shutdown::kill_all();
     }
     outcome
-}
-
-/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal). The handlers are in place when
-/// this returns (call it inside the runtime). The signals are watched by a task of their own,
-/// so the future returned costs next to nothing to poll: a match polls it on every move.
-pub fn interrupted() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let signals = [
-        SignalKind::interrupt(),
-        SignalKind::terminate(),
-        SignalKind::hangup(),
-    ]
-    .map(signal);
-    tokio::spawn(async move {
-        let [int, term, hup] = signals.map(Result::ok);
-        tokio::select! {
-            () = received(int) => {}
-            () = received(term) => {}
-            () = received(hup) => {}
-        }
-        let _ = tx.send(());
-    });
-    async move {
-        // A dropped sender means the watch stopped with the runtime: never interrupted.
-        if rx.await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
 }

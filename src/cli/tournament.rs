@@ -15,18 +15,19 @@ use crate::cli::args::{
     DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, SeedArgs, StandingsArgs,
     TournamentArgs, hidden_with, new_log_dir,
 };
-use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
+use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed};
 use crate::cli::key_file;
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
+use crate::cli::signals::interrupted;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::referee::matchplay::protections;
 use crate::report::data::State;
 use crate::sandbox::files;
-use crate::tournament::audit::{self, RESULTS};
+use crate::tournament::audit;
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::game_logs::PackEnds;
@@ -34,7 +35,8 @@ use crate::tournament::ladder::LadderSpec;
 use crate::tournament::ladder::fits::{FitPoints, Refits};
 use crate::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
 use crate::tournament::ratings::{Anchor, SprtSpec};
-use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
+use crate::tournament::report_stream::Report;
+use crate::tournament::results::{self, Entrant, GameLine, RESULTS, ResultsWriter};
 use crate::tournament::schedule::{Format, GamePlan, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
 use crate::tournament::standings::Tally;

@@ -24,11 +24,8 @@ pub fn tiles(tiles: &[Tile]) -> String {
         .join(" ")
 }
 
-/// `n thing` or `n things`.
-pub fn count(n: impl Into<u64>, thing: &str) -> String {
-    let n = n.into();
-    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
-}
+/// `n thing` or `n things` (worded in [`text`](crate::text), which the sandbox uses too).
+pub use crate::text::count;
 
 /// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
 pub fn ordinal(n: impl Into<u64>) -> String {

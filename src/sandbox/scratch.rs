@@ -205,7 +205,7 @@ impl Copy {
             size(self.cap),
             match unseen {
                 true => "many files".to_string(),
-                false => crate::gamelog::describe::count(self.left_out.len() as u64, "file"),
+                false => crate::text::count(self.left_out.len() as u64, "file"),
             },
             note.display()
         );

@@ -134,6 +134,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// `n thing` or `n things`: a count in words, for people.
+pub fn count(n: impl Into<u64>, thing: &str) -> String {
+    let n = n.into();
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::gamelog::pack::{self, Frame};
-use crate::tournament::audit::RESULTS;
-use crate::tournament::results::{GameLine, read_results};
+use crate::tournament::results::{GameLine, RESULTS, read_results};
 
 /// The pack that worker `worker` appends to, relative to the tournament's folder.
 pub fn pack_name(worker: usize) -> String {

@@ -1,0 +1,41 @@
+//! The signals that interrupt a command: Ctrl-C, SIGTERM and SIGHUP.
+
+/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal). The handlers are in place when
+/// this returns (call it inside the runtime). The signals are watched by a task of their own,
+/// so the future returned costs next to nothing to poll: a match polls it on every move.
+pub fn interrupted() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let signals = [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ]
+    .map(signal);
+    tokio::spawn(async move {
+        let [int, term, hup] = signals.map(Result::ok);
+        tokio::select! {
+            () = received(int) => {}
+            () = received(term) => {}
+            () = received(hup) => {}
+        }
+        let _ = tx.send(());
+    });
+    async move {
+        // A dropped sender means the watch stopped with the runtime: never interrupted.
+        if rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Resolves when `signal` arrives; never if its handler could not be set (then the signal's
+/// default action, ending the process, stands).
+async fn received(signal: Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(mut signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
