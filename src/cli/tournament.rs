@@ -2,10 +2,8 @@
 //! signals, the progress display and the standings; the workers only play
 //! ([`crate::tournament::workers`]).
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
@@ -24,23 +22,21 @@ use crate::cli::report_page::{LIVE_PAGE, ReportPage};
 use crate::cli::signals::interrupted;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
-use crate::referee::matchplay::protections;
 use crate::report::data::State;
 use crate::sandbox::files;
-use crate::tournament::audit;
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
-use crate::tournament::game_logs::PackEnds;
 use crate::tournament::ladder::LadderSpec;
-use crate::tournament::ladder::fits::{FitPoints, Refits};
-use crate::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
-use crate::tournament::ratings::{Anchor, SprtSpec};
+use crate::tournament::merge::Shards;
+use crate::tournament::ratings::SprtSpec;
 use crate::tournament::report_stream::Report;
-use crate::tournament::results::{self, Entrant, GameLine, RESULTS, ResultsWriter};
-use crate::tournament::schedule::{Format, GamePlan, Table};
+use crate::tournament::results::{Entrant, GameLine};
+use crate::tournament::run::{
+    self, AnchorAsk, Event, OpenError, Opened, PlayOptions, Played, Sink,
+};
+use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
 use crate::tournament::standings::Tally;
-use crate::tournament::workers::{self, Queue, Run};
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
@@ -68,235 +64,51 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         eprintln!("allfives: note: {note}");
     }
     let dir = held.dir.clone();
-    let bots = match definition.bots() {
-        Ok(bots) => bots,
-        Err(message) => return fail(BAD_INPUT, message),
+    let mut shown = Shown::new(args, &definition, &dir);
+    let opened = match Opened::open(
+        definition,
+        dir.clone(),
+        &anchor_asked(&args.rating),
+        &mut shown,
+    ) {
+        Ok(opened) => opened,
+        Err(OpenError::Refused(message)) => return fail(BAD_INPUT, message),
+        Err(OpenError::Failed(message)) => return fail(FAILED, message),
     };
-    let mut entrants = results::entrants_of(&bots);
-    for entrant in &mut entrants {
-        entrant.retired = definition.retired.contains(&entrant.name);
+    shown.entrants = opened.entrants.clone();
+    if let Some(live) = shown.live.as_mut() {
+        live.scheduled(opened.scheduled);
+        // The page is there before the banner: whoever reads the banner finds it.
+        if let Err(e) = live.refresh(|| opened.report(false)) {
+            eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
+        }
     }
-    let schedule = definition.schedule();
-    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
-    let anchor = match anchor(&args.rating, &names) {
-        Ok(anchor) => anchor,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
-    let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
-    let mut done = HashSet::new();
-    let mut pack_ends = PackEnds::default();
-    let mut ladder = (definition.format == Format::Ladder)
-        .then(|| Ladder::new(&definition).with_fits(FitPoints::of(&definition)));
-    let mut refits = ladder
-        .as_ref()
-        .filter(|ladder| ladder.matchmaking())
-        .map(|_| Refits::new(&definition));
-    let results_path = dir.join(RESULTS);
-    let mut live = ReportPage::new(
-        &dir.join(LIVE_PAGE),
-        std::slice::from_ref(&dir),
-        &definition,
-        0,
-    );
-    let audited = audit::read_checked(&dir, &definition, false, |line| {
-        tally.add(&line);
-        live.add(0, &line, &tally);
-        pack_ends.add(&line);
-        // A ladder's tables are drawn afresh: it needs what was played, not which ids.
-        if let Some(refits) = refits.as_mut() {
-            refits.add(&line);
-        }
-        match ladder.as_mut() {
-            Some(ladder) => ladder.found(&line),
-            None => {
-                done.insert(line.id);
-            }
-        }
-    });
-    let audited = match audited {
-        Ok(audited) => audited,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
-    for note in &audited.notes {
+    if !args.json
+        && let Err(e) = output::print_line(&banner(&opened))
+    {
+        return output_failed(&e);
+    }
+    if let Some(note) = opened.definition.master().public_note() {
         eprintln!("allfives: note: {note}");
     }
-    if !audited.dropped.is_empty()
-        && let Err(e) = audit::rewrite_without(&dir, &audited.dropped)
-    {
-        return fail(
-            FAILED,
-            format!("cannot repair {}: {e}", results_path.display()),
-        );
-    }
-    match pack_ends.repair(&dir, definition.pack_logs) {
-        Ok(notes) => notes
-            .iter()
-            .for_each(|n| eprintln!("allfives: note: {}", crate::text::terminal(n))),
-        Err(message) => return fail(FAILED, message),
-    }
-    let mut writer = match ResultsWriter::open(&results_path) {
-        Ok(writer) => writer,
-        Err(e) => {
-            return fail(
-                FAILED,
-                format!("cannot open {}: {e}", results_path.display()),
-            );
-        }
-    };
-    let shard = definition.shard;
-    // Every line read is a distinct game of this shard (checked), so the rest is a difference.
-    // A test that decided before a stop stays decided: --resume plays nothing more.
-    let decided = tally.sprt_decision();
-    let scheduled = match ladder.as_mut() {
-        Some(ladder) => {
-            ladder.finish_found();
-            if let Some(refits) = refits.as_mut() {
-                refits.resumed(ladder.next_set());
-                for fit in refits.fits() {
-                    ladder.fitted(&fit);
-                }
-            }
-            tally.games() + ladder.remaining()
-        }
-        None => schedule.count(shard),
-    };
-    live.scheduled(scheduled);
-    let missing = match decided {
-        Some(_) => 0,
-        None => scheduled.saturating_sub(tally.games()),
-    };
-    // The page is there before the banner: whoever reads the banner finds it.
-    if let Err(e) = live.refresh(|| tournament_report(&definition, entrants.clone(), false, &tally))
-    {
-        eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
-    }
-    if !args.json {
-        let mut banner = match &ladder {
-            Some(_) => format!(
-                "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
-                bots.len(),
-                definition.retired.len(),
-                missing,
-                tally.games(),
-                definition.master().describe(),
-                dir.display()
-            ),
-            None => format!(
-                "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
-                bots.len(),
-                missing,
-                scheduled,
-                definition.master().describe(),
-                dir.display()
-            ),
-        };
-        if let Some(d) = decided {
-            banner.push_str(&format!(
-                "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
-                d.accepted.name(),
-                d.pair
-            ));
-        }
-        if let Err(e) = output::print_line(&banner) {
-            return output_failed(&e);
-        }
-    }
-    if let Some(note) = definition.master().public_note() {
-        eprintln!("allfives: note: {note}");
-    }
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
-    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
+    let policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
-    let mut settings = definition.settings(policy);
-    settings.protections = protections(&bots, &settings.sandbox);
-    settings.processes = Processes::from_flags(args.fresh, args.reuse_processes);
-    let reused = !args.fresh && bots.iter().any(|b| b.is_process());
-    let run = Arc::new(Run {
-        bots,
-        entrants: entrants.clone(),
-        settings,
-        dir: dir.clone(),
-        definition: definition.clone(),
-    });
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut progress = Progress::new(missing, args.quiet);
-    let ladder = ladder.map(SharedLadder::new);
-    let mut collected = runtime.block_on(async {
-        let games: Box<dyn Iterator<Item = GamePlan> + Send> = match &ladder {
-            Some(ladder) => Box::new(
-                LadderGames {
-                    shared: ladder.clone(),
-                    stop: stop.clone(),
-                }
-                .take_while(move |_| decided.is_none()),
-            ),
-            None => Box::new(
-                Arc::new(schedule)
-                    .into_games(shard)
-                    .filter(move |g| decided.is_none() && !done.contains(&g.id)),
-            ),
-        };
-        let queue: Queue = Arc::new(Mutex::new(games));
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut collector = Collector {
-            played: 0,
-            interrupts: 0,
-            error: None,
-            sprt_decided: decided.is_some(),
-            live: Some(live),
-            definition: definition.clone(),
-            entrants: entrants.clone(),
-            refits: ladder.clone().zip(refits),
-        };
-        let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
-        let workers = match workers {
-            Ok(workers) => workers,
-            Err(e) => {
-                collector.error = Some(format!("cannot start the workers: {e}"));
-                return collector;
-            }
-        };
-        let mut signals = signals;
-        loop {
-            tokio::select! {
-                // Signals first: a stream of finished games never holds them up.
-                biased;
-                count = signals.recv() => {
-                    collector.interrupts = count.unwrap_or(2);
-                    stop.store(true, Ordering::SeqCst);
-                    if collector.interrupts == 1 {
-                        progress.note("allfives: stopping: the running games finish, no new game starts (Ctrl-C again to stop at once)");
-                    } else {
-                        crate::bot::shutdown::kill_all();
-                        workers.abort_all();
-                        break;
-                    }
-                }
-                line = rx.recv() => match line {
-                    Some(first) => {
-                        // Every game finished meanwhile goes into one write and one sync.
-                        let mut batch = vec![first];
-                        while let Ok(more) = rx.try_recv() {
-                            batch.push(more);
-                        }
-                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
-                    }
-                    None => break,
-                },
-            }
-        }
-        workers.join().await;
-        collector
-    });
-    progress.finish();
+    let options = PlayOptions {
+        concurrency: args
+            .concurrency
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        placement: args.placement,
+        policy,
+        processes: Processes::from_flags(args.fresh, args.reuse_processes),
+    };
+    let reused = !args.fresh && opened.bots.iter().any(|b| b.is_process());
+    shown.progress = Some(Progress::new(opened.missing, args.quiet));
+    let played = run::play(opened, &runtime, options, signals, &mut shown);
+    shown.finish(&played);
     if reused {
         let kept = match args.reuse_processes {
             true => "deals seen before included (--reuse-processes)",
@@ -306,20 +118,10 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
             "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
         );
     }
-    let complete = collected.interrupts == 0
-        && collected.error.is_none()
-        && !collected.sprt_decided
-        && match &ladder {
-            // A ladder's budget in games each is only estimated ahead.
-            Some(ladder) => ladder.lock().spent(),
-            None => collected.played == missing,
-        };
-    let report = tournament_report(&definition, entrants, complete, &tally);
-    collected.finish_page(&report);
-    if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
+    if let Err(e) = print_report(&played.report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
-    match (&collected.error, collected.interrupts) {
+    match (&played.error, played.interrupts) {
         (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
         (None, 0) => 0,
         (None, _) => fail(
@@ -332,123 +134,119 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     }
 }
 
-/// What the dispatcher has seen.
-struct Collector {
-    played: u64,
-    interrupts: usize,
-    error: Option<String>,
-    sprt_decided: bool,
+/// The line printed before the games start.
+fn banner(opened: &Opened) -> String {
+    let definition = &opened.definition;
+    let mut banner = match opened.is_ladder() {
+        true => format!(
+            "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
+            opened.bots.len(),
+            definition.retired.len(),
+            opened.missing,
+            opened.tally.games(),
+            definition.master().describe(),
+            opened.dir.display()
+        ),
+        false => format!(
+            "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
+            opened.bots.len(),
+            opened.missing,
+            opened.scheduled,
+            definition.master().describe(),
+            opened.dir.display()
+        ),
+    };
+    if let Some(d) = &opened.decided {
+        banner.push_str(&format!(
+            "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
+            d.accepted.name(),
+            d.pair
+        ));
+    }
+    banner
+}
+
+/// The rating anchor the options ask for.
+fn anchor_asked(args: &RatingArgs) -> AnchorAsk {
+    AnchorAsk {
+        name: args.anchor.clone(),
+        elo: args.anchor_elo,
+    }
+}
+
+/// A run's events shown: the progress line, the folder's report page kept fresh, the standings
+/// every `--standings-every` games, notes on stderr.
+struct Shown<'a> {
+    args: &'a TournamentArgs,
     /// The folder's report page; `None` once it could not be written (said once).
     live: Option<ReportPage>,
+    /// The progress line, once the games to play are counted.
+    progress: Option<Progress>,
     definition: Definition,
+    /// The entrants as the report names them, once the folder is open.
     entrants: Vec<Entrant>,
-    /// A matchmaking ladder, and the fits its draw reads.
-    refits: Option<(Arc<SharedLadder>, Refits)>,
 }
 
-/// The report `tournament` prints and its page shows.
-fn tournament_report(
-    definition: &Definition,
-    entrants: Vec<Entrant>,
-    complete: bool,
-    tally: &Tally,
-) -> Report {
-    let mut report = Report::new("tournament", complete, entrants, tally.standings());
-    report.seed = Some(definition.seed);
-    report.public_seed = definition.public_seed;
-    report.rules = Some(definition.rules);
-    report.tournament_format = Some(definition.format);
-    report
-}
-
-impl Collector {
-    /// Records finished games (or a worker's error): results lines first (synced), then
-    /// standings and progress.
-    fn take(
-        &mut self,
-        batch: Vec<Result<GameLine, String>>,
-        writer: &mut ResultsWriter,
-        tally: &mut Tally,
-        stop: &AtomicBool,
-        progress: &mut Progress,
-        args: &TournamentArgs,
-    ) {
-        let mut lines = Vec::with_capacity(batch.len());
-        for item in batch {
-            match item {
-                Ok(line) => lines.push(line),
-                Err(e) => {
-                    self.error.get_or_insert(e);
-                    stop.store(true, Ordering::SeqCst);
-                }
-            }
-        }
-        if let Err(e) = writer.append(&lines) {
-            self.error
-                .get_or_insert(format!("cannot write {RESULTS}: {e}"));
-            stop.store(true, Ordering::SeqCst);
-            return;
-        }
-        for line in &lines {
-            self.count(line, tally, stop, progress, args);
-        }
-        if let Some((ladder, refits)) = self.refits.as_mut() {
-            lines.iter().for_each(|line| refits.add(line));
-            for fit in refits.fits() {
-                ladder.fitted(&fit);
-            }
+impl<'a> Shown<'a> {
+    fn new(args: &'a TournamentArgs, definition: &Definition, dir: &Path) -> Shown<'a> {
+        Shown {
+            args,
+            live: Some(ReportPage::new(
+                &dir.join(LIVE_PAGE),
+                std::slice::from_ref(&dir.to_path_buf()),
+                definition,
+                0,
+            )),
+            progress: None,
+            definition: definition.clone(),
+            entrants: Vec::new(),
         }
     }
 
-    /// Counts one recorded game in the standings and the progress.
-    fn count(
-        &mut self,
-        line: &GameLine,
-        tally: &mut Tally,
-        stop: &AtomicBool,
-        progress: &mut Progress,
-        args: &TournamentArgs,
-    ) {
-        self.played += 1;
-        tally.add(line);
+    fn note(&self, text: &str) {
+        match &self.progress {
+            Some(progress) => progress.note(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    /// A game recorded: the page refreshed, the standings every so often, the progress.
+    fn recorded(&mut self, played: u64, line: &GameLine, tally: &Tally) {
         if let Some(live) = &mut self.live {
             live.add(0, line, tally);
-            let written = live.refresh(|| {
-                tournament_report(&self.definition, self.entrants.clone(), false, tally)
-            });
+            let written =
+                live.refresh(|| run::report(&self.definition, self.entrants.clone(), false, tally));
             if let Err(e) = written {
-                progress.note(&format!(
+                self.note(&format!(
                     "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
                 ));
                 self.live = None;
             }
         }
-        if let Some(k) = args.standings_every
-            && self.played.is_multiple_of(k.max(1))
+        if let Some(k) = self.args.standings_every
+            && played.is_multiple_of(k.max(1))
         {
             let report = Report::new("tournament", false, Vec::new(), tally.standings());
-            progress.note(&format!(
-                "standings after {} games:\n{}",
-                self.played,
-                output::standings_text(&report, args.rating.pairs)
+            self.note(&format!(
+                "standings after {played} games:\n{}",
+                output::standings_text(&report, self.args.rating.pairs)
             ));
-        }
-        // Games already running when the test decides are still recorded; the decision stands.
-        if !self.sprt_decided && tally.sprt_decision().is_some() {
-            self.sprt_decided = true;
-            stop.store(true, Ordering::SeqCst);
         }
         let leader = tally.leader().map_or(String::new(), |(name, pct)| {
             format!("leader {name} {pct:.1}%")
         });
-        progress.update(self.played, &leader);
+        if let Some(progress) = &mut self.progress {
+            progress.update(played, &leader);
+        }
     }
-}
 
-impl Collector {
-    /// Writes the report page a last time, saying how the run ended.
-    fn finish_page(&mut self, report: &Report) {
-        let (state, note) = match (&self.error, self.interrupts, self.sprt_decided) {
+    /// The progress line ended, and the report page written a last time, saying how the run
+    /// ended.
+    fn finish(&mut self, played: &Played) {
+        if let Some(progress) = &self.progress {
+            progress.finish();
+        }
+        let (state, note) = match (&played.error, played.interrupts, played.sprt_decided) {
             (Some(e), _, _) => (State::Stopped, Some(format!("The run failed: {e}."))),
             (None, 1.., _) => (
                 State::Stopped,
@@ -461,9 +259,36 @@ impl Collector {
             (None, 0, false) => (State::Finished, None),
         };
         if let Some(live) = &mut self.live
-            && let Err(e) = live.write(state, note, report)
+            && let Err(e) = live.write(state, note, &played.report)
         {
             eprintln!("allfives: note: cannot write {LIVE_PAGE}: {e}");
+        }
+    }
+}
+
+impl Sink for Shown<'_> {
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Found {
+                folder,
+                line,
+                tally,
+            } => {
+                if let Some(live) = &mut self.live {
+                    live.add(folder, line, tally);
+                }
+            }
+            Event::Recorded {
+                played,
+                line,
+                tally,
+            } => self.recorded(played, line, tally),
+            Event::Note(note) => {
+                self.note(&format!("allfives: note: {}", crate::text::terminal(note)))
+            }
+            Event::Stopping => self.note(
+                "allfives: stopping: the running games finish, no new game starts (Ctrl-C again to stop at once)",
+            ),
         }
     }
 }
@@ -476,26 +301,6 @@ fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()>
         false => output::standings_text(report, pairs),
     };
     output::print_line(&text)
-}
-
-/// The anchor asked for, the named entrant found among `names`.
-fn anchor(args: &RatingArgs, names: &[String]) -> Result<Anchor, String> {
-    if !args.anchor_elo.is_finite() {
-        return Err("--anchor-elo must be a finite number".into());
-    }
-    match &args.anchor {
-        None => Ok(Anchor::Mean(args.anchor_elo)),
-        Some(name) => names
-            .iter()
-            .position(|n| n == name)
-            .map(|e| Anchor::Entrant(e, args.anchor_elo))
-            .ok_or_else(|| {
-                format!(
-                    "--anchor {name}: no entrant has that name (the entrants: {})",
-                    names.join(", ")
-                )
-            }),
-    }
 }
 
 /// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
@@ -1004,8 +809,35 @@ fn shown(dir: Option<&Path>) -> String {
 
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
-    let (report, page) = match merge(args) {
-        Ok(merged) => merged,
+    let shards = match Shards::read(&args.dirs) {
+        Ok(shards) => shards,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let mut page = args
+        .html
+        .as_deref()
+        .map(|path| ReportPage::new(path, &args.dirs, shards.first(), shards.scheduled()));
+    let mut sink = |event: Event<'_>| match event {
+        Event::Found {
+            folder,
+            line,
+            tally,
+        } => {
+            if let Some(page) = &mut page {
+                page.add(folder, line, tally);
+            }
+        }
+        Event::Note(note) => eprintln!("allfives: note: {}", crate::text::terminal(note)),
+        Event::Recorded { .. } | Event::Stopping => {}
+    };
+    let standings = shards.standings(
+        args.verify,
+        args.sprt,
+        &anchor_asked(&args.rating),
+        &mut sink,
+    );
+    let report = match standings {
+        Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
     if let Some(mut page) = page
@@ -1037,171 +869,4 @@ fn write_report(
     }
     page.write(State::Read, None, report)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// The standings of the folders, which must hold slices of one tournament (its shards, each
-/// once, or the whole run alone), every line checked against the definition (and its log, with
-/// `--verify`). Missing shards are named on stderr, and the report is then incomplete.
-fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
-    let definitions: Vec<Definition> = args
-        .dirs
-        .iter()
-        .map(|dir| {
-            Definition::read(dir)?.ok_or_else(|| {
-                format!(
-                    "{} holds no tournament ({} is missing)",
-                    dir.display(),
-                    definition::FILE
-                )
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let missing = slices_of_one(&args.dirs, &definitions)?;
-    // A ladder's shards may have taken newcomers apart: the longest list of entrants names all.
-    let first = definitions
-        .iter()
-        .rev()
-        .max_by_key(|d| d.entrants.len())
-        .expect("standings reads one folder at least");
-    let names: Vec<String> = first.entrants.iter().map(|e| e.name.clone()).collect();
-    // The test asked for here, else the one the tournament ran.
-    let sprt = args.sprt.or(first.sprt);
-    if sprt.is_some() {
-        SprtSpec::applies_to(names.len(), first.table.players)?;
-    }
-    let anchor = anchor(&args.rating, &names)?;
-    let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
-    let mut complete = missing.is_empty();
-    let mut ids = HashSet::new();
-    // A ladder's games are drawn for a budget: its games in all when it has one.
-    let scheduled = definitions
-        .iter()
-        .map(|d| match &d.ladder {
-            Some(ladder) => ladder.games.unwrap_or(0),
-            None => d.schedule().count(d.shard),
-        })
-        .sum();
-    let mut page = args
-        .html
-        .as_deref()
-        .map(|path| ReportPage::new(path, &args.dirs, first, scheduled));
-    for (folder, (dir, d)) in args.dirs.iter().zip(&definitions).enumerate() {
-        let mut twice = None;
-        let mut ladder = (d.format == Format::Ladder).then(|| Ladder::new(d));
-        let audited = audit::read_checked(dir, d, args.verify, |line| {
-            if let Some(ladder) = ladder.as_mut() {
-                ladder.found(&line);
-            }
-            if ids.insert(line.id.clone()) {
-                tally.add(&line);
-                if let Some(page) = &mut page {
-                    page.add(folder, &line, &tally);
-                }
-            } else {
-                twice.get_or_insert(line.id);
-            }
-        })?;
-        if let Some(id) = twice {
-            return Err(format!(
-                "game {id} of {} is in another folder too: give each shard once",
-                dir.display()
-            ));
-        }
-        audited
-            .notes
-            .iter()
-            .for_each(|n| eprintln!("allfives: note: {n}"));
-        complete &= match ladder.as_mut() {
-            Some(ladder) => ladder.finish_found() == 0 && ladder.budget_spent(),
-            None => audited.counted == d.schedule().count(d.shard),
-        };
-    }
-    if !missing.is_empty() {
-        eprintln!(
-            "allfives: note: shards {} of this tournament are missing: the standings are incomplete",
-            missing.join(", ")
-        );
-    }
-    let entrants = first
-        .entrants
-        .iter()
-        .enumerate()
-        .map(|(index, e)| Entrant {
-            index,
-            name: e.name.clone(),
-            command: e.command.clone(),
-            retired: definitions.iter().any(|d| d.retired.contains(&e.name)),
-        })
-        .collect();
-    let mut report = Report::new("standings", complete, entrants, tally.standings());
-    report.seed = Some(first.seed);
-    report.public_seed = first.public_seed;
-    report.rules = Some(first.rules);
-    Ok((report, page))
-}
-
-/// Checks that the folders hold slices of one tournament: the same definition but for the
-/// shard, no folder twice, no shard twice, the whole run only alone. Returns the missing shards
-/// (`I/N`).
-fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<String>, String> {
-    let mut real = HashSet::new();
-    for dir in dirs {
-        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-        if !real.insert(canonical) {
-            return Err(format!("{} is given twice", dir.display()));
-        }
-    }
-    // A ladder's shards share all but their budgets, retirements and newcomers.
-    let shortest = definitions.iter().map(|d| d.entrants.len()).min();
-    let unsharded = |d: &Definition| {
-        let mut same = Definition {
-            shard: None,
-            ..d.clone()
-        };
-        if d.format == Format::Ladder {
-            same.entrants.truncate(shortest.unwrap_or(0));
-            same.ladder = None;
-            same.retired.clear();
-        }
-        same
-    };
-    let first = unsharded(&definitions[0]);
-    for (dir, d) in dirs.iter().zip(definitions).skip(1) {
-        if !unsharded(d).same_games(&first) {
-            return Err(format!(
-                "{} and {} hold different tournaments (their seed, entrants, deals, rules or clocks differ): standings merges the shards of one tournament",
-                dirs[0].display(),
-                dir.display()
-            ));
-        }
-    }
-    let shards: Vec<Option<(u64, u64)>> = definitions.iter().map(|d| d.shard).collect();
-    if let Some(whole) = shards.iter().position(Option::is_none)
-        && shards.len() > 1
-    {
-        return Err(format!(
-            "{} holds the whole tournament: merged with another folder, its games would count twice",
-            dirs[whole].display()
-        ));
-    }
-    let Some(Some((_, n))) = shards.first().copied() else {
-        return Ok(Vec::new());
-    };
-    let mut present = HashSet::new();
-    for (dir, shard) in dirs.iter().zip(&shards) {
-        let (i, m) = shard.expect("every folder is a shard");
-        if m != n {
-            return Err(format!(
-                "{} is shard {i}/{m}, where the others are shards of {n}",
-                dir.display()
-            ));
-        }
-        if !present.insert(i) {
-            return Err(format!("shard {i}/{n} is given twice ({})", dir.display()));
-        }
-    }
-    Ok((1..=n)
-        .filter(|i| !present.contains(i))
-        .map(|i| format!("{i}/{n}"))
-        .collect())
 }
