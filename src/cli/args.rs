@@ -18,6 +18,7 @@ use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
 use crate::sandbox::{Policy, ResourceLimits};
+use crate::tournament::definition::Definition;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
@@ -234,6 +235,25 @@ pub struct SeedArgs {
 }
 
 impl SeedArgs {
+    /// The seed option that names a master other than the stored one, if any: another typed seed,
+    /// `--public-seed` for a master a key made, or a deal key that does not make the stored master
+    /// (a public master resumed without `--public-seed` is the stored one: the folder decides).
+    pub fn names_another_master(&self, stored: &Definition) -> Option<&'static str> {
+        let typed = self.seed?;
+        // Older definitions kept no typed seed: their master was the typed seed itself.
+        if typed != stored.typed_seed.unwrap_or(stored.seed) {
+            return Some("--seed");
+        }
+        if self.public_seed && !stored.public_seed {
+            return Some("--public-seed");
+        }
+        let other_key = self.deal_key.as_ref().is_some_and(|file| {
+            key_file::load_or_make(file)
+                .map_or(true, |key| seeds::keyed(&key, typed) != stored.seed)
+        });
+        other_key.then_some("--deal-key")
+    }
+
     /// Whether every run with these options makes the same master (what shards need).
     pub fn reproducible(&self) -> bool {
         self.seed.is_some() && (self.public_seed || self.deal_key.is_some())

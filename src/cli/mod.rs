@@ -14,5 +14,6 @@ pub mod output;
 pub mod pages;
 pub mod progress;
 pub mod report_page;
+pub mod run_view;
 pub mod signals;
 pub mod tournament;

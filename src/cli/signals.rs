@@ -1,5 +1,7 @@
 //! The signals that interrupt a command: Ctrl-C, SIGTERM and SIGHUP.
 
+use tokio::sync::mpsc;
+
 /// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal). The handlers are in place when
 /// this returns (call it inside the runtime). The signals are watched by a task of their own,
 /// so the future returned costs next to nothing to poll: a match polls it on every move.
@@ -38,4 +40,18 @@ async fn received(signal: Option<tokio::signal::unix::Signal>) {
         }
         None => std::future::pending().await,
     }
+}
+
+/// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
+pub fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        for count in 1..=2 {
+            interrupted().await;
+            if tx.send(count).is_err() {
+                return;
+            }
+        }
+    });
+    rx
 }

@@ -5,38 +5,32 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
+use allfives_engine::rules::Rules;
 
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::args::{
-    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, SeedArgs, StandingsArgs,
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, StandingsArgs,
     TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::entrants;
 use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed};
-use crate::cli::key_file;
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
-use crate::cli::signals::interrupted;
-use crate::referee::game::FaultPolicy;
+use crate::cli::run_view::{Shown, banner, interrupted_in, kept_processes_note};
+use crate::cli::signals::interrupted_twice;
 use crate::referee::matchplay::GameSettings;
 use crate::report::data::State;
 use crate::sandbox::files;
-use crate::tournament::definition::{self, Definition, EntrantDef};
+use crate::tournament::definition::Definition;
 use crate::tournament::folder::{self, HeldFolder};
-use crate::tournament::ladder::LadderSpec;
 use crate::tournament::merge::Shards;
-use crate::tournament::ratings::SprtSpec;
 use crate::tournament::report_stream::Report;
-use crate::tournament::results::{Entrant, GameLine};
-use crate::tournament::run::{
-    self, AnchorAsk, Event, OpenError, Opened, PlayOptions, Played, Sink,
-};
+use crate::tournament::run::{self, AnchorAsk, Event, OpenError, Opened, PlayOptions};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
-use crate::tournament::standings::Tally;
+use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
@@ -75,14 +69,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Err(OpenError::Refused(message)) => return fail(BAD_INPUT, message),
         Err(OpenError::Failed(message)) => return fail(FAILED, message),
     };
-    shown.entrants = opened.entrants.clone();
-    if let Some(live) = shown.live.as_mut() {
-        live.scheduled(opened.scheduled);
-        // The page is there before the banner: whoever reads the banner finds it.
-        if let Err(e) = live.refresh(|| opened.report(false)) {
-            eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
-        }
-    }
+    // The page is there before the banner: whoever reads the banner finds it.
+    shown.opened(&opened);
     if !args.json
         && let Err(e) = output::print_line(&banner(&opened))
     {
@@ -110,60 +98,16 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let played = run::play(opened, &runtime, options, signals, &mut shown);
     shown.finish(&played);
     if reused {
-        let kept = match args.reuse_processes {
-            true => "deals seen before included (--reuse-processes)",
-            false => "each restarted before a deal came back to it",
-        };
-        eprintln!(
-            "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
-        );
+        kept_processes_note(args.reuse_processes);
     }
-    if let Err(e) = print_report(&played.report, args.json, args.rating.pairs) {
+    if let Err(e) = output::print_report(&played.report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
     match (&played.error, played.interrupts) {
         (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
         (None, 0) => 0,
-        (None, _) => fail(
-            INTERRUPTED,
-            format!(
-                "interrupted: every finished game is in {}; --resume plays the rest",
-                dir.display()
-            ),
-        ),
+        (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
     }
-}
-
-/// The line printed before the games start.
-fn banner(opened: &Opened) -> String {
-    let definition = &opened.definition;
-    let mut banner = match opened.is_ladder() {
-        true => format!(
-            "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
-            opened.bots.len(),
-            definition.retired.len(),
-            opened.missing,
-            opened.tally.games(),
-            definition.master().describe(),
-            opened.dir.display()
-        ),
-        false => format!(
-            "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
-            opened.bots.len(),
-            opened.missing,
-            opened.scheduled,
-            definition.master().describe(),
-            opened.dir.display()
-        ),
-    };
-    if let Some(d) = &opened.decided {
-        banner.push_str(&format!(
-            "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
-            d.accepted.name(),
-            d.pair
-        ));
-    }
-    banner
 }
 
 /// The rating anchor the options ask for.
@@ -172,204 +116,6 @@ fn anchor_asked(args: &RatingArgs) -> AnchorAsk {
         name: args.anchor.clone(),
         elo: args.anchor_elo,
     }
-}
-
-/// A run's events shown: the progress line, the folder's report page kept fresh, the standings
-/// every `--standings-every` games, notes on stderr.
-struct Shown<'a> {
-    args: &'a TournamentArgs,
-    /// The folder's report page; `None` once it could not be written (said once).
-    live: Option<ReportPage>,
-    /// The progress line, once the games to play are counted.
-    progress: Option<Progress>,
-    definition: Definition,
-    /// The entrants as the report names them, once the folder is open.
-    entrants: Vec<Entrant>,
-}
-
-impl<'a> Shown<'a> {
-    fn new(args: &'a TournamentArgs, definition: &Definition, dir: &Path) -> Shown<'a> {
-        Shown {
-            args,
-            live: Some(ReportPage::new(
-                &dir.join(LIVE_PAGE),
-                std::slice::from_ref(&dir.to_path_buf()),
-                definition,
-                0,
-            )),
-            progress: None,
-            definition: definition.clone(),
-            entrants: Vec::new(),
-        }
-    }
-
-    fn note(&self, text: &str) {
-        match &self.progress {
-            Some(progress) => progress.note(text),
-            None => eprintln!("{text}"),
-        }
-    }
-
-    /// A game recorded: the page refreshed, the standings every so often, the progress.
-    fn recorded(&mut self, played: u64, line: &GameLine, tally: &Tally) {
-        if let Some(live) = &mut self.live {
-            live.add(0, line, tally);
-            let written =
-                live.refresh(|| run::report(&self.definition, self.entrants.clone(), false, tally));
-            if let Err(e) = written {
-                self.note(&format!(
-                    "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
-                ));
-                self.live = None;
-            }
-        }
-        if let Some(k) = self.args.standings_every
-            && played.is_multiple_of(k.max(1))
-        {
-            let report = Report::new("tournament", false, Vec::new(), tally.standings());
-            self.note(&format!(
-                "standings after {played} games:\n{}",
-                output::standings_text(&report, self.args.rating.pairs)
-            ));
-        }
-        let leader = tally.leader().map_or(String::new(), |(name, pct)| {
-            format!("leader {name} {pct:.1}%")
-        });
-        if let Some(progress) = &mut self.progress {
-            progress.update(played, &leader);
-        }
-    }
-
-    /// The progress line ended, and the report page written a last time, saying how the run
-    /// ended.
-    fn finish(&mut self, played: &Played) {
-        if let Some(progress) = &self.progress {
-            progress.finish();
-        }
-        let (state, note) = match (&played.error, played.interrupts, played.sprt_decided) {
-            (Some(e), _, _) => (State::Stopped, Some(format!("The run failed: {e}."))),
-            (None, 1.., _) => (
-                State::Stopped,
-                Some("Interrupted: --resume plays the rest.".to_string()),
-            ),
-            (None, 0, true) => (
-                State::Finished,
-                Some("The sequential test decided.".to_string()),
-            ),
-            (None, 0, false) => (State::Finished, None),
-        };
-        if let Some(live) = &mut self.live
-            && let Err(e) = live.write(state, note, &played.report)
-        {
-            eprintln!("allfives: note: cannot write {LIVE_PAGE}: {e}");
-        }
-    }
-}
-
-impl Sink for Shown<'_> {
-    fn event(&mut self, event: Event<'_>) {
-        match event {
-            Event::Found {
-                folder,
-                line,
-                tally,
-            } => {
-                if let Some(live) = &mut self.live {
-                    live.add(folder, line, tally);
-                }
-            }
-            Event::Recorded {
-                played,
-                line,
-                tally,
-            } => self.recorded(played, line, tally),
-            Event::Note(note) => {
-                self.note(&format!("allfives: note: {}", crate::text::terminal(note)))
-            }
-            Event::Stopping => self.note(
-                "allfives: stopping: the running games finish, no new game starts (Ctrl-C again to stop at once)",
-            ),
-        }
-    }
-}
-
-fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
-    let text = match json {
-        true => crate::text::json(
-            &serde_json::to_string_pretty(report).expect("a report always serializes"),
-        ),
-        false => output::standings_text(report, pairs),
-    };
-    output::print_line(&text)
-}
-
-/// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
-fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        for count in 1..=2 {
-            interrupted().await;
-            if tx.send(count).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// The seed option that names a master other than the stored one, if any: another typed seed,
-/// `--public-seed` for a master a key made, or a deal key that does not make the stored master
-/// (a public master resumed without `--public-seed` is the stored one: the folder decides).
-fn seed_changed(given: &SeedArgs, stored: &Definition) -> Option<&'static str> {
-    let typed = given.seed?;
-    // Older definitions kept no typed seed: their master was the typed seed itself.
-    if typed != stored.typed_seed.unwrap_or(stored.seed) {
-        return Some("--seed");
-    }
-    if given.public_seed && !stored.public_seed {
-        return Some("--public-seed");
-    }
-    let other_key = given.deal_key.as_ref().is_some_and(|file| {
-        key_file::load_or_make(file).map_or(true, |key| seeds::keyed(&key, typed) != stored.seed)
-    });
-    other_key.then_some("--deal-key")
-}
-
-/// The options typed with `--resume` whose values differ from the stored tournament's.
-fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
-    let options = &args.game_options;
-    let (stored_policy, stored_max_faults) = match stored.on_fault {
-        FaultPolicy::Forfeit => (OnFault::Forfeit, None),
-        FaultPolicy::Fallback { max_faults } => (OnFault::Fallback, Some(max_faults)),
-    };
-    let mut changed: Vec<String> = args
-        .typed
-        .iter()
-        .filter(|kept| match kept {
-            KeptSetting::StartupMs => options.startup_ms != stored.clock.startup_ms,
-            KeptSetting::MoveMs => options.move_ms != stored.clock.move_ms,
-            KeptSetting::BankMs => options.bank_ms != stored.clock.bank_ms,
-            KeptSetting::Clock => options.clock != stored.clock_kind,
-            KeptSetting::OnFault => options.on_fault != stored_policy,
-            KeptSetting::MaxFaults => Some(options.max_faults) != stored_max_faults,
-            KeptSetting::MaxLine => options.max_line != stored.max_line,
-            KeptSetting::Players => args.players != stored.table.players,
-            KeptSetting::Format => args.format != stored.format,
-            KeptSetting::Splits => args.splits != stored.table.splits,
-            KeptSetting::AllOrders => args.all_orders != stored.table.all_orders,
-        })
-        .map(|kept| kept.flag())
-        .collect();
-    if let Some(flag) = seed_changed(&args.seeds, stored) {
-        changed.push(flag.into());
-    }
-    if args.shard.is_some() && args.shard != stored.shard {
-        changed.push("--shard".into());
-    }
-    if args.deals.is_some_and(|deals| deals < stored.deals) {
-        changed.push(format!("--deals (fewer than the stored {})", stored.deals));
-    }
-    changed
 }
 
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
@@ -383,19 +129,20 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
     {
         challenger_first(&mut given, name, args.format)?;
     }
+    let asked = asked(args, given, settings, table)?;
     let held = match &args.out {
         Some(dir) => Some(folder::hold(dir)?),
         None => None,
     };
     let mut notes = Vec::new();
-    let definition = match define(args, held.as_ref(), (&given, &settings, table), &mut notes) {
+    let definition = match start::define(&asked, held.as_ref(), &mut notes) {
         Ok(definition) => definition,
-        Err(message) => {
+        Err(refusal) => {
             // A refused run leaves no folder behind that it made.
             if let Some(held) = held {
                 held.abandon();
             }
-            return Err(message);
+            return Err(refusal.to_string());
         }
     };
     let held = match held {
@@ -418,100 +165,74 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
     Ok((definition, held, notes))
 }
 
-/// The definition asked for: a new tournament's, or the stored one continued, checked against
-/// what the folder holds.
-fn define(
+/// The run the arguments ask for, in the library's terms.
+fn asked(
     args: &TournamentArgs,
-    held: Option<&HeldFolder>,
-    (given, settings, table): (&[BotSpec], &GameSettings, Table),
-    notes: &mut Vec<String>,
-) -> Result<Definition, String> {
-    let stored = match held {
-        Some(held) => stored_definition(held, args.resume, notes)?,
-        None => None,
-    };
-    // A ladder's tables each have a deal of their own: its definition keeps 1.
-    let deals = match args.format {
-        Format::Ladder => 1,
-        _ => args.deals.unwrap_or(10),
-    };
-    let definition = match (stored, args.resume) {
-        (Some(_), false) => {
-            return Err(format!(
-                "{} holds a tournament already: add --resume to continue it, or choose another --out",
-                shown(args.out.as_deref())
-            ));
-        }
-        (None, true) => {
-            return Err(format!(
-                "{} holds no tournament to resume",
-                shown(args.out.as_deref())
-            ));
-        }
-        (Some(stored), true) => {
-            let asked = Definition::new(
-                given,
-                settings,
-                (args.format, table, deals),
-                Master::untyped(0, false),
-                None,
-            );
-            match stored.format {
-                Format::Ladder => ladder_resumed(args, &stored, asked.entrants, notes)?,
-                other => {
-                    if let Some(flag) = ladder_flag(args) {
-                        return Err(format!(
-                            "{} holds a {}: {flag} is for a ladder",
-                            shown(args.out.as_deref()),
-                            other.name()
-                        ));
-                    }
-                    resumed(args, &stored, asked.entrants, notes)?
-                }
-            }
-        }
-        (None, false) => {
-            if args.shard.is_some() && !args.seeds.reproducible() {
-                return Err(
-                    "--shard needs the deals every shard shares: --seed N with --deal-key FILE (one key file for all shards), or --seed N --public-seed".into(),
-                );
-            }
-            let master = args.seeds.master(seeds::fresh)?;
-            let mut definition = Definition::new(
-                given,
-                settings,
-                (args.format, table, deals),
-                master,
-                args.shard,
-            );
-            definition.sprt = args.sprt;
-            definition.pack_logs = args.pack_logs;
-            definition.ladder = ladder_spec(args);
-            definition.retired = entrants::retired_in(args.bots_file.as_deref())?;
-            if let Some(name) = definition.retired.first()
-                && args.format != Format::Ladder
-            {
-                return Err(format!(
-                    "the bots file marks {name} retired: only a ladder (--format ladder) retires entrants"
-                ));
-            }
-            definition
-        }
-    };
-    if definition.sprt.is_some() {
-        SprtSpec::applies_to(definition.entrants.len(), definition.table.players)?;
+    given: Vec<BotSpec>,
+    settings: GameSettings,
+    table: Table,
+) -> Result<Asked<'_>, String> {
+    Ok(Asked {
+        out: args.out.clone(),
+        resume: args.resume,
+        given,
+        settings,
+        table,
+        format: args.format,
+        deals: args.deals,
+        shard: args.shard,
+        sprt: args.sprt,
+        pack_logs: args.pack_logs,
+        games: args.games,
+        games_each: args.games_each,
+        matchmaking: args.matchmaking,
+        retire: args.retire.clone(),
+        retired: entrants::retired_in(args.bots_file.as_deref())?,
+        ladder_flag: ladder_flag(args),
+        challenger: args.challenger.clone(),
+        typed: args
+            .typed
+            .iter()
+            .map(|&k| (k.flag(), kept(args, k)))
+            .collect(),
+        caller: args,
+    })
+}
+
+/// A setting typed, with its value.
+fn kept(args: &TournamentArgs, setting: KeptSetting) -> Kept {
+    let options = &args.game_options;
+    match setting {
+        KeptSetting::StartupMs => Kept::StartupMs(options.startup_ms),
+        KeptSetting::MoveMs => Kept::MoveMs(options.move_ms),
+        KeptSetting::BankMs => Kept::BankMs(options.bank_ms),
+        KeptSetting::Clock => Kept::Clock(options.clock),
+        KeptSetting::OnFault => Kept::OnFault(options.on_fault == OnFault::Fallback),
+        KeptSetting::MaxFaults => Kept::MaxFaults(options.max_faults),
+        KeptSetting::MaxLine => Kept::MaxLine(options.max_line),
+        KeptSetting::Players => Kept::Players(args.players),
+        KeptSetting::Format => Kept::Format(args.format),
+        KeptSetting::Splits => Kept::Splits(args.splits),
+        KeptSetting::AllOrders => Kept::AllOrders(args.all_orders),
     }
-    let bots = definition.bots()?;
-    entrants::distinct_names(&bots)?;
-    if definition.schedule().groups.is_empty() {
-        return Err(format!(
-            "{} entrants cannot fill a {} with {} players",
-            bots.len(),
-            definition.format.name(),
-            definition.table.players
-        ));
+}
+
+impl Caller for TournamentArgs {
+    fn rules_over(&self, rules: Rules) -> Result<Rules, String> {
+        self.game_options.rules(rules.players, Some(rules))
     }
-    Ok(definition)
+
+    fn master(&self) -> Result<Master, String> {
+        self.seeds.master(seeds::fresh)
+    }
+
+    fn reproducible(&self) -> bool {
+        self.seeds.reproducible()
+    }
+
+    fn seed_changed(&self, stored: &Definition) -> Option<&'static str> {
+        self.seeds.names_another_master(stored)
+    }
 }
 
 /// The options' own checks, whatever the folder holds: the games' settings and the table.
@@ -589,224 +310,6 @@ fn ladder_flag(args: &TournamentArgs) -> Option<&'static str> {
     .find_map(|(given, flag)| given.then_some(flag))
 }
 
-/// The ladder asked for by a first run.
-fn ladder_spec(args: &TournamentArgs) -> Option<LadderSpec> {
-    (args.format == Format::Ladder).then_some(LadderSpec {
-        games: args.games,
-        games_each: args.games_each,
-        matchmaking: args.matchmaking,
-    })
-}
-
-/// A stored ladder continued: the stored settings as for a tournament; entrants given that are
-/// stored must be as stored, the others join; `--retire` names leave the draw; a budget or
-/// `--matchmaking` given replaces the stored one.
-fn ladder_resumed(
-    args: &TournamentArgs,
-    stored: &Definition,
-    given: Vec<EntrantDef>,
-    notes: &mut Vec<String>,
-) -> Result<Definition, String> {
-    let dir = shown(args.out.as_deref());
-    if args.deals.is_some() {
-        return Err(format!(
-            "{dir} holds a ladder, whose tables each have a deal of their own: drop --deals (--games or --games-each raise its budget)"
-        ));
-    }
-    let mut definition = resumed(args, stored, Vec::new(), notes)?;
-    let mut added = Vec::new();
-    for entrant in given {
-        match stored.entrants.iter().find(|e| e.name == entrant.name) {
-            Some(old) if *old != entrant => {
-                return Err(format!(
-                    "{dir} holds a ladder whose entrant {} has the command '{}': a new version needs a new name (and --retire {} to replace it)",
-                    old.name, old.command, old.name
-                ));
-            }
-            Some(_) => {}
-            None => {
-                added.push(entrant.name.clone());
-                definition.entrants.push(entrant);
-            }
-        }
-    }
-    if !added.is_empty() {
-        notes.push(format!("entrants added: {}", added.join(", ")));
-    }
-    let from_file = entrants::retired_in(args.bots_file.as_deref())?;
-    for name in args.retire.iter().chain(&from_file) {
-        if !definition.entrants.iter().any(|e| e.name == *name) {
-            let names: Vec<&str> = definition
-                .entrants
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            return Err(format!(
-                "--retire {name}: no entrant of {dir} has that name (the entrants: {})",
-                names.join(", ")
-            ));
-        }
-        if !definition.retired.contains(name) {
-            definition.retired.push(name.clone());
-            notes.push(format!(
-                "{name} retired: no longer drawn, kept in the standings"
-            ));
-        }
-    }
-    let mut spec = definition.ladder.expect("a stored ladder has its budget");
-    if args.games.is_some() || args.games_each.is_some() {
-        spec.games = args.games;
-        spec.games_each = args.games_each;
-    }
-    spec.matchmaking |= args.matchmaking;
-    definition.ladder = Some(spec);
-    Ok(definition)
-}
-
-/// The definition stored in a held folder, if any. A start cut short (a kill or a full disk
-/// before `tournament.json` was in place) is resumed from its whole `tournament.json.new`, or
-/// cleaned for a new run; anything else in a folder without a definition is refused.
-fn stored_definition(
-    held: &HeldFolder,
-    resume: bool,
-    notes: &mut Vec<String>,
-) -> Result<Option<Definition>, String> {
-    if let Some(stored) = Definition::read(&held.dir)? {
-        return Ok(Some(stored));
-    }
-    if resume && let Some(recovered) = Definition::recover(&held.dir) {
-        notes.push(format!(
-            "recovered {} from the tournament.json.new of a run stopped as it started",
-            held.dir.join(definition::FILE).display()
-        ));
-        return Ok(Some(recovered));
-    }
-    notes.extend(held.clean_cut_start());
-    if !held.is_empty() {
-        return Err(format!(
-            "{} is not empty and holds no tournament (no {}): choose another --out",
-            held.dir.display(),
-            definition::FILE
-        ));
-    }
-    Ok(None)
-}
-
-/// The stored tournament continued: every stored setting typed again must say what is stored;
-/// more deals and more entrants are honoured with a note.
-fn resumed(
-    args: &TournamentArgs,
-    stored: &Definition,
-    given: Vec<EntrantDef>,
-    notes: &mut Vec<String>,
-) -> Result<Definition, String> {
-    let dir = shown(args.out.as_deref());
-    // A rule option given anew must say what is stored: the games already played were played
-    // under the stored rules, and a change would mix two tournaments.
-    let asked = args
-        .game_options
-        .rules(stored.rules.players, Some(stored.rules))?;
-    if asked != stored.rules {
-        return Err(format!(
-            "{dir} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
-            stored.rules
-        ));
-    }
-    let changed = changed_settings(args, stored);
-    if !changed.is_empty() {
-        let (verb, it) = match changed.len() {
-            1 => ("differs", "it"),
-            _ => ("differ", "them"),
-        };
-        return Err(format!(
-            "{dir} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
-            changed.join(", ")
-        ));
-    }
-    if args.sprt.is_some() && args.sprt != stored.sprt {
-        return Err(format!(
-            "{dir} holds a tournament with {}; --resume keeps its test: drop --sprt, or start a new tournament with another --out",
-            stored
-                .sprt
-                .map_or("no sequential test".to_string(), |s| format!(
-                    "the sequential test elo0={},elo1={},alpha={},beta={}",
-                    s.elo0, s.elo1, s.alpha, s.beta
-                ))
-        ));
-    }
-    if let Some(name) = &args.challenger
-        && (stored.format != Format::Gauntlet || stored.entrants[0].name != *name)
-    {
-        return Err(format!(
-            "{dir} holds a {} whose challenger is {}; --resume keeps it: drop --challenger",
-            stored.format.name(),
-            match stored.format {
-                Format::Gauntlet => stored.entrants[0].name.clone(),
-                _ => "none".to_string(),
-            }
-        ));
-    }
-    let mut definition = stored.clone();
-    if !given.is_empty() {
-        definition.entrants = given;
-    }
-    definition.deals = args.deals.unwrap_or(stored.deals);
-    if args.pack_logs && !stored.pack_logs {
-        definition.pack_logs = true;
-        notes.push(
-            "--pack-logs: the games played from now on have their logs packed; those already played keep theirs"
-                .into(),
-        );
-    }
-    definition
-        .continues(stored)
-        .map_err(|why| format!("{dir} holds another tournament: {why}"))?;
-    if definition.deals > stored.deals {
-        notes.push(format!(
-            "--deals {} adds deals {} to {} to the stored {}",
-            definition.deals,
-            stored.deals,
-            definition.deals - 1,
-            stored.deals
-        ));
-    }
-    if definition.entrants.len() > stored.entrants.len() && stored.shard.is_some() {
-        // A shard is a slice of the sets of the groups stored: new groups would reslice them.
-        return Err(format!(
-            "{dir} holds a shard of a tournament: entrants can be added to a whole tournament only"
-        ));
-    }
-    if definition.entrants.len() > stored.entrants.len() {
-        let added: Vec<&str> = definition.entrants[stored.entrants.len()..]
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
-        notes.push(format!("entrants added: {}", added.join(", ")));
-    }
-    Ok(definition)
-}
-
-/// Moves the entrant called `name` first: a gauntlet's challenger is its first entrant.
-fn challenger_first(given: &mut Vec<BotSpec>, name: &str, format: Format) -> Result<(), String> {
-    if format != Format::Gauntlet {
-        return Err("--challenger needs --format gauntlet".into());
-    }
-    let at = given.iter().position(|b| b.name == name).ok_or_else(|| {
-        let names: Vec<&str> = given.iter().map(|b| b.name.as_str()).collect();
-        format!(
-            "--challenger {name}: no entrant has that name (the entrants: {})",
-            names.join(", ")
-        )
-    })?;
-    let challenger = given.remove(at);
-    given.insert(0, challenger);
-    Ok(())
-}
-
-fn shown(dir: Option<&Path>) -> String {
-    dir.map_or(String::new(), |d| d.display().to_string())
-}
-
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
     let shards = match Shards::read(&args.dirs) {
@@ -845,7 +348,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     {
         return fail(BAD_INPUT, message);
     }
-    match print_report(&report, args.json, args.rating.pairs) {
+    match output::print_report(&report, args.json, args.rating.pairs) {
         Ok(()) => 0,
         Err(e) => output_failed(&e),
     }

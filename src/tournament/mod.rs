@@ -30,4 +30,5 @@ pub mod run;
 pub mod schedule;
 pub mod seeds;
 pub mod standings;
+pub mod start;
 pub mod workers;
