@@ -416,3 +416,65 @@ fn the_import_graph_has_few_imports_up_and_few_cycles() {
     assert!(upward.len() <= MAX_UPWARD, "imports up: {upward:#?}");
     assert!(cycles.len() <= MAX_CYCLES, "cycles: {cycles:#?}");
 }
+
+/// The most lines `src/cli/tournament.rs` may have, and any function in `src/cli` (issue 28:
+/// the command line reads arguments and prints; the run is the library's).
+const MAX_TOURNAMENT_CLI_LINES: usize = 400;
+const MAX_CLI_FUNCTION_LINES: usize = 80;
+
+/// Each function of `text` longer than `most` lines (its signature to its closing brace, found
+/// by indentation, as rustfmt lays them out), with its length.
+fn long_functions(text: &str, most: usize) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut long = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let signature = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "async fn ",
+            "pub async fn ",
+        ]
+        .iter()
+        .find_map(|start| code.strip_prefix(start));
+        let Some(rest) = signature else { continue };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if code.ends_with(';') {
+            // A declaration without a body (a trait's).
+            continue;
+        }
+        let end = lines[at..]
+            .iter()
+            .position(|l| l.strip_prefix(indent) == Some("}"));
+        if let Some(end) = end
+            && end + 1 > most
+        {
+            long.push((name, end + 1));
+        }
+    }
+    long
+}
+
+#[test]
+fn the_command_line_stays_thin() {
+    let tournament = fs::read_to_string(root().join("src/cli/tournament.rs")).expect("cli");
+    let lines = tournament.lines().count();
+    assert!(
+        lines <= MAX_TOURNAMENT_CLI_LINES,
+        "src/cli/tournament.rs has {lines} lines"
+    );
+    let long: Vec<String> = sources(&root().join("src/cli"))
+        .into_iter()
+        .flat_map(|(file, text)| {
+            long_functions(&text, MAX_CLI_FUNCTION_LINES)
+                .into_iter()
+                .map(move |(name, n)| format!("{file}: {name} has {n} lines"))
+        })
+        .collect();
+    assert!(long.is_empty(), "{long:#?}");
+}

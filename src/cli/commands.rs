@@ -109,26 +109,10 @@ fn man_command(args: &ManArgs) -> u8 {
 }
 
 fn match_command(args: &MatchArgs) -> u8 {
-    let (mut config, master) = match args.config(seeds::fresh) {
+    let (config, master) = match match_config(args) {
         Ok(made) => made,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    for warning in args.warnings(config.bots.len()) {
-        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
-    }
-    if let Some(note) = master.public_note() {
-        eprintln!("allfives: note: {note}");
-    }
-    config.settings.protections =
-        crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
-    if args.verbose
-        && let Some(protections) = &config.settings.protections
-    {
-        // Each line names bots and folders, which a bots file chose.
-        for line in protections.summary().lines() {
-            eprintln!("{}", crate::text::terminal(line));
-        }
-    }
     // Held until the match ends: every bot starts on the same CPU as the referee.
     let _cpu = args.placement.hold();
     let runtime = match runtime() {
@@ -184,13 +168,43 @@ fn match_command(args: &MatchArgs) -> u8 {
             return output_failed(&e);
         }
     };
+    let printed = (&mut stream, &entrants[..], &mut tally);
+    let outcome = match play_match(&runtime, &mut played, printed, args) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            crate::bot::shutdown::kill_all();
+            return output_failed(&e);
+        }
+    };
+    if outcome.is_none() {
+        crate::bot::shutdown::kill_all();
+    }
+    // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
+    match_ended(
+        &report(played.complete(), &entrants, &tally),
+        stream,
+        outcome,
+    )
+}
+
+/// Plays the match's games, each printed as it ends (with --json as in text) and none kept,
+/// until they are all played, one fails, or a signal comes (`None`). Stdout failing ends it.
+fn play_match(
+    runtime: &tokio::runtime::Runtime,
+    played: &mut Match,
+    (stream, entrants, tally): (
+        &mut Option<ReportStream<std::io::Stdout>>,
+        &[Entrant],
+        &mut Tally,
+    ),
+    args: &MatchArgs,
+) -> std::io::Result<Option<std::io::Result<()>>> {
     let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
         let games = played.play(|config, planned, game| {
-            let line = match_line(config, planned, game, &entrants, args);
+            let line = match_line(config, planned, game, entrants, args);
             tally.add(&line);
-            // Each game is printed as it ends and none is kept, with --json as in text.
-            let printed = match &mut stream {
+            let printed = match stream {
                 Some(stream) => stream.game(&line),
                 None => output::print_line(&output::game_line(&line)),
             };
@@ -209,26 +223,53 @@ fn match_command(args: &MatchArgs) -> u8 {
             done = games => Some(done),
         }
     });
-    if let Some(e) = broken {
-        crate::bot::shutdown::kill_all();
-        return output_failed(&e);
+    match broken {
+        Some(e) => Err(e),
+        None => Ok(outcome),
     }
-    let ending = match outcome {
-        None => {
-            crate::bot::shutdown::kill_all();
-            Some((
-                INTERRUPTED,
-                "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
-            ))
+}
+
+/// The match's configuration from its arguments, its warnings and notes said (and with
+/// `--verbose` its bots' protections).
+fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String> {
+    let (mut config, master) = args.config(seeds::fresh)?;
+    for warning in args.warnings(config.bots.len()) {
+        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
+    }
+    if let Some(note) = master.public_note() {
+        eprintln!("allfives: note: {note}");
+    }
+    config.settings.protections =
+        crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
+    if args.verbose
+        && let Some(protections) = &config.settings.protections
+    {
+        // Each line names bots and folders, which a bots file chose.
+        for line in protections.summary().lines() {
+            eprintln!("{}", crate::text::terminal(line));
         }
+    }
+    Ok((config, master))
+}
+
+/// A match's end: its report printed (the --json document closed), then how it ended said
+/// (`None`: interrupted).
+fn match_ended(
+    report: &Report,
+    stream: Option<ReportStream<std::io::Stdout>>,
+    outcome: Option<std::io::Result<()>>,
+) -> u8 {
+    let ending = match outcome {
+        None => Some((
+            INTERRUPTED,
+            "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
+        )),
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
         Some(Ok(())) => None,
     };
-    // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
-    let report = report(played.complete(), &entrants, &tally);
     let printed = match stream {
-        Some(stream) => stream.finish(&report),
-        None => output::print_line(&output::standings_text(&report, true)),
+        Some(stream) => stream.finish(report),
+        None => output::print_line(&output::standings_text(report, true)),
     };
     if let Err(e) = printed {
         return output_failed(&e);
