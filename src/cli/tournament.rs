@@ -22,7 +22,6 @@ use crate::cli::run_view::{Shown, banner, interrupted_in, kept_processes_note};
 use crate::cli::signals::interrupted_twice;
 use crate::referee::matchplay::GameSettings;
 use crate::report::data::State;
-use crate::sandbox::files;
 use crate::tournament::definition::Definition;
 use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::merge::Shards;
@@ -153,15 +152,7 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             folder::hold(&dir)?
         }
     };
-    // The definition first: a folder without one holds nothing but leftovers of a start.
-    definition
-        .write(&held.dir)
-        .map_err(|e| format!("cannot write the definition in {}: {e}", held.dir.display()))?;
-    for sub in folder::SUBFOLDERS {
-        let path = held.dir.join(sub);
-        files::create_private_dir(&path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    }
+    start::lay_out(&definition, &held.dir)?;
     Ok((definition, held, notes))
 }
 

@@ -78,6 +78,14 @@ pub enum OpenError {
     Failed(String),
 }
 
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Refused(sentence) | OpenError::Failed(sentence) => f.write_str(sentence),
+        }
+    }
+}
+
 /// A tournament's folder opened for play: what it holds read back and counted.
 #[derive(Debug)]
 pub struct Opened {

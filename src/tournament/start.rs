@@ -4,7 +4,7 @@
 //! ([`Asked`], [`Kept`]); the command line converts its arguments into them.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use allfives_engine::rules::Rules;
 
@@ -12,8 +12,9 @@ use crate::bot::clock::ClockKind;
 use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
+use crate::sandbox::files;
 use crate::tournament::definition::{self, Definition, EntrantDef};
-use crate::tournament::folder::HeldFolder;
+use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::ladder::LadderSpec;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{Format, Table};
@@ -212,6 +213,20 @@ impl fmt::Display for Refusal {
             Refusal::Other(sentence) => f.write_str(sentence),
         }
     }
+}
+
+/// Lays out a tournament's folder `dir` for `definition`: the definition first (a folder
+/// without one holds nothing but leftovers of a start), then the folders of its logs.
+pub fn lay_out(definition: &Definition, dir: &Path) -> Result<(), String> {
+    definition
+        .write(dir)
+        .map_err(|e| format!("cannot write the definition in {}: {e}", dir.display()))?;
+    for sub in folder::SUBFOLDERS {
+        let path = dir.join(sub);
+        files::create_private_dir(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The definition asked for: a new tournament's, or the stored one continued, checked against
