@@ -12,6 +12,7 @@
 //! - [`placement`]: holding a CPU for a match, so that the referee and its bots share it;
 //! - [`sandbox`]: containing bot processes (namespaces, Landlock, limits);
 //! - [`tournament`]: many entrants' games: schedule, seeds, workers, results, standings, ratings;
+//! - [`input`]: the files and pipes a user names, read bounded and stoppable;
 //! - [`text`]: text a bot or a user's file controls, made safe for a terminal, a file name, HTML;
 //! - [`cli`]: the command line's arguments, its commands and what they print.
 //!
@@ -23,6 +24,7 @@ pub mod bot;
 pub mod check;
 pub mod cli;
 pub mod gamelog;
+pub mod input;
 pub mod page;
 pub mod placement;
 pub mod referee;

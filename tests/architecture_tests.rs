@@ -91,9 +91,14 @@ fn no_folder_reaches_up() {
         "page",
         &[&leaves[..], &["placement", "sandbox", "text"]].concat(),
     );
+    // The files a user names are read in one place, which calls no part of the house.
+    let all = [&leaves[..], &["placement", "sandbox", "page", "text"]].concat();
+    assert_never_reaches("input", &all);
     // Text is cleaned in one place that every part may call, and that calls none of them.
     let everything = [&leaves[..], &["placement", "sandbox", "page"]].concat();
     assert_never_reaches("text", &everything);
+    // Input is read within bounds in one place, which calls none of them either.
+    assert_never_reaches("input", &[&everything[..], &["text"]].concat());
 }
 
 #[test]
@@ -119,7 +124,7 @@ fn the_engine_cannot_reach_a_clock_a_file_or_a_process() {
 /// layer's and lower layers' modules; an import of a higher layer's module is an import up.
 const LAYERS: [&[&str]; 8] = [
     &["engine"],
-    &["text", "sandbox", "page", "placement"],
+    &["text", "input", "sandbox", "page", "placement"],
     &["bot"],
     &["gamelog"],
     &["referee"],

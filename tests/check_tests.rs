@@ -161,7 +161,7 @@ fn the_first_stumbles_are_explained() {
         ),
         (
             "unflushed",
-            "FAIL  lead: timeout: did not answer within 1000 ms: no byte on stdout: is the output flushed?",
+            "FAIL  lead: timeout: did not answer within 1000 ms: it wrote no byte on stdout since its hello: is the output flushed after each answer?",
         ),
         (
             "no_newline",

@@ -207,3 +207,197 @@ fn logs_are_coloured_only_on_a_terminal() {
     );
     sb.assert_no_bot_left();
 }
+
+#[test]
+fn endless_inputs_are_refused_in_a_sentence() {
+    let sb = Sandbox::new();
+    let out = sb.path("out").display().to_string();
+    // /dev/zero never ends; a FIFO that no one writes is empty, not waited on.
+    let fifo = sb.path("bots.toml");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    for bots in ["/dev/zero".to_string(), fifo.display().to_string()] {
+        let ran = allfives(&["tournament", "--bots", &bots, "--out", &out]);
+        assert_eq!(ran.code, Some(2), "{bots}: {}", ran.stderr);
+        assert!(ran.stderr.starts_with("allfives: "), "{}", ran.stderr);
+    }
+    let ran = allfives(&["replay", "/dev/zero"]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("more than 256 MiB"), "{}", ran.stderr);
+    // A results file of one endless line.
+    let folder = sb.path("folder");
+    let d = folder.display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &d,
+        "builtin:random",
+        "builtin:greedy",
+        "--deals",
+        "1",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let mut results = fs::OpenOptions::new()
+        .append(true)
+        .open(folder.join("results.jsonl"))
+        .expect("the results file");
+    // A line cut inside its record: its words name no "line 2 column 0" of a one-line record.
+    let whole = fs::read(folder.join("results.jsonl")).expect("the results");
+    std::io::Write::write_all(&mut results, b"{\"id\":\n").expect("appended");
+    let ran = allfives(&["standings", &d]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("at its end") && !ran.stderr.contains("column 0"),
+        "{}",
+        ran.stderr
+    );
+    fs::write(folder.join("results.jsonl"), whole).expect("restored");
+    std::io::Write::write_all(&mut results, &vec![b'{'; 3 << 20]).expect("appended");
+    let ran = allfives(&["standings", &folder.display().to_string()]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("longer than 1024 KiB"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn a_tournament_reading_a_silent_pipe_stops_on_sigterm() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let sb = Sandbox::new();
+    let fifo = sb.path("bots.toml");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    // Held open for writing, never written: a reader waits for its bytes.
+    let _writer = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .expect("the FIFO's write end");
+    let out = sb.path("out").display().to_string();
+    let args: Vec<String> = [
+        "tournament",
+        "--bots",
+        &fifo.display().to_string(),
+        "--out",
+        &out,
+    ]
+    .map(String::from)
+    .to_vec();
+    let child = crate::harness::spawn(&args);
+    let pid = child.id() as i32;
+    let fds = format!("/proc/{pid}/fd");
+    let start = std::time::Instant::now();
+    while !fs::read_dir(&fds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|l| l == fifo))
+    {
+        assert!(start.elapsed().as_secs() < 60, "the FIFO was never opened");
+        std::thread::yield_now();
+    }
+    kill(Pid::from_raw(pid), Signal::SIGTERM).expect("signalled");
+    let output = child.wait_with_output().expect("it ends");
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+}
+
+#[test]
+fn help_and_version_to_a_full_disk_fail_in_a_sentence() {
+    for args in [&["--help"][..], &["--version"], &["help", "match"]] {
+        let ran = crate::harness::allfives_with(args, |c| {
+            c.stdout(fs::File::create("/dev/full").expect("/dev/full"));
+        });
+        assert_eq!(ran.code, Some(5), "{args:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("cannot write to stdout"),
+            "{}",
+            ran.stderr
+        );
+    }
+}
+
+#[test]
+fn a_log_dir_that_is_a_file_and_a_report_page_to_stdout_are_refused_in_a_sentence() {
+    let sb = Sandbox::new();
+    let file = sb.path("file");
+    fs::write(&file, "").expect("a file");
+    let file = file.display().to_string();
+    assert_one_line_error(
+        &[
+            "match",
+            "builtin:random",
+            "builtin:greedy",
+            "--log-dir",
+            &file,
+        ],
+        "is a file, not a folder",
+    );
+    let out = sb.path("t").display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &out,
+        "builtin:random",
+        "builtin:greedy",
+        "--deals",
+        "1",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let dash = root().join("-");
+    assert_one_line_error(&["standings", &out, "--html", "-"], "not to stdout");
+    assert!(!dash.exists(), "a file named - was written");
+}
+
+#[test]
+fn pages_stopped_half_way_leave_nothing_that_a_rerun_refuses() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let sb = Sandbox::new();
+    let t = sb.path("t").display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &t,
+        "builtin:random",
+        "builtin:greedy",
+        "--deals",
+        "40",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    let pages = sb.path("pages");
+    let partial = sb.path(".pages.partial");
+    let args: Vec<String> = ["replay", &t, "--html", &pages.display().to_string()]
+        .map(String::from)
+        .to_vec();
+    let child = crate::harness::spawn(&args);
+    let holds_a_page =
+        |dir: &std::path::Path| fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    let start = std::time::Instant::now();
+    while !holds_a_page(&pages) && !holds_a_page(&partial) {
+        assert!(start.elapsed().as_secs() < 120, "no page was written");
+        std::thread::yield_now();
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).expect("signalled");
+    let stopped = child.wait_with_output().expect("it ends");
+    assert_eq!(
+        stopped.status.code(),
+        None,
+        "it ran to its end before the signal"
+    );
+    let rerun = allfives(&args);
+    assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
+    assert!(pages.join("index.html").is_file() && !partial.exists());
+    assert!(
+        rerun
+            .stdout
+            .contains(": the pages of 80 games and their index are in "),
+        "{}",
+        rerun.stdout
+    );
+}

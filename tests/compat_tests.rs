@@ -702,3 +702,510 @@ fn a_bots_file_grants_a_bot_another_folder_to_read() {
     assert!(granted.stderr.contains("a may read"), "{}", granted.stderr);
     sb.assert_no_bot_left();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Pairs: every ordered pair of kinds seated in one match, in every layout, as root and as an
+// ordinary user.
+// ---------------------------------------------------------------------------------------------
+
+/// A compiled C++ program that reads a data file next to its binary, then plays through the
+/// Python loop beside it.
+const CPP_BOT: &str = r#"
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <limits.h>
+int main() {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n < 0) return 1;
+  std::string dir(exe, n);
+  dir = dir.substr(0, dir.rfind('/'));
+  std::ifstream data(dir + "/table.dat");
+  std::string word;
+  if (!(data >> word)) { perror((dir + "/table.dat").c_str()); return 1; }
+  std::string script = dir + "/logic.py";
+  execlp("python3", "python3", script.c_str(), (char *)nullptr);
+  perror("python3");
+  return 1;
+}
+"#;
+
+/// The kinds seated together: interpreters named through PATH and by their paths (`/usr/bin`,
+/// `env`, the JDK's `bin/java`), a virtual environment, compiled programs, a shell, a builtin.
+/// `{java}` is the JDK's `java` by its real path.
+const PAIR_KINDS: [Kind; 12] = [
+    kind("py_path", "pybook", "python3 {d}/bot.py"),
+    kind("py_usr", "pyusr", "/usr/bin/python3 {d}/bot.py"),
+    kind("env_shebang", "exe", "{d}/bot"),
+    kind("venv", "venvsys", "{d}/env/bin/python {d}/bot.py"),
+    kind("two_files", "py2", "/usr/bin/env python3 {d}/bot.py"),
+    kind("node", "node", "/usr/bin/node {d}/bot.js"),
+    kind("c", "cbin", "{d}/bot"),
+    kind("cpp", "cpp", "{d}/bot"),
+    kind("perl", "perl", "/usr/bin/perl {d}/bot.pl"),
+    kind("java", "java", "{java} -cp {d}/classes FirstLegal"),
+    kind("bash_exec", "sh", "bash -c 'exec python3 {d}/bot.py'"),
+    kind("builtin", "", "builtin:greedy"),
+];
+
+/// Where a pair's match starts: `first` is the kind whose folder an "own" layout starts in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Layout {
+    /// The first bot's own folder, the logs in their default place there.
+    Own,
+    /// The first bot's own folder, which is also the log folder (`--log-dir .`).
+    LogsOwn,
+    /// The folder above every bot's.
+    Parent,
+    /// `/tmp` itself (the world lies under /tmp).
+    CwdTmp,
+}
+
+/// Who runs the referee.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum User {
+    Root,
+    /// uid 65534, its home a folder it owns.
+    Nobody,
+}
+
+/// The matches of a layout, each the kinds it seats (indices, the first one's folder first):
+/// where the folder started from is a bot's own, every kind is first against every other
+/// (three at a table), so that each ordered pair plays; elsewhere every unordered pair.
+fn tables(layout: Layout) -> Vec<Vec<usize>> {
+    let n = PAIR_KINDS.len();
+    match layout {
+        Layout::Own | Layout::LogsOwn => (0..n)
+            .flat_map(|a| {
+                let others: Vec<usize> = (0..n).filter(|&b| b != a).collect();
+                others
+                    .chunks(3)
+                    .map(|c| std::iter::once(a).chain(c.iter().copied()).collect())
+                    .collect::<Vec<Vec<usize>>>()
+            })
+            .collect(),
+        Layout::Parent | Layout::CwdTmp => {
+            let mut uncovered: std::collections::BTreeSet<(usize, usize)> = (0..n)
+                .flat_map(|a| ((a + 1)..n).map(move |b| (a, b)))
+                .collect();
+            let mut tables = Vec::new();
+            while let Some(&(a, b)) = uncovered.iter().next() {
+                let mut table = vec![a, b];
+                while table.len() < 4 {
+                    let gain = |c: usize| {
+                        table
+                            .iter()
+                            .filter(|&&t| uncovered.contains(&(t.min(c), t.max(c))))
+                            .count()
+                    };
+                    let Some(best) = (0..n)
+                        .filter(|c| !table.contains(c))
+                        .max_by_key(|&c| (gain(c), std::cmp::Reverse(c)))
+                    else {
+                        break;
+                    };
+                    table.push(best);
+                }
+                for (i, &x) in table.iter().enumerate() {
+                    for &y in &table[i + 1..] {
+                        uncovered.remove(&(x.min(y), x.max(y)));
+                    }
+                }
+                tables.push(table);
+            }
+            tables
+        }
+    }
+}
+
+/// The JDK's `java` by its real path (`bin/java` of the JDK's prefix).
+fn java() -> String {
+    let out = Command::new("sh")
+        .args(["-c", "readlink -f \"$(command -v java)\""])
+        .output()
+        .expect("sh runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+impl World {
+    /// The kinds only the pairs use: Python by `/usr/bin/python3`, a venv of the system's
+    /// Python (an ordinary user reaches no root's install), C++ reading a data file.
+    fn build_pairs(&self) {
+        let w = |rel: &str| self.path(rel);
+        python_bot(&w("pyusr"), "", "");
+        run_ok(
+            Command::new("/usr/bin/python3")
+                .args(["-m", "venv", "--without-pip"])
+                .arg(w("venvsys/env")),
+        );
+        let site = fs::read_dir(w("venvsys/env/lib"))
+            .expect("the venv's lib")
+            .flatten()
+            .next()
+            .expect("pythonX.Y")
+            .path()
+            .join("site-packages/vpkg");
+        write(&site.join("__init__.py"), "NAME = 'from the venv'\n");
+        python_bot(&w("venvsys"), "import vpkg", "");
+        write(&w("cpp/bot.cpp"), CPP_BOT);
+        write(&w("cpp/table.dat"), "opening\n");
+        fs::copy(w("cbin/logic.py"), w("cpp/logic.py")).expect("logic.py");
+        run_ok(
+            Command::new("g++")
+                .arg("-o")
+                .arg(w("cpp/bot"))
+                .arg(w("cpp/bot.cpp")),
+        );
+        run_ok(
+            Command::new("chmod")
+                .args(["-R", "o+rX"])
+                .arg(self.dir.path()),
+        );
+    }
+}
+
+/// The folder a match of `table` in `layout` starts in, and each bot's argument.
+fn pair_cell(world: &World, table: &[usize], layout: Layout, java: &str) -> (PathBuf, Vec<String>) {
+    let first = &PAIR_KINDS[table[0]];
+    let cwd = match layout {
+        Layout::Own | Layout::LogsOwn => world.path(first.folder),
+        Layout::Parent => world.path(""),
+        Layout::CwdTmp => PathBuf::from("/tmp"),
+    };
+    let bots = table
+        .iter()
+        .map(|&k| {
+            let kind = &PAIR_KINDS[k];
+            let folder = world.path(kind.folder);
+            let d = match layout {
+                Layout::Own | Layout::LogsOwn if kind.folder == first.folder => ".".to_string(),
+                // A builtin has no folder: its "own" layouts start in the parent folder.
+                Layout::Own | Layout::LogsOwn if !first.folder.is_empty() => {
+                    format!("../{}", kind.folder)
+                }
+                Layout::Own | Layout::LogsOwn | Layout::Parent => kind.folder.to_string(),
+                Layout::CwdTmp => folder
+                    .strip_prefix("/tmp")
+                    .expect("the world lies under /tmp")
+                    .display()
+                    .to_string(),
+            };
+            let command = kind.command.replace("{java}", java).replace("{d}", &d);
+            match command.starts_with("builtin:") {
+                true => command,
+                false => format!("{}={command}", kind.name),
+            }
+        })
+        .collect();
+    (cwd, bots)
+}
+
+/// Plays one match of `table`; its failure, if any, names the cell.
+/// Plays match number `n` of a layout; its failure, if any, names the cell.
+fn pair_match(
+    world: &World,
+    user: User,
+    (n, table): (usize, &[usize]),
+    layout: Layout,
+    java: &str,
+) -> Result<(), String> {
+    let (cwd, bots) = pair_cell(world, table, layout, java);
+    let mut args = vec!["match".to_string()];
+    args.extend(bots);
+    // Generous clocks: a JVM or Node.js starting on a loaded machine is no fault of theirs.
+    args.extend(
+        [
+            "--max-hands",
+            "1",
+            "--json",
+            "--seed",
+            "5",
+            "--startup-ms",
+            "60000",
+            "--move-ms",
+            "20000",
+        ]
+        .map(String::from),
+    );
+    // The logs in the bot's own folder: as a folder (the first match there) or as a file.
+    let logs = match layout {
+        Layout::LogsOwn if n % 4 == 0 => vec!["--log-dir".to_string(), ".".to_string()],
+        Layout::LogsOwn => vec!["--log".to_string(), format!("t{n}.jsonl")],
+        Layout::CwdTmp => vec![
+            "--log-dir".to_string(),
+            world.path(&format!("tmp-logs-{n}")).display().to_string(),
+        ],
+        Layout::Own | Layout::Parent => Vec::new(),
+    };
+    args.extend(logs);
+    let path = "/usr/local/bin:/usr/bin:/bin";
+    let configure = |c: &mut Command| {
+        c.current_dir(&cwd)
+            .env("PATH", path)
+            .env("TMPDIR", world.path(""));
+    };
+    let ran = match user {
+        User::Root => allfives_with(&args, configure),
+        User::Nobody => allfives_as_nobody(&args, &world.dir.path().join(".."), configure),
+    };
+    let names: Vec<&str> = table.iter().map(|&k| PAIR_KINDS[k].name).collect();
+    let cell = format!("{user:?} {layout:?} {names:?}");
+    if ran.code != Some(0) {
+        return Err(format!("{cell}: exit {:?}: {}", ran.code, ran.stderr));
+    }
+    let report = ran.json();
+    let rows = report["standings"]["entrants"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    match rows.iter().find(|r| r["faults"] != serde_json::json!({})) {
+        Some(row) => Err(format!(
+            "{cell}: {} faults: {}",
+            row["name"], report["games"]
+        )),
+        None if rows.len() == table.len() => Ok(()),
+        None => Err(format!("{cell}: {} entrants in {report}", rows.len())),
+    }
+}
+
+/// Every table of every layout in `world`, three matches at a time; the cells that failed.
+fn pair_failures(world: &World, user: User, layouts: &[Layout]) -> Vec<String> {
+    let java = java();
+    let cells: Vec<(Layout, usize, Vec<usize>)> = layouts
+        .iter()
+        .flat_map(|&l| {
+            tables(l)
+                .into_iter()
+                .enumerate()
+                .map(move |(n, t)| (l, n, t))
+        })
+        .collect();
+    let mut failed = Vec::new();
+    for chunk in cells.chunks(3) {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|(l, n, t)| s.spawn(|| pair_match(world, user, (*n, t), *l, &java)))
+                .collect();
+            for h in handles {
+                if let Err(why) = h.join().expect("a cell's thread") {
+                    failed.push(why);
+                }
+            }
+        });
+    }
+    failed
+}
+
+/// A folder `nobody` owns, for its home and its worlds: under the build's folder (the "home"
+/// kind of place) or under /tmp.
+fn nobody_home(under_tmp: bool) -> TempDir {
+    let parent = match under_tmp {
+        true => std::env::temp_dir(),
+        false => PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+    };
+    let home = tempfile::Builder::new()
+        .prefix("allfives-nobody-")
+        .tempdir_in(parent)
+        .expect("a home for nobody");
+    fs::set_permissions(home.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    run_ok(Command::new("chown").arg("65534:65534").arg(home.path()));
+    home
+}
+
+/// Every ordered pair of kinds plays in one match, in every layout (the bot's own folder, its
+/// folder as the log folder, a parent folder, /tmp itself as the working directory), under the
+/// home folder and under /tmp, run by root: no fault.
+#[test]
+fn every_pair_of_kinds_plays_in_every_layout_as_root() {
+    for under_tmp in [false, true] {
+        let parent = match under_tmp {
+            true => std::env::temp_dir(),
+            false => home(),
+        };
+        let world = World::new(&parent);
+        world.build_pairs();
+        let mut layouts = vec![Layout::Own, Layout::LogsOwn, Layout::Parent];
+        if under_tmp {
+            layouts.push(Layout::CwdTmp);
+        }
+        assert_none(pair_failures(&world, User::Root, &layouts));
+        sandbox_clean(&world);
+    }
+}
+
+/// As above, the referee run by an ordinary user (whose bots run as that user).
+#[test]
+fn every_pair_of_kinds_plays_in_every_layout_as_an_ordinary_user() {
+    for under_tmp in [false, true] {
+        let home = nobody_home(under_tmp);
+        let world = World::new(home.path());
+        world.build_pairs();
+        run_ok(
+            Command::new("chown")
+                .args(["-R", "65534:65534"])
+                .arg(world.dir.path()),
+        );
+        let mut layouts = vec![Layout::Own, Layout::LogsOwn, Layout::Parent];
+        if under_tmp {
+            layouts.push(Layout::CwdTmp);
+        }
+        assert_none(pair_failures(&world, User::Nobody, &layouts));
+        sandbox_clean(&world);
+    }
+}
+
+/// A tournament mixing every kind of the pairs (a gauntlet of the builtin against every other
+/// kind, one deal each, two workers), from the parent folder, run by root: no fault in any
+/// game (one entrant's folder had been hidden from games it did not even play in).
+#[test]
+fn a_tournament_mixing_every_kind_has_no_fault() {
+    let world = World::new(&home());
+    world.build_pairs();
+    let java = java();
+    let last = PAIR_KINDS.len() - 1;
+    let builtin_first: Vec<usize> = std::iter::once(last).chain(0..last).collect();
+    let (_, bots) = pair_cell(&world, &builtin_first, Layout::Parent, &java);
+    let mut args: Vec<String> = vec!["tournament".into()];
+    args.extend(bots);
+    args.extend(
+        [
+            "--format",
+            "gauntlet",
+            "--startup-ms",
+            "60000",
+            "--deals",
+            "1",
+            "--max-hands",
+            "1",
+            "--json",
+            "-j",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+        ]
+        .map(String::from),
+    );
+    args.push(world.path("t").display().to_string());
+    let ran = allfives_with(&args, |c| {
+        c.current_dir(world.path(""))
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("TMPDIR", world.path(""));
+    });
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let report = ran.json();
+    let rows = report["standings"]["entrants"]
+        .as_array()
+        .expect("entrants");
+    assert_eq!(rows.len(), PAIR_KINDS.len(), "{report:#}");
+    for row in rows {
+        assert_eq!(
+            row["faults"],
+            serde_json::json!({}),
+            "{}: {report:#}",
+            row["name"]
+        );
+    }
+    sandbox_clean(&world);
+}
+
+/// A bots file's `dir = ""` is refused before any game, in one sentence (it was accepted, and
+/// then every game "could not start").
+#[test]
+fn an_empty_dir_in_a_bots_file_is_refused_before_any_game() {
+    let sb = Sandbox::new();
+    let file = sb.path("bots.toml");
+    write(
+        &file,
+        "[[bots]]\nname = \"a\"\ncommand = \"python3 bot.py\"\ndir = \"\"\n",
+    );
+    let ran = allfives(&[
+        "match",
+        "--bots",
+        &file.display().to_string(),
+        "builtin:greedy",
+    ]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stdout);
+    assert!(ran.stderr.contains("`dir` is empty"), "{}", ran.stderr);
+    assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+    assert!(!sb.path("allfives-logs").exists() && ran.stdout.is_empty());
+}
+
+/// A bot that does not find a file the containment hid: its fault names the path and the
+/// option that grants it (it said only "No such file or directory").
+#[test]
+fn a_hidden_file_a_bot_does_not_find_is_named_with_the_option() {
+    let sb = Sandbox::new();
+    fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let theirs = sb.path("b/data.txt");
+    write(&theirs, "DATA OF B\n");
+    python_bot(&sb.path("b"), "", "");
+    python_bot(
+        &sb.path("a"),
+        &format!("open({:?}).read()", theirs.display().to_string()),
+        "",
+    );
+    run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(sb.path("")));
+    let ran = allfives(&[
+        "match",
+        &format!("a=python3 {}", sb.path("a/bot.py").display()),
+        &format!("b=python3 {} {}", sb.path("b/bot.py").display(), sb.token()),
+        "--max-hands",
+        "1",
+        "--log-dir",
+        &sb.unused_logs().display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let said = format!("{} exists but the containment hid it", theirs.display());
+    assert!(ran.stdout.contains(&said), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains(&format!("--bot-read {}", theirs.display())),
+        "{}",
+        ran.stdout
+    );
+}
+
+/// A bot whose program cannot be started says why: here its `#!` line names an interpreter that
+/// does not exist (it said only "No such file or directory").
+#[test]
+fn a_start_that_fails_names_what_is_missing() {
+    let sb = Sandbox::new();
+    executable(&sb.path("bot"), "#!/nonexistent/python3\n");
+    let ran = allfives_with(
+        &["match", "./bot", "builtin:greedy", "--max-hands", "1"],
+        |c| {
+            c.current_dir(sb.path(""));
+        },
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let said = "./bot names the interpreter /nonexistent/python3 on its #! line";
+    assert!(ran.stdout.contains(said), "{}", ran.stdout);
+}
+
+/// `check` from /tmp itself, the bot in a folder under it (every check failed there: nothing
+/// under /tmp was bound into the bot's private /tmp when the working directory was /tmp).
+#[test]
+fn check_passes_with_tmp_itself_as_the_working_directory() {
+    let dir = tempfile::Builder::new()
+        .prefix("allfives-compat-")
+        .tempdir_in("/tmp")
+        .expect("a folder under /tmp");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    python_bot(&dir.path().join("bot"), "", "");
+    run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(dir.path()));
+    let rel = dir
+        .path()
+        .join("bot/bot.py")
+        .strip_prefix("/tmp")
+        .expect("made under /tmp")
+        .display()
+        .to_string();
+    // A failed check keeps its logs: in the folder, which the test removes.
+    let ran = allfives_with(&["check".to_string(), format!("python3 {rel}")], |c| {
+        c.current_dir("/tmp").env("TMPDIR", dir.path());
+    });
+    assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
+}

@@ -267,3 +267,64 @@ fn hands_and_moves_outside_the_game_and_option_clashes_exit_2() {
     assert_eq!(page.code, Some(0), "{page:?}");
     assert!(page.stdout.starts_with("<!DOCTYPE html>"));
 }
+
+#[test]
+fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
+    let sb = Sandbox::new();
+    let thinker = format!("thinker={}", sb.fixture("illegal", &["wrong-end"]));
+    let (ran, report) = play(&sb, &[thinker, "builtin:greedy".into()], &["--seed", "4"]);
+    let fault = &report["games"][0]["faults"][0];
+    let (turn, seat) = (uint(&fault["turn"]), uint(&fault["seat"]));
+    let log = sb.log(1).display().to_string();
+    // The match line names the turn as --turn finds it, with the seat.
+    let text = allfives(&[
+        "match",
+        &format!("thinker={}", sb.fixture("illegal", &["wrong-end"])),
+        "builtin:greedy",
+        "--seed",
+        "4",
+        "--log-dir",
+        &sb.path("again").display().to_string(),
+    ]);
+    assert!(
+        text.stdout
+            .contains(&format!("thinker forfeits at --turn {turn} (seat {seat})")),
+        "{}\n{}",
+        text.stdout,
+        ran.stderr
+    );
+    // What it wrote is quoted with its own quotes escaped.
+    assert!(
+        text.stdout.contains(r#"(it wrote: "{\"tile\":"#),
+        "{}",
+        text.stdout
+    );
+    let by_number = replay(&[&log, "--turn", &turn.to_string()]);
+    assert_eq!(by_number.code, Some(0), "{by_number:?}");
+    assert!(
+        by_number
+            .stdout
+            .contains(&format!("turn {turn}: seat {seat} (thinker)"))
+            && by_number.stdout.contains("faults: illegal"),
+        "{}",
+        by_number.stdout
+    );
+    for wanted in ["fault", "fault:1"] {
+        let jumped = replay(&[&log, "--turn", wanted]);
+        assert_eq!(jumped.stdout, by_number.stdout, "--turn {wanted}");
+    }
+    let none = replay(&[&log, "--turn", "fault:2"]);
+    assert_eq!(none.code, Some(2), "{none:?}");
+    assert!(
+        none.stderr.contains("1 fault at a decision"),
+        "{}",
+        none.stderr
+    );
+    let bad = replay(&[&log, "--turn", "faults"]);
+    assert_eq!(bad.code, Some(2), "{bad:?}");
+    assert!(
+        bad.stderr.contains("is not K, fault or fault:K"),
+        "{}",
+        bad.stderr
+    );
+}

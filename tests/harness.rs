@@ -201,8 +201,18 @@ pub fn spawn(args: &[String]) -> Child {
 /// As [`spawn`], with the command adjusted by `configure` first.
 pub fn spawn_with(args: &[String], configure: impl FnOnce(&mut Command)) -> Child {
     let mut command = Command::new(BIN);
+    command.args(args);
+    spawn_command(command, configure)
+}
+
+/// Spawns `command` (the referee, perhaps through `setpriv`) from the checkout, piped, with the
+/// registry of earlier runs kept in the build's folder (not the user's state folder).
+fn spawn_command(mut command: Command, configure: impl FnOnce(&mut Command)) -> Child {
     command
-        .args(args)
+        .env(
+            "XDG_STATE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"),
+        )
         .current_dir(root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -221,6 +231,32 @@ pub fn allfives_with<S: AsRef<str>>(args: &[S], configure: impl FnOnce(&mut Comm
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
     let start = Instant::now();
     let child = spawn_with(&args, configure);
+    finish(child, &args, start)
+}
+
+/// As [`allfives_with`], run as the ordinary user `nobody` (uid 65534) with `home` (which it
+/// owns) as its home folder, and its registry of earlier runs there: how an ordinary user's
+/// referee contains its bots.
+pub fn allfives_as_nobody<S: AsRef<str>>(
+    args: &[S],
+    home: &Path,
+    configure: impl FnOnce(&mut Command),
+) -> Ran {
+    let args: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
+    let start = Instant::now();
+    let mut command = Command::new("setpriv");
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+        .args(&args);
+    let child = spawn_command(command, |c| {
+        c.env("HOME", home).env_remove("XDG_STATE_HOME");
+        configure(c);
+    });
+    finish(child, &args, start)
+}
+
+/// Waits for a referee's run to end (killing it and failing if it hangs).
+fn finish(child: Child, args: &[String], start: Instant) -> Ran {
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {

@@ -10,6 +10,7 @@ mod compat_tests;
 mod covert_channel_tests;
 mod deal_memory_tests;
 mod debugger_tests;
+mod earlier_runs_tests;
 mod fair_play_tests;
 mod golden_tests;
 mod graded_tests;

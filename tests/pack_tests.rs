@@ -245,7 +245,7 @@ fn a_tampered_pack_fails_verify_and_replay_naming_the_game() {
     // A pack cut short is never appended to: the games it lost would be named twice.
     let cut = sb.path("cut").display().to_string();
     let resumed = allfives(&["tournament", "--quiet", "--out", &cut, "--resume"]);
-    assert_eq!(resumed.code, Some(1), "{}", resumed.stderr);
+    assert_eq!(resumed.code, Some(2), "{}", resumed.stderr);
     assert!(
         resumed
             .stderr
@@ -442,4 +442,133 @@ fn a_packed_ladder_verifies_and_replays_each_game() {
     }
     let verified = standings_verify(&[&out]);
     assert_eq!(verified.code, Some(0), "{}", verified.stderr);
+}
+
+/// Rewrites `OUT/results.jsonl` with `edit` applied to its lines.
+fn edit_lines(out: &Path, edit: impl FnOnce(&mut [Value])) {
+    let mut all = lines(out);
+    edit(&mut all);
+    let text: String = all.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(out.join("results.jsonl"), text).expect("results rewritten");
+}
+
+#[test]
+fn forged_frame_places_are_refused_in_a_sentence_and_never_cut_a_pack() {
+    let sb = Sandbox::new();
+    let played = sb.path("played");
+    tournament(
+        &played,
+        &[
+            GREEDY,
+            RANDOM,
+            "--deals",
+            "2",
+            "--seed",
+            "3",
+            "-j",
+            "1",
+            "--pack-logs",
+        ],
+    );
+    let pack = fs::read(played.join("logs/pack-w0.zst")).expect("the pack");
+    let forgeries: [(&str, u64); 3] = [
+        ("log_bytes", 1_000_000_000_000_000),
+        ("log_bytes", 1 << 40),
+        ("log_offset", u64::MAX),
+    ];
+    for (field, value) in forgeries {
+        let dir = sb.path(&format!("{field}-{value}"));
+        copy_folder(&played, &dir);
+        edit_lines(&dir, |lines| {
+            let last = lines.len() - 1;
+            lines[last][field] = value.into();
+        });
+        let id = lines(&dir).last().expect("a line")["id"]
+            .as_str()
+            .expect("an id")
+            .to_string();
+        let d = dir.display().to_string();
+        let html = sb
+            .path(&format!("{field}-{value}.pages"))
+            .display()
+            .to_string();
+        let commands: [Vec<&str>; 4] = [
+            vec!["standings", "--verify", &d],
+            vec!["replay", &d, "--game", &id],
+            vec!["replay", &d, "--html", &html],
+            vec!["tournament", "--resume", "--quiet", "--out", &d],
+        ];
+        for command in commands {
+            let ran = allfives(&command);
+            assert_eq!(ran.code, Some(2), "{command:?}: {}", ran.stderr);
+            assert_eq!(ran.stderr.lines().count(), 1, "{command:?}: {}", ran.stderr);
+            assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+        }
+        assert_eq!(
+            fs::read(dir.join("logs/pack-w0.zst")).expect("the pack"),
+            pack
+        );
+    }
+}
+
+#[test]
+fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
+    let sb = Sandbox::new();
+    let dir = sb.path("swapped");
+    tournament(
+        &dir,
+        &[
+            GREEDY,
+            RANDOM,
+            "--deals",
+            "1",
+            "--seed",
+            "5",
+            "-j",
+            "1",
+            "--pack-logs",
+        ],
+    );
+    edit_lines(&dir, |lines| {
+        let (first, second) = (lines[0].clone(), lines[1].clone());
+        for field in ["log_offset", "log_bytes"] {
+            lines[0][field] = second[field].clone();
+            lines[1][field] = first[field].clone();
+        }
+    });
+    let id = lines(&dir)[0]["id"].as_str().expect("an id").to_string();
+    let ran = allfives(&["replay", &dir.display().to_string(), "--game", &id]);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("SHA-256 differs"), "{}", ran.stderr);
+}
+
+#[test]
+fn a_bot_that_exits_at_once_is_told_by_its_exit_in_every_game() {
+    let sb = Sandbox::new();
+    let dir = sb.path("exits");
+    let bot = format!("exits={}", sb.fixture("exits_at_once", &[]));
+    tournament(
+        &dir,
+        &[
+            &bot,
+            GREEDY,
+            "--deals",
+            "8",
+            "--seed",
+            "2",
+            "-j",
+            "2",
+            "--pack-logs",
+        ],
+    );
+    let details: Vec<String> = lines(&dir)
+        .iter()
+        .flat_map(|l| l["faults"].as_array().cloned().unwrap_or_default())
+        .map(|f| f["detail"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(details.len(), 16, "{details:?}");
+    assert!(
+        details.iter().all(|d| d.starts_with("exited with code 3")),
+        "{details:#?}"
+    );
 }

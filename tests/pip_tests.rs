@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::check_tests::assert_passes;
-use crate::harness::{Sandbox, allfives, quote, root};
+use crate::harness::{Sandbox, allfives, allfives_with, quote, root};
 use crate::referee_tests::games_against_random;
 
 /// The folder of the Python package's source (python/allfives).
@@ -97,6 +97,58 @@ fn the_helper_sends_info_only_when_choose_returns_it() {
             "{'type': 'move', 'id': 3, 'tile': [1, 4], 'end': 'left'}",
             "{'type': 'move', 'id': 3, 'tile': [1, 4], 'end': 'left', 'info': 'why'}",
         ]
+    );
+}
+
+#[test]
+fn the_view_is_typed_throughout() {
+    let turn = r#"{"seat":0,"rules":{"players":2,"teams":false,"hand_size":9,"spinner":"first","hand_end":"penalty","target":250,"finish":"immediate","max_hands":1},"game":1,"hand_number":1,"leader":1,"turn":0,"hand":[[0,2],[1,2]],"drawn":[[1,2]],"forced":null,"layout":[{"tile":[4,6],"end":null}],"ends":[{"end":"left","number":4,"counts":4},{"end":"right","number":6,"counts":6}],"sum":10,"hand_sizes":[2,3],"boneyard":4,"scores":[0,10],"history":[{"type":"play","seat":1,"tile":[4,6],"end":null,"sum":10,"points":10},{"type":"draw","seat":0,"tile":[1,2]},{"type":"draw","seat":1,"tile":null},{"type":"pass","seat":1}],"legal":[{"tile":[0,2],"end":"left","sum":8,"points":0},{"tile":[1,2],"end":"left","sum":8,"points":0}],"later":1}"#;
+    let script = "import dataclasses, json, sys\n\
+                  from allfives.bot import view_from\n\
+                  view = view_from(json.loads(sys.argv[1]))\n\
+                  print(view.rules.spinner, view.rules.target, view.history)\n\
+                  print(all(dataclasses.is_dataclass(e) for e in [view.rules, *view.history]))\n\
+                  print(view.raw['later'])\n";
+    let out = run(Command::new("python3")
+        .args(["-c", script, turn])
+        .env("PYTHONPATH", package_source()));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "first 250 [Play(seat=1, tile=(4, 6), end=None, sum=10, points=10), \
+             Draw(seat=0, tile=(1, 2)), Draw(seat=1, tile=None), Pass(seat=1)]",
+            "True",
+            "1",
+        ]
+    );
+}
+
+#[test]
+fn the_helper_kit_passes_under_a_python_that_imports_the_package_and_says_why_not_under_another() {
+    let sb = Sandbox::new();
+    let dir = sb.path("helped");
+    let ran = allfives(&["kit", "python-helper", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let script = dir.join("bot.py");
+    let path = quote(&format!("PYTHONPATH={}", package_source().display()));
+    let helped = |sb: &Sandbox| format!("env {path} {}", sb.python(&script, &[]));
+    assert_passes(&sb, &helped(&sb));
+    let builtin = games_against_random(&|_| "builtin:greedy".to_string());
+    assert!(games_against_random(&helped) == builtin);
+    let tmp = sb.path("tmp");
+    std::fs::create_dir_all(&tmp).expect("a folder for check's logs");
+    let without = allfives_with(&["check", &sb.python(&script, &[])], |c| {
+        c.env("TMPDIR", &tmp);
+    });
+    assert_eq!(without.code, Some(4), "{}", without.stdout);
+    assert!(
+        without.stdout.contains(
+            "cannot import the allfives package: run the bot with the \
+             Python of the environment allfives is installed in"
+        ),
+        "{}",
+        without.stdout
     );
 }
 
@@ -222,4 +274,42 @@ fn the_wheel_installs_into_a_fresh_venv_and_plays_from_outside_the_repository() 
         .args(["-c", "import allfives.bot"])
         .current_dir(&user)
         .env_remove("PYTHONPATH"));
+    // The helper's kit, from a shell where the venv is not activated: the venv's allfives by
+    // its path prints a check line that names the venv's Python, and that line passes.
+    let not_activated = |args: &[&str]| -> String {
+        run(Command::new(&installed)
+            .args(args)
+            .current_dir(&user)
+            .env("TMPDIR", work.path())
+            .env_remove("VIRTUAL_ENV")
+            .env_remove("PYTHONPATH"))
+    };
+    let printed = not_activated(&["kit", "python-helper", "helped"]);
+    let helped = printed
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("allfives check "))
+        .unwrap_or_else(|| panic!("no check line:\n{printed}"))
+        .trim_matches('"')
+        .to_string();
+    assert_eq!(
+        helped,
+        format!("{} helped/bot.py", venv.join("bin/python3").display())
+    );
+    let checked = not_activated(&["check", &helped]);
+    assert!(!checked.contains("FAIL"), "{checked}");
+    let report = not_activated(&[
+        "match",
+        &helped,
+        "builtin:random",
+        "--games",
+        "10",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    let report: Value = serde_json::from_str(&report).expect("a JSON report");
+    assert!(
+        wins_of_first(&report) > 5,
+        "the helper kit's bot does not beat builtin:random"
+    );
 }

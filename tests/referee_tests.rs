@@ -859,7 +859,9 @@ fn every_game_end_follows_its_game_start() {
         sb.fixture("recorder", &[&received.display().to_string()]),
         sb.fixture("exits_at_once", &[]),
     ];
-    // The recorder writes its file where bots may not: trusted, uncontained.
+    // The recorder writes its file where bots may not: trusted, uncontained. A bot that cannot
+    // start stops the match after its first game (exit code 4).
+    let logs = sb.unused_logs().display().to_string();
     let options = [
         "--games",
         "2",
@@ -867,8 +869,20 @@ fn every_game_end_follows_its_game_start() {
         SEED,
         "--public-seed",
         "--no-sandbox",
+        "--json",
+        "--log-dir",
+        &logs,
     ];
-    let (_, report) = play(&sb, &bots, &options);
+    let ran = allfives(
+        &[
+            &["match"],
+            &bots.each_ref().map(String::as_str)[..],
+            &options,
+        ]
+        .concat(),
+    );
+    assert_eq!(ran.code, Some(4), "{}", ran.stderr);
+    let report = ran.json();
     for game in report["games"].as_array().expect("games") {
         assert_eq!(game["faults"][0]["kind"], "crash");
     }
@@ -972,7 +986,9 @@ forfeit_tests! {
     a_bot_that_exits_at_once_forfeits: "exits_at_once" [], "2000" => "crash", "code 3";
     a_bot_whose_child_holds_its_output_forfeits_and_both_die: "forks_child" [], "2000" => "crash";
     a_bot_that_does_not_flush_is_told_so:
-        "unflushed" [], "300" => "timeout", "no byte on stdout: is the output flushed?";
+        "unflushed" [], "300" => "timeout", "since its hello: is the output flushed after each answer?";
+    a_bot_late_once_is_told_its_earlier_answers_came:
+        "slow_once" [], "500" => "timeout", "late, where its earlier answers came";
     a_bot_that_forgets_its_newline_is_told_so:
         "no_newline" [], "300" => "timeout", "a line arrived without its newline";
     a_bot_that_plays_on_a_wrong_end_forfeits:

@@ -608,3 +608,38 @@ fn a_logged_game_is_dealt_again() {
     assert_eq!(ran.code, Some(2), "{ran:?}");
     assert!(ran.stderr.contains("give 2 bots"), "{}", ran.stderr);
 }
+
+#[test]
+fn an_empty_log_or_one_cut_in_its_header_is_cut_short_and_a_turn_of_a_cut_log_says_so() {
+    let sb = Sandbox::new();
+    let log = base_log(&sb);
+    let text = fs::read_to_string(&log).expect("log");
+    let header = text.lines().next().expect("a header");
+    for (name, cut) in [("empty", ""), ("header", &header[..header.len() / 2])] {
+        let path = sb.path(&format!("{name}.jsonl"));
+        fs::write(&path, cut).expect("write");
+        let shown = path.display().to_string();
+        for form in [&[][..], &["--json"], &["--html", "-"]] {
+            let ran = allfives(&[&["replay", &shown][..], form].concat());
+            assert_eq!(ran.code, Some(6), "{name} {form:?}: {ran:?}");
+            assert!(
+                ran.stderr.contains("cut short before its first whole line"),
+                "{}",
+                ran.stderr
+            );
+        }
+    }
+    let cut = sb.path("cut.jsonl");
+    fs::write(
+        &cut,
+        text.lines().take(8).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .expect("write");
+    let ran = allfives(&["replay", &cut.display().to_string(), "--turn", "1"]);
+    assert_eq!(ran.code, Some(6), "{ran:?}");
+    assert!(
+        ran.stderr.contains("cut short before the game's end"),
+        "{}",
+        ran.stderr
+    );
+}

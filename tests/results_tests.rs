@@ -449,3 +449,54 @@ fn bots_are_named_on_the_command_line_and_in_bots_files() {
     assert!(ran.stderr.contains("colour"), "{}", ran.stderr);
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
 }
+
+#[test]
+fn a_full_disk_leaves_results_that_match_the_counts_and_no_half_file() {
+    let sb = crate::harness::Sandbox::new();
+    let mount = sb.path("small");
+    std::fs::create_dir(&mount).expect("a mount point");
+    let out = mount.join("t");
+    // A private mount namespace with a 300 KiB tmpfs: the disk fills mid-run (needs root, as CI).
+    let script = format!(
+        "mount -t tmpfs -o size=300k tmpfs {m} && {bin} tournament --json --quiet --out {o} \
+         builtin:greedy builtin:random --deals 200 -j 2 --seed 1; code=$?; \
+         cp -r {o} {copy}; exit $code",
+        m = mount.display(),
+        bin = env!("CARGO_BIN_EXE_allfives"),
+        o = out.display(),
+        copy = sb.path("copy").display(),
+    );
+    let ran = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+        .expect("unshare runs");
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let report: Value = serde_json::from_slice(&ran.stdout).expect("the report");
+    let entrants = report["standings"]["entrants"]
+        .as_array()
+        .expect("entrants");
+    let games: u64 = entrants
+        .iter()
+        .map(|e| e["games"].as_u64().expect("games"))
+        .sum();
+    let copy = sb.path("copy");
+    let results = std::fs::read_to_string(copy.join("results.jsonl")).expect("results");
+    assert!(
+        results.is_empty() || results.ends_with('\n'),
+        "a torn line is left"
+    );
+    assert_eq!(
+        results.lines().count() as u64,
+        games / 2,
+        "the counts and the lines differ"
+    );
+    let left: Vec<String> = std::fs::read_dir(&copy)
+        .expect("the folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".new"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

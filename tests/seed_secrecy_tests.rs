@@ -687,3 +687,31 @@ fn a_tournament_keeps_its_typed_seed_and_resumes_on_it() {
     let verified = allfives(&["standings", &dir, "--verify"]);
     assert_eq!(verified.code, Some(0), "{}", verified.stderr);
 }
+
+/// A deal key kept in the folder a bot plays from: the bot reads the folder, never the key.
+fn key_beside_the_bot(options: &[&str]) -> String {
+    let sb = Sandbox::new();
+    let here = folder_to_play_from(&sb);
+    let key = here.join("deal.key");
+    let cheat = format!(
+        "a={}",
+        sb.fixture("cheat_learns_the_seed", &["file", &hex(&key)])
+    );
+    let key_option = key.display().to_string();
+    let mut all = vec!["--deal-key", &key_option];
+    all.extend(options);
+    let stderr = play_from(&here, &[cheat, fair(&sb)], &all, |_| {});
+    assert!(key.exists(), "the key file was made");
+    stderr[0].clone()
+}
+
+#[test]
+fn a_deal_key_in_a_bots_folder_is_hidden_from_it() {
+    assert_learned_nothing(&key_beside_the_bot(&[]));
+}
+
+#[test]
+fn without_the_sandbox_a_deal_key_beside_the_bot_is_read() {
+    let stderr = key_beside_the_bot(&["--no-sandbox"]);
+    assert!(stderr.contains("LEAK"), "{stderr}");
+}

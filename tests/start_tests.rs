@@ -122,14 +122,17 @@ fn an_environment_no_process_could_start_with_is_refused() {
 #[test]
 fn a_failed_json_match_still_prints_an_incomplete_report() {
     let sb = Sandbox::new();
-    // A log folder that is a file.
+    // A log folder that is a file is refused before anything starts, in one sentence.
     fs::write(sb.path("taken"), "").expect("a file");
     let taken = sb.path("taken").display().to_string();
     let two = ["match", "--json", "builtin:greedy", "builtin:random"];
     let ran = allfives(&[&two[..], &["--log-dir", &taken]].concat());
-    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
-    assert_eq!(ran.json()["complete"], false);
-    assert_eq!(ran.json()["games"], json!([]));
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is a file, not a folder"),
+        "{}",
+        ran.stderr
+    );
     // A bot's stderr file that exists already.
     fs::create_dir(sb.logs()).expect("logs");
     fs::write(sb.logs().join("mine.stderr"), "").expect("a stderr file");

@@ -1,12 +1,18 @@
 //! The starter kits (sample_bots/java, sample_bots/cpp), compiled into a temporary folder: each
 //! passes `check`, and as shipped plays exactly the moves of builtin:greedy, which shows that it
 //! reads the view and writes its moves right. Needs `javac`/`java` (JDK 17+) and `g++` on PATH.
+//! Then what a new author meets with the kit alone (issue 32): a kit folder that stands on its
+//! own, the rulebook from `allfives rules`, the time columns marked as upper bounds, a fault that
+//! names the process limit, a match that stops when a bot cannot start.
 
-use std::path::Path;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::check_tests::assert_passes;
-use crate::harness::{Sandbox, quote, root};
+use crate::harness::{Sandbox, allfives, allfives_with, quote, root};
 use crate::referee_tests::games_against_random;
 
 /// Runs a compiler; it must succeed.
@@ -76,4 +82,208 @@ fn the_cpp_starter_kit_works() {
     );
     let bot = path(&binary);
     assert_kit_works(&|sb| format!("{bot} {}", sb.token()));
+}
+
+/// Every Markdown link of the page at `page` (relative targets, without their anchors).
+fn relative_links(page: &Path) -> Vec<String> {
+    let text = fs::read_to_string(page).expect("a page");
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .filter(|target| !target.contains("://") && !target.starts_with('#'))
+        .map(|target| target.split('#').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Every file under `dir`.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .expect("a folder")
+        .flatten()
+        .flat_map(|e| match e.path().is_dir() {
+            true => files_under(&e.path()),
+            false => vec![e.path()],
+        })
+        .collect()
+}
+
+#[test]
+fn every_kit_stands_alone() {
+    for language in ["python", "python-helper", "js", "cpp", "java"] {
+        let sb = Sandbox::new();
+        let dir = sb.path("my bot");
+        let ran = allfives(&["kit", language, &dir.display().to_string()]);
+        assert_eq!(ran.code, Some(0), "{language}: {}", ran.stderr);
+        for file in files_under(&dir) {
+            let text = fs::read_to_string(&file).expect("a kit file");
+            if file.extension().is_some_and(|x| x == "md") {
+                for target in relative_links(&file) {
+                    let reached = file.parent().expect("a folder").join(&target);
+                    assert!(
+                        reached.is_file(),
+                        "{}: {target} is not in the kit",
+                        file.display()
+                    );
+                }
+            } else {
+                // The bot's usage lines name the kit's file, not the repository's.
+                assert!(
+                    !text.contains("sample_bots/"),
+                    "{language}: {}",
+                    file.display()
+                );
+                assert!(text.contains("my bot/"), "{language}: {}", file.display());
+            }
+        }
+        let protocol = fs::read_to_string(dir.join("protocol.md")).expect("the protocol");
+        for repository_only in [
+            "cargo build",
+            "target/release",
+            "sample_bots/",
+            "repository-only",
+        ] {
+            assert!(
+                !protocol.contains(repository_only),
+                "{language}: {repository_only}"
+            );
+        }
+        assert!(protocol.contains("allfives rules"));
+        let rules = fs::read_to_string(dir.join("docs/rules.md")).expect("the rulebook");
+        assert!(rules.contains("## Rule options"), "{rules}");
+    }
+}
+
+#[test]
+fn allfives_rules_prints_the_rulebook() {
+    let ran = allfives(&["rules"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let rulebook = fs::read_to_string(root().join("docs/rules.md")).expect("docs/rules.md");
+    assert_eq!(ran.stdout, rulebook);
+}
+
+#[test]
+fn the_percentile_columns_are_marked_as_upper_bounds() {
+    let sb = Sandbox::new();
+    let logs = sb.unused_logs().display().to_string();
+    let bot = sb.sample("greedy_bot", &[]);
+    let ran = allfives(&[
+        "match",
+        &bot,
+        "builtin:random",
+        "--seed",
+        "1",
+        "--log-dir",
+        &logs,
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let header = ran
+        .stdout
+        .lines()
+        .find(|l| l.contains("mean ms"))
+        .expect("the standings' header");
+    for column in ["median ms*", "p99 ms*", "slowest ms*"] {
+        assert!(header.contains(column), "{header}");
+    }
+    assert!(
+        ran.stdout.lines().any(|l| l.starts_with("* upper bounds")),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn a_refused_fork_names_the_process_limit() {
+    let sb = Sandbox::new();
+    let bot = sb.path("forks.sh");
+    fs::write(
+        &bot,
+        "#!/bin/bash\n# Three processes at once for every line: more than --bot-processes 2.\n\
+         while read -r line; do sleep 0 | sleep 0 | sleep 0; done\n",
+    )
+    .expect("a script");
+    let home = sb.path("home");
+    fs::create_dir(&home).expect("a home");
+    // An ordinary user: the kernel does not hold root to a process limit.
+    for (path, mode) in [
+        (sb.path(""), 0o755),
+        (bot.clone(), 0o755),
+        (home.clone(), 0o777),
+    ] {
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("permissions");
+    }
+    let command = format!("{} {}", quote(&bot.display().to_string()), sb.token());
+    let args = [
+        "check",
+        &command,
+        "--bot-processes",
+        "2",
+        "--startup-ms",
+        "2000",
+    ];
+    let ran = allfives_with(&args, |c| {
+        c.env("HOME", &home).env("TMPDIR", &home);
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            c.uid(65534).gid(65534);
+        }
+    });
+    assert_eq!(ran.code, Some(4), "{}\n{}", ran.stdout, ran.stderr);
+    let handshake = ran.stdout.lines().next().unwrap_or_default();
+    assert!(
+        handshake.contains("Resource temporarily unavailable")
+            && handshake.contains("process limit (--bot-processes N"),
+        "{handshake}"
+    );
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn a_match_whose_bot_cannot_start_stops_after_its_first_game() {
+    let sb = Sandbox::new();
+    let logs = sb.unused_logs().display().to_string();
+    let bot = sb.fixture("exits_at_once", &[]);
+    let args = [
+        "match",
+        &bot,
+        "builtin:greedy",
+        "--games",
+        "10",
+        "--seed",
+        "1",
+        "--json",
+        "--log-dir",
+        &logs,
+    ];
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(4), "{}", ran.stderr);
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("exits_at_once (python3 ")
+            && ran.stderr.contains("could not start: exited with code 3")
+            && ran
+                .stderr
+                .contains("the match stopped after its first game"),
+        "{}",
+        ran.stderr
+    );
+    let report = ran.json();
+    let games = report["games"].as_array().expect("games");
+    assert_eq!(games.len(), 1, "{report:#}");
+    assert_eq!(games[0]["faults"][0]["kind"], "crash");
+    sb.assert_no_bot_left();
+}
+
+#[test]
+fn the_shell_bot_of_protocol_md_passes_check() {
+    let doc = fs::read_to_string(root().join("protocol.md")).expect("protocol.md");
+    let marked = doc
+        .split("<!-- shell-bot -->\n```bash\n")
+        .nth(1)
+        .expect("protocol.md marks its shell bot with <!-- shell-bot -->");
+    let code = marked.split("```").next().expect("the block ends");
+    let sb = Sandbox::new();
+    let script = sb.path("jqbot.sh");
+    fs::write(&script, code).expect("the bot");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("permissions");
+    assert_passes(&sb, &format!("{} {}", path(&script), sb.token()));
 }

@@ -31,6 +31,25 @@ fn assert_clean(what: &str, ran: &Ran) {
     }
 }
 
+/// Fails naming the page if a page at or under `path` holds a payload character raw.
+fn assert_clean_pages(path: &Path) {
+    if path.is_dir() {
+        for entry in fs::read_dir(path).expect("a folder").flatten() {
+            assert_clean_pages(&entry.path());
+        }
+        return;
+    }
+    let text = fs::read_to_string(path).expect("a page");
+    for c in RAW {
+        assert!(
+            !text.contains(c),
+            "{}: holds U+{:04X} raw",
+            path.display(),
+            c as u32
+        );
+    }
+}
+
 /// Fails if a file name under `dir` holds anything but printable ASCII.
 fn assert_plain_file_names(dir: &Path) {
     for entry in fs::read_dir(dir).expect("a folder").flatten() {
@@ -163,6 +182,45 @@ fn no_command_prints_a_bots_payloads_raw() {
         "standings --json",
         &["standings", "--json", &dir(&out)],
     );
+    // Pages show the payloads as the terminal does: escaped, never raw (a U+202E in a page
+    // reverses the rest of its line in the browser).
+    let page = run_in(
+        &sandbox,
+        "replay --html -",
+        &["replay", &log, "--html", "-"],
+    );
+    assert!(
+        page.stdout.contains("\\u{202e}"),
+        "the page shows no escape"
+    );
+    let file = sandbox.path("game.html");
+    run_in(
+        &sandbox,
+        "replay --html FILE",
+        &["replay", &log, "--html", &dir(&file)],
+    );
+    let pages = sandbox.path("pages");
+    run_in(
+        &sandbox,
+        "replay DIR --html",
+        &["replay", &dir(&out), "--html", &dir(&pages)],
+    );
+    let report = sandbox.path("site/report.html");
+    fs::create_dir_all(sandbox.path("site")).expect("a folder");
+    run_in(
+        &sandbox,
+        "standings --html --replays",
+        &[
+            "standings",
+            &dir(&out),
+            "--html",
+            &dir(&report),
+            "--replays",
+        ],
+    );
+    for written in [file, pages, sandbox.path("site")] {
+        assert_clean_pages(&written);
+    }
     let checked = run_in(&sandbox, "check", &["check", &a, "--no-sandbox"]);
     assert_eq!(checked.code, Some(4), "{}", checked.stdout);
     run_in(&sandbox, "check -v", &["check", "-v", &a, "--no-sandbox"]);

@@ -5,7 +5,6 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 
 use crate::harness::*;
@@ -47,7 +46,16 @@ fn a_second_run_on_a_held_folder_is_refused_naming_the_holder() {
         .expect("the lock file a run leaves");
     file.set_len(0).expect("truncate");
     writeln!(file, "424242").expect("a pid");
-    let held = Flock::lock(file, FlockArg::LockExclusiveNonblock).expect("the lock is free");
+    // A run's lock: a POSIX record lock on the whole file.
+    // SAFETY: a plain struct of integers.
+    let mut whole: libc::flock = unsafe { std::mem::zeroed() };
+    whole.l_type = libc::F_WRLCK as libc::c_short;
+    whole.l_whence = libc::SEEK_SET as libc::c_short;
+    use std::os::fd::AsRawFd;
+    // SAFETY: fcntl on the descriptor opened above.
+    let locked = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &whole) };
+    assert_eq!(locked, 0, "the lock is free");
+    let held = file;
     for args in [&["--resume", "--deals", "4"][..], &["--resume"][..]] {
         let refused = tournament(&out, args);
         assert_eq!(refused.code, Some(2), "{}", refused.stderr);

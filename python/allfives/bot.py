@@ -8,11 +8,16 @@
     run(choose, name="my_bot")
 
 `run` reads the referee's lines on stdin, answers `hello`, and for each `turn` calls
-`choose(view)` with a `View` (dataclasses below; `view.legal` lists the legal moves with what
-each would score) and writes the move it returns, flushed at once. `choose` may instead return
+`choose(view)` with a `View` (dataclasses below, every field typed, its rules and history
+included; `view.legal` lists the legal moves with what each would score) and writes the move it returns, flushed at once. `choose` may instead return
 `(move, info)`: `info` (a short string, or a small dict of your own fields) is then sent on the
 move (protocol.md, "move"): the referee logs it and `allfives replay` shows it beside the move,
-never to another bot. A bot that never returns one never sends it. Standard library only (Python 3.8+). Log to stderr: every line on stdout is a message.
+never to another bot. A bot that never returns one never sends it. Standard library only
+(Python 3.8+). Log to stderr: every line on stdout is a message.
+
+Only a Python that has the package installed imports this module: run the bot with the Python
+of the environment allfives is installed in (`python3` once it is activated, else its
+`bin/python3`; `allfives kit python-helper DIR` prints that command).
 """
 import json
 import sys
@@ -51,9 +56,64 @@ class Placement:
 
 
 @dataclass(frozen=True)
+class Rules:
+    """The rules in force (docs/rules.md, or `allfives rules`): the seats, partnerships, the
+    tiles dealt to each seat, which doubles spin (`first`, `none`, `all`), how a hand's
+    leftover tiles score (`penalty`, `bonus`), the target, whether reaching it ends the game at
+    once (`immediate`) or at the hand's end (`end_of_hand`), and the most hands a game lasts."""
+
+    players: int
+    teams: bool
+    hand_size: int
+    spinner: str
+    hand_end: str
+    target: int
+    finish: str
+    max_hands: int
+
+
+@dataclass(frozen=True)
+class Play:
+    """A tile played: by `seat`, on `end` (None for the lead), the open ends' `sum` after it
+    and the `points` it scored."""
+
+    seat: int
+    tile: Tile
+    end: Optional[str]
+    sum: int
+    points: int
+
+
+@dataclass(frozen=True)
+class Draw:
+    """A tile drawn from the boneyard by `seat`: the tile if it was yours, else None."""
+
+    seat: int
+    tile: Optional[Tile]
+
+
+@dataclass(frozen=True)
+class Pass:
+    """`seat` could not play and the boneyard was empty."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class OtherEvent:
+    """An event of a kind this helper does not know (a later referee's): its type and fields."""
+
+    type: str
+    fields: Dict[str, Any]
+
+
+Event = Union[Play, Draw, Pass, OtherEvent]
+
+
+@dataclass(frozen=True)
 class View:
-    """All a seat may know at its turn (protocol.md, "The view"). `rules` and `history` stay
-    as the referee sent them (dicts), so that a field added later reaches the bot."""
+    """All a seat may know at its turn (protocol.md, "The view"). `raw` is the view as the
+    referee sent it (a dict), so that a field added later reaches the bot."""
 
     seat: int
     game: int
@@ -70,8 +130,9 @@ class View:
     boneyard: int
     scores: List[int]
     legal: List[Move]
-    rules: Dict[str, Any]
-    history: List[Dict[str, Any]]
+    rules: Rules
+    history: List[Event]
+    raw: Dict[str, Any]
 
 
 Choice = Union[Move, Tuple[Move, Union[str, Dict[str, Any]]]]
@@ -79,6 +140,23 @@ Choice = Union[Move, Tuple[Move, Union[str, Dict[str, Any]]]]
 
 def _tile(raw: List[int]) -> Tile:
     return (raw[0], raw[1])
+
+
+def rules_from(raw: Dict[str, Any]) -> Rules:
+    """Reads a `rules` object into Rules (fields it does not know are left out)."""
+    return Rules(**{name: raw[name] for name in Rules.__dataclass_fields__})
+
+
+def event_from(raw: Dict[str, Any]) -> Event:
+    """Reads an event (a `history` entry) into a Play, Draw, Pass or OtherEvent."""
+    kind = raw["type"]
+    if kind == "play":
+        return Play(raw["seat"], _tile(raw["tile"]), raw["end"], raw["sum"], raw["points"])
+    if kind == "draw":
+        return Draw(raw["seat"], None if raw["tile"] is None else _tile(raw["tile"]))
+    if kind == "pass":
+        return Pass(raw["seat"])
+    return OtherEvent(kind, raw)
 
 
 def view_from(raw: Dict[str, Any]) -> View:
@@ -99,8 +177,9 @@ def view_from(raw: Dict[str, Any]) -> View:
         boneyard=raw["boneyard"],
         scores=list(raw["scores"]),
         legal=[Move(_tile(m["tile"]), m["end"], m["sum"], m["points"]) for m in raw["legal"]],
-        rules=raw["rules"],
-        history=raw["history"],
+        rules=rules_from(raw["rules"]),
+        history=[event_from(e) for e in raw["history"]],
+        raw=raw,
     )
 
 

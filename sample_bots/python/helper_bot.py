@@ -5,8 +5,20 @@ now, ties to the heaviest tile, as greedy_bot.py does without the helper.
 
     allfives check "python3 sample_bots/python/helper_bot.py"
     allfives match "python3 sample_bots/python/helper_bot.py" builtin:greedy --games 10
+
+Run it with the Python of the environment allfives is installed in (`python3` once the
+environment is activated, else its `bin/python3`): another Python cannot import the helper.
 """
-from allfives.bot import run
+import sys
+
+try:
+    from allfives.bot import run
+except ImportError:
+    sys.exit(
+        "This Python (%s) cannot import the allfives package: run the bot with the Python of the "
+        "environment allfives is installed in (its bin/python3), or pip install allfives for "
+        "this Python." % sys.executable
+    )
 
 
 def choose(view):

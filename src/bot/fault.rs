@@ -114,9 +114,11 @@ impl fmt::Display for Fault {
 }
 
 /// ` (it wrote: "...")` for a fault's input, escaped so that no control character of the bot's
-/// reaches a terminal; nothing without input.
+/// reaches a terminal, and its own quotes as `\"` so that the quoting reads unambiguously;
+/// nothing without input.
 pub fn wrote(input: Option<&str>) -> String {
     input.map_or(String::new(), |i| {
-        format!(" (it wrote: \"{}\")", text::terminal(i))
+        let shown = text::terminal(i).replace('"', "\\\"");
+        format!(" (it wrote: \"{shown}\")")
     })
 }

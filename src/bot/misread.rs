@@ -29,7 +29,19 @@ pub fn misread(line: &str) -> Option<String> {
     }
     match kind {
         "hello" => hello(get("name"), get("protocol")),
-        _ => answer(get("tile"), get("end")),
+        _ => answer(get("tile"), get("end")).or_else(|| info(get("info"))),
+    }
+}
+
+/// A move's `info`, which is optional: a string or an object when given.
+fn info(info: Option<&Value>) -> Option<String> {
+    match info {
+        Some(v) if !v.is_string() && !v.is_object() && !v.is_null() => Some(wrong(
+            "info",
+            r#"a string or an object, as "depth 3" or {"depth": 3} (or absent)"#,
+            v,
+        )),
+        _ => None,
     }
 }
 
@@ -99,6 +111,10 @@ mod tests {
         );
         assert!(said(r#"{"type":"move","id":3,"tile":[1,7]}"#).starts_with("`tile` must be"));
         assert!(said(r#"{"type":"move","id":3}"#).starts_with("`tile` is missing"));
+        assert!(
+            said(r#"{"type":"move","id":3,"tile":[1,2],"end":null,"info":42}"#)
+                .starts_with("`info` must be a string or an object"),
+        );
         assert!(
             said(r#"{"type":"move","id":3,"tile":[1,2],"end":5}"#).starts_with("`end` must be")
         );

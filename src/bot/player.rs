@@ -207,13 +207,14 @@ const MAX_HELLO_NAME: usize = 40;
 /// that no name can act on a terminal or pass for another; no `/`, trimmed and short. `None` if
 /// nothing is left. File names are made of it with [`text::file_name`].
 fn display_name(name: &str) -> Option<String> {
-    let clean: String = text::terminal(name)
+    // Cut before it is escaped, so that the cut never falls inside an escape (`\u{`).
+    let short: String = name
         .chars()
         .filter(|c| *c != '/')
         .take(MAX_HELLO_NAME)
         .collect();
-    let clean = clean.trim();
-    (!clean.is_empty()).then(|| clean.to_string())
+    let clean = text::terminal(short.trim());
+    (!clean.is_empty()).then_some(clean)
 }
 
 /// The longest name the user may give a bot (`NAME=COMMAND`, a bots file), in bytes.
@@ -553,6 +554,12 @@ impl Player {
         }
     }
 
+    /// Why the bot could not start before the match ([`introduce`](Player::introduce)), until
+    /// the first game reports it.
+    pub fn failed_start(&self) -> Option<&Fault> {
+        self.failed_start.as_ref()
+    }
+
     /// The name to show: the command line's if it gave one, else the bot's `hello` name, else
     /// the name taken from its command.
     pub fn display_name(&self) -> &str {
@@ -572,8 +579,9 @@ impl Player {
         }
         let launch = self.spec.launch().expect("a command bot has a launch");
         let mut process =
-            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy)
-                .map_err(|e| Fault::new(FaultKind::Crash, format!("could not start: {e}")))?;
+            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy).map_err(
+                |e| Fault::new(FaultKind::Crash, launch.start_failure(&self.policy, &e)),
+            )?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         self.seen.clear();
         let id = self.take_id();
@@ -807,12 +815,53 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
             format!("{within}: a line arrived without its newline (end each line with \\n)"),
             &start,
         ),
-        None if process.bytes_read() == before => Fault::new(
-            FaultKind::Timeout,
-            format!("{within}: no byte on stdout: is the output flushed?"),
-        ),
-        None => Fault::new(FaultKind::Timeout, within),
+        // A bot whose fork was refused may wait for it (Bash retries): its stderr says why.
+        None => match process
+            .stderr_so_far()
+            .filter(|said| refused_a_process(said))
+        {
+            Some(said) => Fault::new(
+                FaultKind::Timeout,
+                format!("{within}; its stderr ends: {said}. {PROCESS_LIMIT}"),
+            ),
+            None if process.bytes_read() == 0 => Fault::new(
+                FaultKind::Timeout,
+                format!("{within}: it never wrote a byte on stdout: is the output flushed?"),
+            ),
+            None if process.bytes_read() == before && process.answers() <= 1 => Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "{within}: it wrote no byte on stdout since its hello: is the output flushed after each answer?"
+                ),
+            ),
+            // Its earlier moves came, so its output is flushed: this answer was late.
+            None if process.bytes_read() == before => Fault::new(
+                FaultKind::Timeout,
+                format!("{within}: late, where its earlier answers came"),
+            ),
+            None => Fault::new(FaultKind::Timeout, within),
+        },
     }
+}
+
+/// What a refused fork or thread means for a contained bot.
+const PROCESS_LIMIT: &str = "A new process or thread was refused: the bot reached its process \
+     limit (--bot-processes N: at most N processes and threads at once, its children included); \
+     start fewer (one long-lived process, protocol.md), or raise N";
+
+/// Whether a bot's last words say that the system refused it a process or thread (EAGAIN):
+/// Bash's `fork: retry: Resource temporarily unavailable`, Python's `[Errno 11]` and `can't
+/// start new thread`, Node's `spawn EAGAIN`, the JVM's `unable to create native thread`.
+fn refused_a_process(said: &str) -> bool {
+    [
+        "Resource temporarily unavailable",
+        "EAGAIN",
+        "[Errno 11]",
+        "can't start new thread",
+        "unable to create native thread",
+    ]
+    .iter()
+    .any(|words| said.contains(words))
 }
 
 /// Why a bot ended before answering: how it ended, the last lines of its stderr, and, where
@@ -822,7 +871,10 @@ fn crash_detail(how: &str, stderr: Option<&str>) -> String {
         return format!("{how} before answering (it wrote nothing on stderr)");
     };
     let mut detail = format!("{how} before answering; its stderr ends: {said}");
-    if let Some(hint) = containment_hint(said) {
+    if refused_a_process(said) {
+        detail.push_str(". ");
+        detail.push_str(PROCESS_LIMIT);
+    } else if let Some(hint) = containment_hint(said) {
         detail.push_str(". ");
         detail.push_str(&hint);
     }
@@ -849,6 +901,18 @@ fn containment_hint(said: &str) -> Option<String> {
     let shown = absolute
         .or(quoted)
         .map_or("a file it needs".to_string(), |p| p.to_string());
+    // A file it did not find that the referee sees was hidden from it (a log folder, another
+    // bot's folder).
+    let missing = ["No such file or directory", "ENOENT", "Cannot find module"];
+    if absolute.is_some_and(|p| std::path::Path::new(p).exists())
+        && missing.iter().any(|m| said.contains(m))
+    {
+        return Some(format!(
+            "{shown} exists but the containment hid it (a log folder, or another bot's \
+             folder): --bot-read {shown} grants it, --no-sandbox turns the containment off \
+             (docs/fair-play.md)"
+        ));
+    }
     if said.contains("Read-only file system") || said.contains("EROFS") {
         return Some(format!(
             "Contained bots write only in their /tmp ($TMPDIR), saved next to their stderr file; \
@@ -929,7 +993,10 @@ async fn exchange(
                     .receive(allowance.saturating_sub(start.elapsed()))
                     .await;
             }
-            same if same == id => return Ok(answer),
+            same if same == id => {
+                process.answered();
+                return Ok(answer);
+            }
             other => {
                 return Err(Fault::with_input(
                     FaultKind::WrongId,
@@ -938,5 +1005,21 @@ async fn exchange(
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_hello_name_is_cut_on_a_character_never_inside_its_escape() {
+        let name = format!("{}\u{202e}tail", "a".repeat(MAX_HELLO_NAME - 1));
+        let shown = display_name(&name).expect("a name");
+        assert_eq!(
+            shown,
+            format!("{}\\u{{202e}}", "a".repeat(MAX_HELLO_NAME - 1))
+        );
+        assert_eq!(display_name(" /x\u{1b} ").as_deref(), Some("x\\x1b"));
     }
 }

@@ -23,6 +23,8 @@ use crate::bot::framing::{LineFramer, Received};
 use crate::bot::stderr_lines::StderrLines;
 use crate::sandbox::{self, Containment, Policy};
 
+/// What a bot that closed its output and still runs is said to have done.
+const CLOSED_OUTPUT: &str = "closed its output";
 /// How long a bot that exits has to get its last lines read before its exit is reported.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How long a bot's answer is awaited before its process's exit is watched for too (a bot
@@ -85,6 +87,42 @@ impl Launch<'_> {
         };
         Ok(policy.grants(&named, &here, self.read, self.write))
     }
+
+    /// Why it could not start (`error`), in one sentence: contained, what it could not see and
+    /// which option grants it, else where its program was looked for.
+    pub fn start_failure(&self, policy: &Policy, error: &io::Error) -> String {
+        let here = self
+            .dir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let program = self.argv.first().map_or("", String::as_str);
+        let hint = match policy.enabled {
+            true => self
+                .grants(policy)
+                .ok()
+                .and_then(|g| g.why_not_started(&named_from(self.argv, self.dir), &here)),
+            false => None,
+        };
+        let found = match program.contains('/') {
+            true => Some(here.join(program)).filter(|p| p.is_file()),
+            false => sandbox::grants::resolve(program),
+        };
+        let interpreter = found.as_deref().and_then(sandbox::grants::shebang);
+        let hint = hint.unwrap_or_else(|| match (error.kind(), found, interpreter) {
+            (io::ErrorKind::NotFound, Some(_), Some(i)) if !i.exists() => format!(
+                "{program} names the interpreter {} on its #! line, which does not exist",
+                i.display()
+            ),
+            (io::ErrorKind::NotFound, None, _) => format!(
+                "{program} was not found from {}: check the command (a bare name is looked \
+                 for in PATH)",
+                here.display()
+            ),
+            _ => format!("{program} in {}", here.display()),
+        });
+        format!("could not start: {error}: {hint}")
+    }
 }
 
 /// The command's words with the files it names inside its working directory made full paths:
@@ -116,6 +154,8 @@ pub struct BotProcess {
     written: usize,
     stdout: LineReader,
     exit: Option<ExitStatus>,
+    /// Requests answered in time: a timeout tells a bot never flushed from one late once.
+    answers: u64,
     stderr: StderrDrain,
     /// The report of the processes between the referee and a contained bot.
     containment: Option<Containment>,
@@ -191,6 +231,7 @@ impl BotProcess {
             written: 0,
             stdout: LineReader::new(stdout, max_line),
             exit: None,
+            answers: 0,
             stderr,
             containment,
             keep_tmp,
@@ -254,6 +295,16 @@ impl BotProcess {
         self.stdout.partial()
     }
 
+    /// Counts a request answered in time (its hello included).
+    pub fn answered(&mut self) {
+        self.answers += 1;
+    }
+
+    /// How many requests it answered in time, its hello included.
+    pub fn answers(&self) -> u64 {
+        self.answers
+    }
+
     /// How many bytes the bot has written to its stdout so far.
     pub fn bytes_read(&self) -> u64 {
         self.stdout.total
@@ -287,14 +338,14 @@ impl BotProcess {
         if let Ok(line) = timeout_at(quick, self.stdout.next_line()).await {
             return match line {
                 Some(line) => line,
-                None => self.exited().await,
+                None => self.exited(deadline, CLOSED_OUTPUT).await,
             };
         }
         tokio::select! {
             biased;
             line = self.stdout.next_line() => match line {
                 Some(line) => line,
-                None => self.exited().await,
+                None => self.exited(deadline, CLOSED_OUTPUT).await,
             },
             status = self.child.wait(), if self.exit.is_none() => {
                 if let Ok(status) = status {
@@ -303,16 +354,11 @@ impl BotProcess {
                 // A bot may write its last answer and exit at once: read what it left.
                 match timeout(EXIT_GRACE, self.stdout.next_line()).await {
                     Ok(Some(line)) => line,
-                    _ => self.exited().await,
+                    _ => self.exited(deadline, CLOSED_OUTPUT).await,
                 }
             }
-            () = input_closed(self.input_watch.as_ref()) => {
-                // The bot may be exiting: then its exit says more.
-                match timeout(EXIT_GRACE, self.child.wait()).await {
-                    Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
-                    _ => Received::Exited("closed its input".to_string()),
-                }
-            }
+            // The bot may be exiting: then its exit says more.
+            () = input_closed(self.input_watch.as_ref()) => self.exited(deadline, "closed its input").await,
             () = tokio::time::sleep_until(deadline) => Received::Timeout,
         }
     }
@@ -361,16 +407,19 @@ impl BotProcess {
         true
     }
 
-    /// How the process ended, waiting a moment for it if it closed its output first.
-    async fn exited(&mut self) -> Received {
+    /// How the process ended, waiting for it (until `deadline`, and a moment at least) if it
+    /// closed its output or its input first: a bot that exits at once is told by its exit,
+    /// however loaded the machine, not by which of its pipes the referee saw close first.
+    async fn exited(&mut self, deadline: tokio::time::Instant, closed: &str) -> Received {
+        let until = deadline.max(tokio::time::Instant::now() + EXIT_GRACE);
         if self.exit.is_none()
-            && let Ok(Ok(status)) = timeout(EXIT_GRACE, self.child.wait()).await
+            && let Ok(Ok(status)) = timeout_at(until, self.child.wait()).await
         {
             self.settle(status);
         }
         Received::Exited(match self.exit {
             Some(status) => describe(status),
-            None => "closed its output".to_string(),
+            None => closed.to_string(),
         })
     }
 
@@ -450,6 +499,12 @@ impl BotProcess {
     /// moment for the drain to read what an ending bot wrote last.
     pub async fn stderr_tail(&mut self) -> Option<String> {
         self.stderr.drained(EXIT_GRACE).await;
+        self.stderr_so_far()
+    }
+
+    /// The last lines the bot wrote on stderr so far (cleaned for display, cut short), without
+    /// waiting: for a bot that is still running.
+    pub fn stderr_so_far(&self) -> Option<String> {
         self.stderr.tail.lock().ok()?.text()
     }
 }

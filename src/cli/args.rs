@@ -17,13 +17,15 @@ use crate::cli::key_file;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
-use crate::sandbox::{Policy, ResourceLimits};
+use crate::sandbox::{Policy, ResourceLimits, outputs};
 use crate::tournament::definition::Definition;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
+
+use crate::replay::turn::Wanted;
 use allfives_engine::rules::{Finish, HandEnd, Rules, SpinnerRule};
 
 /// A referee for bots playing the domino game All Fives.
@@ -125,8 +127,11 @@ fn reported(e: clap::Error) -> u8 {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            e.exit_code() as u8
+            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe).
+            match e.print() {
+                Ok(()) => e.exit_code() as u8,
+                Err(e) => crate::cli::exit::output_failed(&e),
+            }
         }
         _ => {
             eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
@@ -172,12 +177,15 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of allfives or of one of its commands.
     Man(ManArgs),
-    /// Write a starter bot (and protocol.md) into a folder, then print the commands that
-    /// check it and play it. Never overwrites a file.
+    /// Write a starter bot, with the protocol and the rulebook beside it, into a folder, then
+    /// print the commands that check it and play it. Never overwrites a file.
     Kit(KitArgs),
+    /// Print the rulebook: scoring, doubles, spinners, every rule option (Markdown).
+    Rules,
 }
 
-/// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py and mybot/protocol.md.
+/// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py, mybot/protocol.md and the
+/// pages it links to (mybot/docs/).
 #[derive(Debug, Args)]
 pub struct KitArgs {
     /// The bot's language.
@@ -228,8 +236,8 @@ pub struct SeedArgs {
     #[arg(long, requires = "seed", conflicts_with = "deal_key")]
     pub public_seed: bool,
     /// Mix --seed with the deal key in FILE, made with a fresh key (mode 0600) if it does not
-    /// exist: the same seed and key give the same games in every run and every shard. Keep it
-    /// where no bot reads (not in a bot's folder) [default: a fresh key, kept nowhere].
+    /// exist: the same seed and key give the same games in every run and every shard. Hidden
+    /// from every contained bot [default: a fresh key, kept nowhere].
     #[arg(long, value_name = "FILE", requires = "seed")]
     pub deal_key: Option<PathBuf>,
 }
@@ -257,6 +265,13 @@ impl SeedArgs {
     /// Whether every run with these options makes the same master (what shards need).
     pub fn reproducible(&self) -> bool {
         self.seed.is_some() && (self.public_seed || self.deal_key.is_some())
+    }
+
+    /// The deal key's file, which no bot may read (it may lie in a folder a bot reads).
+    pub fn key_file(&self) -> Option<PathBuf> {
+        self.deal_key
+            .as_deref()
+            .map(crate::sandbox::grants::absolute)
     }
 
     /// The master seed these options make; `fresh` draws one when no --seed is given. The
@@ -420,7 +435,8 @@ pub struct StandingsArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the report page (docs/report.md) to FILE: ratings, crosstable, charts, every
-    /// game linked to its replay page; one self-contained HTML file (replaced if it exists).
+    /// game linked to its replay page; one self-contained HTML file (replaced if it exists;
+    /// not `-`: the page is a file).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// With --html: also write every game's replay page, and their index, in replay/ beside FILE
@@ -499,6 +515,11 @@ pub struct SandboxArgs {
     /// Let bots use the network (off by default).
     #[arg(long)]
     pub bot_network: bool,
+    /// Let the locks bots take on files have effect (by default a lock takes none, so that
+    /// partners cannot signal through a file both read): for trusted bots whose processes lock
+    /// files between them (SQLite written by several processes). Recorded in every log.
+    #[arg(long)]
+    pub bot_locks: bool,
     /// The most data memory, in MiB, each bot process may use [default: no limit].
     #[arg(long, value_name = "MIB")]
     pub bot_memory: Option<u64>,
@@ -603,6 +624,7 @@ impl SandboxArgs {
         Ok(Policy {
             enabled: !self.no_sandbox,
             network: self.bot_network,
+            real_locks: self.bot_locks,
             limits: ResourceLimits {
                 memory: self.bot_memory.map(|mib| mib << 20),
                 processes: self.bot_processes,
@@ -643,9 +665,10 @@ pub struct ReplayArgs {
     pub from_move: Option<u32>,
     /// The game's K-th decision (every time a bot was asked for a move, answered or faulted;
     /// with --seat, that seat's K-th): the table, the legal moves, the fault, what was played,
-    /// the info and stderr; with --json the exact `turn` message the bot received.
-    #[arg(long, value_name = "K")]
-    pub turn: Option<u32>,
+    /// the info and stderr; with --json the exact `turn` message the bot received. `fault`: the
+    /// first fault's decision; `fault:K`: the K-th fault's.
+    #[arg(long, value_name = "K", value_parser = wanted_turn)]
+    pub turn: Option<Wanted>,
     /// Print the verified game as one JSON document (with --turn: the turn message).
     #[arg(long, conflicts_with = "html")]
     pub json: bool,
@@ -970,7 +993,17 @@ impl MatchArgs {
             LogTarget::File(file) => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
             LogTarget::Dir(dir) => dir.clone(),
         };
-        settings.sandbox.hidden = hidden_with(folder);
+        // Recorded for later runs to hide (an ordinary user's bots could read it otherwise).
+        let written = match &logs {
+            LogTarget::File(file) => file.clone(),
+            LogTarget::Dir(dir) => dir.clone(),
+        };
+        outputs::register(&written);
+        // A log file in a folder the bot may see (its own) is hidden on its own too.
+        let mut hidden = hidden_with(folder);
+        hidden.push(written);
+        hidden.extend(self.seeds.key_file());
+        settings.sandbox.hidden = outputs::compact(hidden);
         settings.sandbox.homes = bots.iter().flat_map(BotSpec::homes).collect();
         settings.processes = Processes::from_flags(self.fresh, self.reuse_processes);
         let config = MatchConfig {
@@ -1086,6 +1119,12 @@ fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
             .is_ok()
             .then(|| file.clone()),
         LogTarget::Dir(dir) if !dir.exists() => None,
+        LogTarget::Dir(dir) if !dir.is_dir() => {
+            return Err(format!(
+                "--log-dir {} is a file, not a folder: name a folder (it is created if absent), or use --log FILE for one game",
+                dir.display()
+            ));
+        }
         LogTarget::Dir(dir) => plan
             .games(0)
             .map(|g| dir.join(format!("game-{}.jsonl", g.number)))
@@ -1101,18 +1140,45 @@ fn logs_free(logs: &LogTarget, plan: &Plan) -> Result<(), String> {
     }
 }
 
+/// `--turn`'s value: `K`, `fault` or `fault:K` (K from 1).
+fn wanted_turn(value: &str) -> Result<Wanted, String> {
+    let number = |k: &str| {
+        k.parse::<u32>().ok().filter(|&k| k > 0).ok_or_else(|| {
+            format!("'{value}' is not K, fault or fault:K (K a whole number from 1)")
+        })
+    };
+    match value.strip_prefix("fault") {
+        Some("") => Ok(Wanted::Fault(1)),
+        Some(rest) => rest.strip_prefix(':').map_or_else(
+            || {
+                Err(format!(
+                    "'{value}' is not K, fault or fault:K (K a whole number from 1)"
+                ))
+            },
+            |k| number(k).map(Wanted::Fault),
+        ),
+        None => number(value).map(Wanted::Turn),
+    }
+}
+
 /// Where `match` keeps its logs unless told.
 pub const DEFAULT_LOGS: &str = "allfives-logs";
 /// Where tournament folders go by default.
 pub const DEFAULT_TOURNAMENTS: &str = "allfives-tournaments";
 
-/// What bots may not read: `folder` (a run's logs or results), and the default folders of past
-/// matches and tournaments here, whatever this run's folder.
+/// What bots may not read: `folder` (a run's logs or results), the default folders of past
+/// matches and tournaments here, what earlier runs wrote (the registry, and the run folders
+/// beside this one), whatever this run's folder.
 pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
     let defaults = [DEFAULT_LOGS, DEFAULT_TOURNAMENTS].map(PathBuf::from);
-    std::iter::once(folder)
+    let earlier = outputs::beside(&folder)
+        .into_iter()
+        .chain(outputs::earlier());
+    let hidden = std::iter::once(folder)
         .chain(defaults.into_iter().filter(|d| d.exists()))
-        .collect()
+        .chain(earlier)
+        .collect();
+    outputs::compact(hidden)
 }
 
 /// Creates and returns a new folder `STEM-N` in `parent` (the first N free): creating it is the
@@ -1161,8 +1227,8 @@ fn read_logged_deals(
     from: Option<u32>,
 ) -> Result<LoggedDeals, String> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read log {shown}: {e}"))?;
+    let text = crate::input::read_text(path, crate::input::MAX_LOG_BYTES)
+        .map_err(|e| format!("cannot read log {shown}: {e}"))?;
     let replay =
         crate::gamelog::replay(&text).map_err(|e| format!("{shown} does not check out: {e}"))?;
     let rules = replay.header.rules;

@@ -31,6 +31,7 @@ use crate::cli::signals::interrupted;
 use crate::cli::tournament;
 use crate::gamelog;
 use crate::gamelog::describe;
+use crate::input;
 use crate::referee::matchplay::{Match, MatchConfig, PlannedGame, Played};
 use crate::replay::text::{self, TextOptions};
 use crate::replay::turn::{self, Answer};
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Completions(args) => completions_command(&args),
         Command::Man(args) => man_command(&args),
         Command::Kit(args) => kit_command(&args),
+        Command::Rules => emitted(emit(kit::RULEBOOK.as_bytes()), 0),
     }
 }
 
@@ -69,7 +71,7 @@ fn kit_command(args: &KitArgs) -> u8 {
         "wrote {}\nnext:\n",
         crate::text::terminal(&files.join(", "))
     );
-    for step in kit::next_steps(args.language, &args.dir) {
+    for step in kit::next_steps(args.language, &args.dir, &kit::python()) {
         text += &format!("  {}\n", crate::text::terminal(&step));
     }
     emitted(emit(text.as_bytes()), 0)
@@ -144,12 +146,12 @@ fn match_command(args: &MatchArgs) -> u8 {
         }
     };
     // Every bot shakes hands first, so that the banner and the results carry its hello name.
-    if unless_interrupted(&runtime, played.introduce()).is_none() {
+    let Some(not_started) = unless_interrupted(&runtime, played.introduce()) else {
         if json && let Err(e) = print_json(&report(false, &early, &tally_of(&early, 1))) {
             return output_failed(&e);
         }
         return fail(INTERRUPTED, "interrupted: every bot was stopped");
-    }
+    };
     let entrants = results::entrants_of(&played.config.bots);
     let set_size = match args.no_rotate {
         true => 1,
@@ -169,7 +171,7 @@ fn match_command(args: &MatchArgs) -> u8 {
         }
     };
     let printed = (&mut stream, &entrants[..], &mut tally);
-    let outcome = match play_match(&runtime, &mut played, printed, args) {
+    let outcome = match play_match(&runtime, &mut played, printed, (args, &not_started)) {
         Ok(outcome) => outcome,
         Err(e) => {
             crate::bot::shutdown::kill_all();
@@ -183,7 +185,7 @@ fn match_command(args: &MatchArgs) -> u8 {
     match_ended(
         &report(played.complete(), &entrants, &tally),
         stream,
-        outcome,
+        (outcome, &not_started),
     )
 }
 
@@ -197,7 +199,7 @@ fn play_match(
         &[Entrant],
         &mut Tally,
     ),
-    args: &MatchArgs,
+    (args, not_started): (&MatchArgs, &[String]),
 ) -> std::io::Result<Option<std::io::Result<()>>> {
     let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
@@ -208,13 +210,16 @@ fn play_match(
                 Some(stream) => stream.game(&line),
                 None => output::print_line(&output::game_line(&line)),
             };
-            printed.map_or_else(
-                |e| {
+            match printed {
+                Err(e) => {
                     broken = Some(e);
                     ControlFlow::Break(())
-                },
-                ControlFlow::Continue,
-            )
+                }
+                // A bot that could not start would forfeit every game the same way: its first
+                // game records the fault, and the match stops there.
+                Ok(()) if !not_started.is_empty() => ControlFlow::Break(()),
+                Ok(()) => ControlFlow::Continue(()),
+            }
         });
         tokio::select! {
             // Polled first, so that the signal handlers are in place before any bot starts.
@@ -253,11 +258,12 @@ fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String
 }
 
 /// A match's end: its report printed (the --json document closed), then how it ended said
-/// (`None`: interrupted).
+/// (`None`: interrupted; `not_started`: the bots that could not start, which stop a match after
+/// its first game).
 fn match_ended(
     report: &Report,
     stream: Option<ReportStream<std::io::Stdout>>,
-    outcome: Option<std::io::Result<()>>,
+    (outcome, not_started): (Option<std::io::Result<()>>, &[String]),
 ) -> u8 {
     let ending = match outcome {
         None => Some((
@@ -265,6 +271,14 @@ fn match_ended(
             "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
         )),
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
+        Some(Ok(())) if !not_started.is_empty() && !report.complete => Some((
+            CHECK_FAILED,
+            format!(
+                "{}; the match stopped after its first game, whose log records the fault \
+                 (`allfives check COMMAND` shows each step)",
+                not_started.join("; ")
+            ),
+        )),
         Some(Ok(())) => None,
     };
     let printed = match stream {
@@ -332,6 +346,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     }
     let replay = match gamelog::replay(&text) {
         Ok(replay) => replay,
+        Err(_) if cut_in_header(&text) => return fail(CUT_LOG, cut_in_header_said(&shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
     let players = replay.header.rules.players;
@@ -348,7 +363,13 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     };
     if let Some(turn) = args.turn {
         return match turn_command(args, &replay, turn) {
-            0 => done,
+            0 if done == CUT_LOG => {
+                eprintln!(
+                    "allfives: note: {} is cut short before the game's end: the turn checks out, the rest of the game is not in the log",
+                    crate::text::terminal(&shown)
+                );
+                done
+            }
             code => code,
         };
     }
@@ -388,7 +409,7 @@ fn replay_command(args: &ReplayArgs) -> u8 {
 /// the tournament folder LOG (its own file or its frame of a pack).
 fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
     let bytes = match &args.game {
-        None => std::fs::read(&args.log)
+        None => input::read(&args.log, input::MAX_LOG_BYTES)
             .map_err(|e| format!("cannot read {}: {e}", args.log.display()))?,
         Some(_) if !args.log.is_dir() => {
             return Err(format!(
@@ -400,7 +421,11 @@ fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
             let failed = |e| format!("game {id} of {}: {e}", args.log.display());
             let place = game_logs::find(&args.log, id)?;
             let bytes = place.read(&args.log).map_err(failed)?;
-            let shown = format!("game {id} of {} ({})", args.log.display(), place.file());
+            let shown = format!(
+                "game {id} of {} ({})",
+                args.log.display(),
+                place.place.file()
+            );
             return Ok((String::from_utf8_lossy(&bytes).into_owned(), shown));
         }
     };
@@ -408,11 +433,25 @@ fn replay_source(args: &ReplayArgs) -> Result<(String, String), String> {
     Ok((String::from_utf8_lossy(&bytes).into_owned(), shown))
 }
 
+/// Whether a log that does not replay holds not one whole line: empty (what a full disk
+/// leaves) or cut inside its header. It is cut short, not wrong.
+fn cut_in_header(text: &str) -> bool {
+    !text.contains('\n') && (text.is_empty() || text.starts_with('{'))
+}
+
+/// What is said of a log [`cut_in_header`].
+fn cut_in_header_said(shown: &str) -> String {
+    format!(
+        "{shown} is cut short before its first whole line (a full disk, or the referee stopped as the game began): it holds no move to replay"
+    )
+}
+
 /// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
 /// out gets a page of what does, marked where it stops, and exit code 3.
 fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path) -> u8 {
     let (data, error) = match pages::game_page(text, args.seat) {
         Ok(page) => page,
+        Err(_) if cut_in_header(text) => return fail(CUT_LOG, cut_in_header_said(shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
     };
     let players = data.about.header["rules"]["players"].as_u64().unwrap_or(0) as usize;
@@ -472,8 +511,8 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         Err(message) => fail(BAD_INPUT, message),
         Ok(folder) => {
             let said = format!(
-                "{shown}: {} and their index are in {}",
-                describe::count(folder.games as u64, "game's page"),
+                "{shown}: the pages of {} and their index are in {}",
+                describe::count(folder.games as u64, "game"),
                 out.join("index.html").display()
             );
             if let Err(e) = output::print_line(&said) {
@@ -531,10 +570,15 @@ fn emitted(written: std::io::Result<()>, code: u8) -> u8 {
 }
 
 /// `--turn K`: the position, its turn message (`--json`), or a bot's answer to it (`--ask`).
-fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, turn: u32) -> u8 {
-    let position = match turn::position(replay, turn, args.seat) {
-        Ok(position) => position,
-        Err(message) => return fail(BAD_INPUT, format!("--turn {turn}: {message}")),
+fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wanted) -> u8 {
+    let (position, all) = match turn::position(replay, wanted, args.seat) {
+        Ok(found) => found,
+        Err(message) => return fail(BAD_INPUT, format!("--turn: {message}")),
+    };
+    // Shown as asked: a fault's decision by the number that `--turn` alone finds it at.
+    let turn = match wanted {
+        turn::Wanted::Turn(k) => k,
+        turn::Wanted::Fault(_) => all,
     };
     if args.json {
         let message = crate::text::json(&String::from_utf8_lossy(&position.message()));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::bot::player::{BotSpec, is_name, name_problem, tell_apart};
+use crate::input;
 
 /// A bots file: `[[bots]]` tables in TOML, or `{"bots": [...]}` in JSON.
 #[derive(Debug, Deserialize)]
@@ -106,8 +107,8 @@ pub fn retired_in(file: Option<&Path>) -> Result<Vec<String>, String> {
 
 fn parse_bots_file(path: &Path) -> Result<BotsFile, String> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read bots file {shown}: {e}"))?;
+    let text = input::read_text(path, input::MAX_LIST_BYTES)
+        .map_err(|e| format!("cannot read bots file {shown}: {e}"))?;
     match path.extension().and_then(|e| e.to_str()) {
         Some("toml") => toml::from_str(&text).map_err(|e| one_line(&e.to_string())),
         Some("json") => serde_json::from_str(&text).map_err(|e| e.to_string()),
@@ -125,6 +126,13 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
         .map(|entry| {
             if !is_name(&entry.name) {
                 return Err(format!("bots file {shown}: {}", name_problem(&entry.name)));
+            }
+            if entry.dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+                return Err(format!(
+                    "bots file {shown}, bot '{}': `dir` is empty; name a folder (\".\" is the \
+                     bots file's) or leave `dir` out to start the bot where the referee starts",
+                    entry.name
+                ));
             }
             let dir = entry.dir.map(|d| folder.join(d));
             let here = |paths: Vec<PathBuf>| paths.into_iter().map(|p| folder.join(p)).collect();

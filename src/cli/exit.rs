@@ -7,7 +7,7 @@ pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// A replayed log does not check out.
 pub const BAD_LOG: u8 = 3;
-/// A bot failed `check`.
+/// A bot failed `check`, or could not start for a match (which stopped after its first game).
 pub const CHECK_FAILED: u8 = 4;
 /// Stdout cannot be written (closed, or the disk is full).
 pub const OUTPUT_FAILED: u8 = 5;

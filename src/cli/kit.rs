@@ -1,9 +1,15 @@
-//! `allfives kit LANGUAGE DIR`: a starter bot, embedded in the binary, written into a folder, so
-//! that someone who installed only the binary (the Python wheel) has a bot to start from.
+//! `allfives kit LANGUAGE DIR`: a starter bot, embedded in the binary, written into a folder with
+//! the protocol and the rulebook beside it, so that someone who installed only the binary (the
+//! Python wheel) has a bot to start from and every page it points to.
+//!
+//! The pages are the repository's own, made to fit the folder as they are written: a span
+//! between `<!-- repository-only -->` and `<!-- /repository-only -->` (how to build from a
+//! clone, where the repository keeps its bots) is left out, and a link to a page the kit does
+//! not hold keeps its words but loses its target. The bot's usage lines name the folder's file.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use clap::ValueEnum;
 
@@ -14,6 +20,8 @@ use crate::text::shell_word as quoted;
 pub enum Language {
     /// bot.py: greedy, the standard library only (Python 3.8+).
     Python,
+    /// bot.py: greedy, written with the package's helper (`from allfives.bot import run`).
+    PythonHelper,
     /// starter_bot.cpp: C++17 types for the view, greedy; the standard library only.
     Cpp,
     /// StarterBot.java: Java types for the view, greedy; JDK 17+.
@@ -22,35 +30,69 @@ pub enum Language {
     Js,
 }
 
-/// The protocol, written beside every kit: the whole contract for a bot's author.
-const PROTOCOL: (&str, &str) = ("protocol.md", include_str!("../../protocol.md"));
+/// A page of the kit: its path in DIR (and in the repository) and its text.
+type Page = (&'static str, &'static str);
+
+/// The pages written beside every bot: the protocol, the rulebook, and the pages they link to.
+const PAGES: [Page; 5] = [
+    ("protocol.md", include_str!("../../protocol.md")),
+    ("docs/rules.md", RULEBOOK),
+    ("docs/fair-play.md", include_str!("../../docs/fair-play.md")),
+    (
+        "docs/log-format.md",
+        include_str!("../../docs/log-format.md"),
+    ),
+    ("docs/results.md", include_str!("../../docs/results.md")),
+];
+
+/// The rulebook (docs/rules.md): scoring, doubles, spinners, every rule option. `allfives
+/// rules` prints it.
+pub const RULEBOOK: &str = include_str!("../../docs/rules.md");
+
+/// Where a repository-only span of a page starts and ends.
+const REPOSITORY_ONLY: (&str, &str) = ("<!-- repository-only -->", "<!-- /repository-only -->");
 
 impl Language {
-    /// The bot's file: its name in DIR and its text.
-    fn source(self) -> (&'static str, &'static str) {
+    /// The bot's file: its path in the repository, its name in DIR, and its text.
+    fn source(self) -> (&'static str, &'static str, &'static str) {
         match self {
             Language::Python => (
+                "sample_bots/python/greedy_bot.py",
                 "bot.py",
                 include_str!("../../sample_bots/python/greedy_bot.py"),
             ),
+            Language::PythonHelper => (
+                "sample_bots/python/helper_bot.py",
+                "bot.py",
+                include_str!("../../sample_bots/python/helper_bot.py"),
+            ),
             Language::Cpp => (
+                "sample_bots/cpp/starter_bot.cpp",
                 "starter_bot.cpp",
                 include_str!("../../sample_bots/cpp/starter_bot.cpp"),
             ),
             Language::Java => (
+                "sample_bots/java/StarterBot.java",
                 "StarterBot.java",
                 include_str!("../../sample_bots/java/StarterBot.java"),
             ),
-            Language::Js => ("bot.js", include_str!("../../sample_bots/js/greedy_bot.js")),
+            Language::Js => (
+                "sample_bots/js/greedy_bot.js",
+                "bot.js",
+                include_str!("../../sample_bots/js/greedy_bot.js"),
+            ),
         }
     }
 
     /// The commands that build the bot (if it needs building), then the command line that
-    /// runs it, for a kit written into `dir` (already quoted for a shell).
-    fn build_and_run(self, dir: &str) -> (Vec<String>, String) {
+    /// runs it, for a kit written into `dir` (already quoted for a shell); `python` runs a
+    /// Python bot.
+    fn build_and_run(self, dir: &str, python: &str) -> (Vec<String>, String) {
         let join = |name: &str| quoted(&Path::new(dir).join(name).display().to_string());
         match self {
-            Language::Python => (vec![], format!("\"python3 {}\"", join("bot.py"))),
+            Language::Python | Language::PythonHelper => {
+                (vec![], format!("\"{} {}\"", quoted(python), join("bot.py")))
+            }
             Language::Js => (vec![], format!("\"node {}\"", join("bot.js"))),
             Language::Cpp => (
                 vec![format!(
@@ -82,10 +124,89 @@ pub enum KitError {
     Write(PathBuf, std::io::Error),
 }
 
+/// The kit's files for `language` written into `dir`: each path in DIR and its text.
+fn files(language: Language, dir: &Path) -> Vec<(&'static str, String)> {
+    let (origin, name, text) = language.source();
+    let written = quoted(&dir.join(name).display().to_string());
+    let present: Vec<&str> = PAGES.iter().map(|(path, _)| *path).collect();
+    let mut files = vec![(name, text.replace(origin, &written))];
+    files.extend(
+        PAGES
+            .iter()
+            .map(|(path, text)| (*path, for_kit(text, path, &present))),
+    );
+    files
+}
+
+/// A page as the kit writes it at `path`: without its repository-only spans, and with links to
+/// pages not `present` made plain words.
+fn for_kit(text: &str, path: &str, present: &[&str]) -> String {
+    let mut kept = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(REPOSITORY_ONLY.0) {
+        kept.push_str(&rest[..start]);
+        let after = &rest[start..];
+        rest = after
+            .find(REPOSITORY_ONLY.1)
+            .map_or("", |end| &after[end + REPOSITORY_ONLY.1.len()..]);
+    }
+    kept.push_str(rest);
+    unlink_missing(&kept, path, present)
+}
+
+/// `text` (the page at `path`) with every Markdown link whose target is not among `present`
+/// replaced by its words.
+fn unlink_missing(text: &str, path: &str, present: &[&str]) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let inner = &rest[open + 1..];
+        let link = inner.find(']').and_then(|close| {
+            let target = inner[close + 1..].strip_prefix('(')?;
+            let end = target.find(')')?;
+            Some((&inner[..close], &target[..end], close + end + 3))
+        });
+        match link {
+            Some((words, target, taken)) if !resolves(path, target, present) => {
+                out.push_str(&rest[..open]);
+                out.push_str(words);
+                rest = &inner[taken..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = inner;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a link from the page at `path` to `target` reaches an address, an anchor of the same
+/// page, or a page `present`.
+fn resolves(path: &str, target: &str, present: &[&str]) -> bool {
+    let file = target.split('#').next().unwrap_or_default();
+    if file.is_empty() || target.contains("://") {
+        return true;
+    }
+    let joined = Path::new(path).parent().unwrap_or(Path::new("")).join(file);
+    let mut reached: Vec<&str> = Vec::new();
+    for part in joined.components() {
+        match part {
+            Component::ParentDir => {
+                reached.pop();
+            }
+            Component::Normal(name) => reached.push(name.to_str().unwrap_or_default()),
+            _ => {}
+        }
+    }
+    present.contains(&reached.join("/").as_str())
+}
+
 /// Writes the kit of `language` into `dir` (made if missing) and returns the paths written.
 /// Nothing is written when any of the kit's files is already there.
 pub fn write(language: Language, dir: &Path) -> Result<Vec<PathBuf>, KitError> {
-    let files = [language.source(), PROTOCOL];
+    let files = files(language, dir);
     if let Some(taken) = files
         .iter()
         .map(|(name, _)| dir.join(name))
@@ -93,11 +214,12 @@ pub fn write(language: Language, dir: &Path) -> Result<Vec<PathBuf>, KitError> {
     {
         return Err(KitError::Exists(taken));
     }
-    fs::create_dir_all(dir).map_err(|e| KitError::Write(dir.to_path_buf(), e))?;
     files
         .iter()
         .map(|(name, text)| {
             let path = dir.join(name);
+            let folder = path.parent().unwrap_or(dir);
+            fs::create_dir_all(folder).map_err(|e| KitError::Write(folder.to_path_buf(), e))?;
             // create_new: a file that appeared since the look above is still not overwritten.
             OpenOptions::new()
                 .write(true)
@@ -113,9 +235,21 @@ pub fn write(language: Language, dir: &Path) -> Result<Vec<PathBuf>, KitError> {
         .collect()
 }
 
-/// What to type next, for a kit written into `dir`: build it, check it, play it (a line each).
-pub fn next_steps(language: Language, dir: &Path) -> Vec<String> {
-    let (build, bot) = language.build_and_run(&dir.display().to_string());
+/// The Python to run a Python bot with: the one installed beside this `allfives` when there is
+/// one (a virtual environment's, which imports the package's helper even when the environment
+/// is not activated), else `python3` from PATH.
+pub fn python() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("python3")))
+        .filter(|python| python.is_file())
+        .map_or_else(|| "python3".to_string(), |p| p.display().to_string())
+}
+
+/// What to type next, for a kit written into `dir`, Python bots run by `python`: build it,
+/// check it, play it (a line each).
+pub fn next_steps(language: Language, dir: &Path, python: &str) -> Vec<String> {
+    let (build, bot) = language.build_and_run(&dir.display().to_string(), python);
     let mut lines: Vec<String> = build;
     lines.push(format!("allfives check {bot}"));
     lines.push(format!("allfives match {bot} builtin:greedy --games 10"));
@@ -128,7 +262,7 @@ mod tests {
 
     #[test]
     fn the_next_steps_quote_a_folder_with_a_space() {
-        let steps = next_steps(Language::Python, Path::new("my bot")).join("\n");
+        let steps = next_steps(Language::Python, Path::new("my bot"), "python3").join("\n");
         assert!(
             steps.contains("allfives check \"python3 'my bot/bot.py'\""),
             "{steps}"
@@ -137,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_compiled_kit_is_built_before_it_is_checked() {
-        let steps = next_steps(Language::Cpp, Path::new("b")).join("\n");
+        let steps = next_steps(Language::Cpp, Path::new("b"), "python3").join("\n");
         let build = steps.find("g++").expect("a build line");
         assert!(
             build
@@ -145,5 +279,23 @@ mod tests {
                     .find("allfives check b/starter_bot")
                     .expect("a check line")
         );
+    }
+
+    #[test]
+    fn a_link_to_a_page_the_kit_lacks_keeps_only_its_words() {
+        let present = ["protocol.md", "docs/rules.md"];
+        let text = "see [the rules](rules.md#spinners), [the protocol](../protocol.md), \
+                    [benchmarks](benchmarks.md), [a part](#faults) and `[1, 6]` (a tile)";
+        assert_eq!(
+            unlink_missing(text, "docs/log-format.md", &present),
+            "see [the rules](rules.md#spinners), [the protocol](../protocol.md), \
+             benchmarks, [a part](#faults) and `[1, 6]` (a tile)"
+        );
+    }
+
+    #[test]
+    fn a_repository_only_span_is_left_out() {
+        let text = "a <!-- repository-only -->cargo build<!-- /repository-only -->b";
+        assert_eq!(for_kit(text, "protocol.md", &[]), "a b");
     }
 }

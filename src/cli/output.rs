@@ -87,10 +87,16 @@ pub fn game_line(line: &GameLine) -> String {
                 .find(|f| f.forfeit)
                 .map(|f| {
                     let detail = crate::text::terminal(&f.detail);
-                    format!("{}: {detail}{}", f.kind, wrote(f.input.as_deref()))
+                    let at = f.turn.map_or(String::new(), |t| {
+                        format!(" at --turn {t} (seat {})", f.seat)
+                    });
+                    (
+                        at,
+                        format!("{}: {detail}{}", f.kind, wrote(f.input.as_deref())),
+                    )
                 })
                 .unwrap_or_default();
-            format!("{} forfeits: {why}", line.seats[seat].name)
+            format!("{} forfeits{}: {}", line.seats[seat].name, why.0, why.1)
         }
     };
     let mut text = format!(
@@ -107,6 +113,11 @@ pub fn game_line(line: &GameLine) -> String {
     }
     text
 }
+
+/// What the starred time columns are: histogram buckets keep percentiles of any number of moves
+/// in a fixed space, at the cost of exactness.
+pub const TIMES_NOTE: &str = "* upper bounds: the top of the time's histogram bucket, up to 19% \
+     above it; each game's log has every move's exact time (time_us)";
 
 /// The standings of a report: the table per entrant, teams, crosstable, ratings, the winner;
 /// the Elo line of every pair of entrants with `pairs` (always with two entrants).
@@ -141,7 +152,7 @@ fn table_text(s: &Standings) -> String {
     let width = name_width(s, 4);
     let _ = writeln!(
         text,
-        "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms  median ms   p99 ms  slowest ms  faults",
+        "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms  median ms*  p99 ms*  slowest ms*  faults",
         "name"
     );
     let mut rows: Vec<&Row> = s.entrants.iter().collect();
@@ -149,7 +160,7 @@ fn table_text(s: &Standings) -> String {
     for r in rows {
         let _ = writeln!(
             text,
-            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7.1}  {:>9.2}  {:>7.1}  {:>11.1}  {:>7.2}  {:>9.2}  {:>7.2}  {:>10.2}  {}",
+            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7.1}  {:>9.2}  {:>7.1}  {:>11.1}  {:>7.2}  {:>10.2}  {:>7.2}  {:>11.2}  {}",
             r.name,
             r.games,
             r.wins,
@@ -166,6 +177,7 @@ fn table_text(s: &Standings) -> String {
             faults(&r.faults)
         );
     }
+    let _ = writeln!(text, "{TIMES_NOTE}");
     text
 }
 

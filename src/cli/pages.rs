@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use allfives_engine::rules::Seat;
 
 use crate::gamelog::{self, LogError, describe};
+use crate::input;
 use crate::replay::html::{self, IndexEntry};
 use crate::replay::page_data::{Failure, PageData, page_data};
 use crate::replay::steps;
-use crate::tournament::game_logs::{self, Place};
+use crate::tournament::game_logs::{self, LineLog};
 use crate::tournament::results::RESULTS;
 
 /// A log's page data, and why it does not check out, if it does not.
@@ -53,7 +54,7 @@ enum Log {
     /// A log file of a folder of logs.
     File(PathBuf),
     /// A game of a tournament's folder, as its results line places it.
-    Logged(Place),
+    Logged(LineLog),
 }
 
 /// Writes a page for every game in `dir`, and `index.html`, into `out`, a folder that must not
@@ -61,18 +62,61 @@ enum Log {
 /// files) or a folder of game logs (`*.jsonl`).
 pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, String> {
     let games = games_in(dir)?;
-    std::fs::create_dir(out).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => format!(
+    if std::fs::symlink_metadata(out).is_ok() {
+        return Err(format!(
             "{} exists already; remove it or name another folder",
             out.display()
-        ),
-        _ => format!("cannot create {}: {e}", out.display()),
-    })?;
+        ));
+    }
+    // Written beside it, then renamed: a run stopped half-way (SIGTERM, a full disk) leaves no
+    // half folder at OUT that a rerun would refuse; the next run clears what it left.
+    let partial = partial_of(out);
+    match std::fs::remove_dir_all(&partial) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot remove {}: {e}", partial.display()));
+        }
+        _ => {}
+    }
+    std::fs::create_dir(&partial)
+        .map_err(|e| format!("cannot create {}: {e}", partial.display()))?;
+    let written = write_pages(dir, &partial, games, seat).and_then(|folder| {
+        std::fs::rename(&partial, out)
+            .map(|()| folder)
+            .map_err(|e| {
+                format!(
+                    "cannot rename {} to {}: {e}",
+                    partial.display(),
+                    out.display()
+                )
+            })
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&partial);
+    }
+    written
+}
+
+/// Where the pages of `out` are written before they are whole: `.NAME.partial` beside it.
+fn partial_of(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "pages".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.partial"))
+}
+
+/// Writes every game's page and the index into the folder `out`.
+fn write_pages(
+    dir: &Path,
+    out: &Path,
+    games: Vec<Game>,
+    seat: Option<Seat>,
+) -> Result<Folder, String> {
     let mut entries = Vec::new();
     let mut bad = Vec::new();
     for Game { name, shown, log } in games {
         let bytes = match &log {
-            Log::File(path) => std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}")),
+            Log::File(path) => input::read(path, input::MAX_LOG_BYTES)
+                .map_err(|e| format!("cannot read {shown}: {e}")),
             Log::Logged(place) => place
                 .read(dir)
                 .map_err(|e| format!("cannot read game {shown}: {e}")),

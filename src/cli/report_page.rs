@@ -14,7 +14,7 @@ use crate::report::html;
 use crate::sandbox::files;
 use crate::text::shell_word;
 use crate::tournament::definition::Definition;
-use crate::tournament::game_logs::Place;
+use crate::tournament::game_logs::LineLog;
 use crate::tournament::report_stream::Report;
 use crate::tournament::results::GameLine;
 use crate::tournament::standings::Tally;
@@ -167,7 +167,7 @@ impl ReportPage {
 
 /// The header of `line`'s log in the folder `dir`, if it has one.
 fn header_of(line: &GameLine, dir: &Path) -> Option<Header> {
-    let log = Place::of(line).ok()?.read(dir).ok()?;
+    let log = LineLog::of(line).ok()?.read(dir).ok()?;
     let first = log.split(|&b| b == b'\n').next()?;
     serde_json::from_slice(first).ok()
 }

@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 pub fn interrupted() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let (tx, rx) = tokio::sync::oneshot::channel();
+    mark_stopping();
     let signals = [
         SignalKind::interrupt(),
         SignalKind::terminate(),
@@ -29,6 +30,18 @@ pub fn interrupted() -> impl std::future::Future<Output = ()> {
             std::future::pending::<()>().await;
         }
     }
+}
+
+/// Makes Ctrl-C, SIGTERM and SIGHUP also set [`crate::input::stop`]'s flag, which a read on this
+/// thread looks at while the runtime (and so its signal watch) waits for it.
+fn mark_stopping() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+            let _ = unsafe { signal_hook_registry::register(signal, crate::input::stop) };
+        }
+    });
 }
 
 /// Resolves when `signal` arrives; never if its handler could not be set (then the signal's

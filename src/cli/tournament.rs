@@ -51,6 +51,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
+        Err(message) if crate::input::stopping() => return fail(INTERRUPTED, message),
         Err(message) => return fail(BAD_INPUT, message),
     };
     for note in notes {
@@ -80,10 +81,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     }
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
-    let policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
+    crate::sandbox::outputs::register(&dir);
+    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
         concurrency: args
             .concurrency
@@ -303,6 +306,12 @@ fn ladder_flag(args: &TournamentArgs) -> Option<&'static str> {
 
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
+    if args.html.as_deref() == Some(Path::new("-")) {
+        return fail(
+            BAD_INPUT,
+            "--html -: the report page is written to a file (its replay pages are linked beside it), not to stdout; name a file such as report.html",
+        );
+    }
     let shards = match Shards::read(&args.dirs) {
         Ok(shards) => shards,
         Err(message) => return fail(BAD_INPUT, message),

@@ -115,6 +115,11 @@ pub struct SeatFault {
     /// in logs written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<u64>,
+    /// The game's decision it faulted at, counted as `replay --turn K` counts them (every time
+    /// a bot was asked for a move, from 1): known to the referee as it plays, not logged (a
+    /// replay counts it again), absent for a fault while starting.
+    #[serde(skip)]
+    pub turn: Option<u32>,
 }
 
 /// The stderr lines a bot wrote while it decided a move (between the request before and its

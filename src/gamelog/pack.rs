@@ -30,6 +30,13 @@ pub struct Frame {
     pub bytes: u64,
 }
 
+impl Frame {
+    /// The offset just past its last byte; `None` past what a file can hold (a forged line).
+    pub fn end(&self) -> Option<u64> {
+        self.offset.checked_add(self.bytes)
+    }
+}
+
 /// A pack open for appending, held by one writer.
 pub struct PackWriter {
     file: File,
@@ -81,7 +88,7 @@ pub fn sync(path: &Path) -> io::Result<()> {
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
     /// The pack could not be read there (absent, unreadable, or shorter than the frame's end).
-    #[error("cannot read bytes {offset} to {end} of it: {source}", end = .frame.offset + .frame.bytes, offset = .frame.offset)]
+    #[error("cannot read bytes {offset} to {end} of it: {source}", end = .frame.offset.saturating_add(.frame.bytes), offset = .frame.offset)]
     Read {
         /// The frame asked for.
         frame: Frame,
@@ -89,7 +96,7 @@ pub enum FrameError {
         source: io::Error,
     },
     /// The bytes there are not exactly one whole zstd frame.
-    #[error("bytes {offset} to {end} of it are not one whole zstd frame", end = .0.offset + .0.bytes, offset = .0.offset)]
+    #[error("bytes {offset} to {end} of it are not one whole zstd frame", end = .0.offset.saturating_add(.0.bytes), offset = .0.offset)]
     NotAFrame(Frame),
     /// The frame does not decode (changed, or cut short), or its checksum differs.
     #[error("the frame at byte {offset} does not decompress: {why}", offset = .frame.offset)]
@@ -105,17 +112,36 @@ pub enum FrameError {
 pub fn read_frame(path: &Path, frame: Frame) -> Result<Vec<u8>, FrameError> {
     let read = |source| FrameError::Read { frame, source };
     let file = File::open(path).map_err(read)?;
+    // Nothing is allocated for more than the pack holds: a forged length is refused here.
+    let held = file.metadata().map_err(read)?.len();
+    if frame.end().is_none_or(|end| end > held) {
+        return Err(read(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the pack holds {held} bytes"),
+        )));
+    }
     let len = usize::try_from(frame.bytes).map_err(|e| read(io::Error::other(e)))?;
     let mut bytes = vec![0u8; len];
     file.read_exact_at(&mut bytes, frame.offset).map_err(read)?;
     if zstd_safe::find_frame_compressed_size(&bytes) != Ok(len) {
         return Err(FrameError::NotAFrame(frame));
     }
-    zstd::stream::decode_all(bytes.as_slice()).map_err(|e| FrameError::Corrupt {
-        frame,
-        why: e.to_string(),
-    })
+    let corrupt = |why: String| FrameError::Corrupt { frame, why };
+    // The frame says how much it holds, checked against its checksum as it decodes: a frame
+    // that claims more than any log is refused before it is decompressed.
+    match zstd_safe::get_frame_content_size(&bytes) {
+        Ok(Some(size)) if size <= MAX_FRAME_CONTENT => {}
+        _ => {
+            return Err(corrupt(format!(
+                "it does not say it holds at most {MAX_FRAME_CONTENT} bytes"
+            )));
+        }
+    }
+    zstd::stream::decode_all(bytes.as_slice()).map_err(|e| corrupt(e.to_string()))
 }
+
+/// The most a frame may hold uncompressed: a game log's limit.
+const MAX_FRAME_CONTENT: u64 = crate::input::MAX_LOG_BYTES;
 
 /// Cuts the pack at `path` back to `end` bytes when it is longer; how many bytes went. A pack
 /// shorter than `end` is left as it is, and said.

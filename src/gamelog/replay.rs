@@ -147,7 +147,10 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
                 checker.replay.torn = Some(line);
                 break;
             }
-            Err(e) => return Err(fail(line, format!("not JSON ({e})"))),
+            Err(e) => {
+                let why = crate::input::json_error(&e);
+                return Err(fail(line, format!("not JSON ({why})")));
+            }
         };
         checker.line(&value).map_err(|why| fail(line, why))?;
         let Replay { game, events, .. } = &mut checker.replay;
@@ -158,7 +161,7 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
 
 fn read_header(text: &str, complete: bool) -> Result<Header, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| match complete {
-        true => format!("the header is not JSON ({e})"),
+        true => format!("the header is not JSON ({})", crate::input::json_error(&e)),
         false => "the log is cut off inside its header".into(),
     })?;
     if value.get("type") != Some(&Value::from("header")) {

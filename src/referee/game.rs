@@ -115,6 +115,7 @@ pub async fn play_game(
         log,
         faults: Vec::new(),
         fault_counts: vec![0; setup.rules.players],
+        asked: 0,
         logged: 0,
         decision: Decision::default(),
         turns: TurnWriter::new(),
@@ -184,6 +185,8 @@ struct Table<'a> {
     log: &'a mut GameLog,
     faults: Vec<SeatFault>,
     fault_counts: Vec<u32>,
+    /// How many times a bot was asked for a move so far (`replay --turn` numbers them so).
+    asked: u32,
     /// How many of the engine's events have been logged and told.
     logged: usize,
     /// How the last move was decided, for its log line.
@@ -279,6 +282,7 @@ impl Table<'_> {
             };
             return play(game, seat, legal[0]);
         }
+        self.asked += 1;
         let player = &mut self.players[self.setup.seating[seat]];
         let id = Some(player.next_request_id());
         if player.listens() {
@@ -340,6 +344,7 @@ impl Table<'_> {
             fault,
             forfeit,
             id,
+            turn: id.map(|_| self.asked),
         };
         self.log.fault(&record)?;
         self.log.flush()?;

@@ -195,8 +195,9 @@ impl Match {
     }
 
     /// Starts every bot to hear its `hello`, and names each after it unless the command line
-    /// named it (names stay unique). A bot that fails to start is reported by the first game.
-    pub async fn introduce(&mut self) {
+    /// named it (names stay unique). A bot that fails to start is reported by the first game;
+    /// returns a sentence for each (its name, command and fault).
+    pub async fn introduce(&mut self) -> Vec<String> {
         for player in &mut self.players {
             player.introduce(&self.config.settings.clocks).await;
         }
@@ -206,6 +207,18 @@ impl Match {
             *spec = spec.clone().renamed(name);
             player.spec = spec.clone();
         }
+        self.players
+            .iter()
+            .filter_map(|p| {
+                let fault = p.failed_start()?;
+                Some(format!(
+                    "{} ({}) could not start: {}",
+                    p.display_name(),
+                    p.spec.command,
+                    fault.detail
+                ))
+            })
+            .collect()
     }
 
     /// Each bot's statistics so far.

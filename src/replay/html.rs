@@ -1,6 +1,8 @@
 //! A verified game as one self-contained HTML page: the data, the drawing code and the styles
 //! all inline, nothing fetched. Everything from the log (bot names, commands, fault inputs, a
-//! bot's info and stderr) goes in as JSON data, written by [`crate::page`] (which also names
+//! bot's info and stderr) goes in as JSON data, each string shown as on a terminal
+//! ([`crate::text::page_data`]: a bidi override stays an escape, never acts), written by
+//! [`crate::page`] (which also names
 //! the page's one script in its Content-Security-Policy); the page builds its elements with
 //! `textContent` only.
 //!
@@ -16,7 +18,7 @@ const PAGE: &str = include_str!("page.html");
 
 /// The page for a game's data.
 pub fn page(data: &PageData) -> String {
-    crate::page::fill(PAGE, data)
+    crate::page::fill(PAGE, &crate::text::page_data(data))
 }
 
 /// One game's line in a folder's index.

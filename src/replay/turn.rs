@@ -49,9 +49,22 @@ struct Met<'a> {
     play: Option<&'a (Seat, Move, Decision)>,
 }
 
-/// The game's `turn`-th decision (every time a bot was asked for a move, whether it answered or
-/// faulted, from 1), or with `seat` that seat's.
-pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Position, String> {
+/// Which decision to find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// The `K`-th decision (every time a bot was asked for a move, whether it answered or
+    /// faulted, from 1), or with a seat that seat's.
+    Turn(u32),
+    /// The decision of the `K`-th fault at a decision (from 1), or with a seat that seat's.
+    Fault(u32),
+}
+
+/// The decision `wanted` of the game, and its number as `--turn` counts them (without a seat).
+pub fn position(
+    replay: &Replay,
+    wanted: Wanted,
+    seat: Option<Seat>,
+) -> Result<(Position, u32), String> {
     let h = &replay.header;
     let clocks = Clocks::from_info(h.clock, h.clock_kind);
     let mut seat_clocks: Vec<_> = (0..h.rules.players).map(|_| clocks.start_game()).collect();
@@ -62,7 +75,7 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
     let mut decisions = replay.decisions.iter();
     // A fault before the first deal (a bot that did not start) is at no decision.
     let mut faults = replay.faults.iter().filter(|f| f.after > 0).peekable();
-    let mut found = 0;
+    let (mut found, mut faults_found, mut all) = (0, 0, 0);
     let mut index = 0;
     loop {
         let fault = faults.next_if(|f| f.after <= index);
@@ -112,9 +125,15 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
         let Some(met) = met else { continue };
         let by = met.seat;
         asked[by] += 1;
+        all += 1;
         if seat.is_none_or(|s| s == by) {
             found += 1;
-            if found == turn {
+            faults_found += u32::from(met.fault.is_some());
+            let here = match wanted {
+                Wanted::Turn(turn) => found == turn,
+                Wanted::Fault(k) => met.fault.is_some() && faults_found == k,
+            };
+            if here {
                 let logged_id = met
                     .play
                     .and_then(|p| p.2.id)
@@ -126,7 +145,7 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
                     .iter()
                     .find(|s| s.record.seat == by && Some(s.record.id) == logged_id)
                     .map_or_else(Vec::new, |s| s.record.lines.clone());
-                return Ok(Position {
+                let position = Position {
                     stderr,
                     id,
                     time_left_ms: seat_clocks[by].allowance().as_millis() as u64,
@@ -135,7 +154,8 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
                     played: met.play.map(|p| p.1),
                     decision: met.play.map(|p| p.2.clone()).unwrap_or_default(),
                     fault: met.fault.map(|f| f.fault.clone()),
-                });
+                };
+                return Ok((position, all));
             }
         }
         if let Some(us) = met.play.and_then(|p| p.2.time_us) {
@@ -147,11 +167,17 @@ pub fn position(replay: &Replay, turn: u32, seat: Option<Seat>) -> Result<Positi
         };
     }
     let whose = seat.map_or(String::new(), |s| format!(" of seat {s}"));
-    Err(format!(
-        "the game has {} decision{} (a move a bot was asked for){whose}, so no turn {turn}",
-        found,
-        if found == 1 { "" } else { "s" }
-    ))
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    Err(match wanted {
+        Wanted::Turn(turn) => format!(
+            "the game has {found} decision{} (a move a bot was asked for){whose}, so no turn {turn}",
+            plural(found)
+        ),
+        Wanted::Fault(k) => format!(
+            "the game has {faults_found} fault{} at a decision{whose}, so no fault {k}",
+            plural(faults_found)
+        ),
+    })
 }
 
 impl Position {

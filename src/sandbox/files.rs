@@ -52,9 +52,14 @@ pub fn replace(
 ) -> io::Result<()> {
     let _ = std::fs::remove_file(temporary);
     let mut file = create_new(temporary)?;
-    fill(&mut file)?;
-    file.sync_all()?;
-    std::fs::rename(temporary, path)
+    let replaced = fill(&mut file)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(temporary, path));
+    // A write that failed (a full disk) leaves no half file behind.
+    if replaced.is_err() {
+        let _ = std::fs::remove_file(temporary);
+    }
+    replaced
 }
 
 /// Creates folder `dir` (and its parents), the last one readable by the user only.

@@ -3,7 +3,10 @@
 //! its command line names, the user's installs of interpreters (version managers, `pip install
 //! --user`, virtual environments), and what the user grants (`--bot-read`). Everything else on
 //! the machine stays readable as for any program of the user's, except what is hidden: the logs,
-//! the results, and the other bots' own folders ([`hidden_for`]).
+//! the results, and the other bots' own folders ([`hide`]). A system or shared
+//! installation (the system's folders, `PATH`'s, a version manager's, a virtual environment) is
+//! never a bot's own folder ([`shared`]), and a hidden folder that holds what a bot needs (a
+//! log folder that is its own) is shown to it with only its own entries ([`Grants::carved`]).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -17,6 +20,16 @@ const BIN_DIRS: [&str; 3] = ["bin", "sbin", "shims"];
 const USER_INSTALLS: [&str; 12] = [
     ".local", ".pyenv", ".nvm", ".rbenv", ".asdf", ".cargo", ".rustup", ".sdkman", ".m2", ".volta",
     ".deno", ".bun",
+];
+/// Variables naming an installation of interpreters or packages: shared, never a bot's own.
+const INSTALL_ROOTS: [&str; 7] = [
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "PYENV_ROOT",
+    "NVM_DIR",
+    "JAVA_HOME",
+    "GEM_HOME",
+    "GOPATH",
 ];
 /// Variables naming where an interpreter's packages live (several paths, `:`-separated).
 const INSTALL_VARS: [&str; 12] = [
@@ -33,10 +46,13 @@ const INSTALL_VARS: [&str; 12] = [
     "PERL5LIB",
     "LD_LIBRARY_PATH",
 ];
-/// Folders never hidden from a bot, even when another bot's command names a file there.
-const SYSTEM: [&str; 10] = [
-    "/", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/var", "/home",
+/// The system's installations: nothing in them is a bot's own folder.
+const SYSTEM: [&str; 14] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var",
+    "/snap", "/nix", "/gnu", "/dev",
 ];
+/// Folders shared by everything below them: never a bot's own folder (their contents may be).
+const COMMON: [&str; 4] = ["/", "/home", "/tmp", "/root"];
 
 /// What one bot may touch beyond what every program of the user's reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,10 +65,53 @@ pub struct Grants {
     pub write: BTreeSet<PathBuf>,
     /// Folders granted to it by the user (`--bot-read`, a bots file's `read`).
     pub granted: BTreeSet<PathBuf>,
-    /// Folders kept out of the bot's reach: the logs and results, and other bots' folders.
+    /// Folders and files kept out of the bot's reach: the logs and results, earlier runs'
+    /// output, and other bots' folders.
     pub hidden: BTreeSet<PathBuf>,
+    /// Hidden folders that hold what the bot needs (a log folder that is its own folder): it
+    /// sees in them only the entries it had before the run ([`Grants::shown`]), never the
+    /// allfives files, nor what is written there later.
+    pub carved: BTreeSet<PathBuf>,
+    /// The entries of the carved folders the bot sees.
+    pub shown: BTreeSet<PathBuf>,
     /// What the bot was refused that it may need, one sentence each.
     pub notes: Vec<String>,
+}
+
+impl Grants {
+    /// Whether the bot cannot see `path` (made absolute): it is hidden, or in a carved folder
+    /// but not among the entries shown there.
+    pub fn hides(&self, path: &Path) -> bool {
+        let path = absolute(path);
+        let carved_away = self
+            .carved
+            .iter()
+            .any(|c| path.starts_with(c) && path != *c)
+            && !self.shown.iter().any(|s| path.starts_with(s));
+        carved_away || self.hidden.iter().any(|h| path.starts_with(h))
+    }
+
+    /// Why a contained start failed, naming what the bot could not see of what it starts
+    /// from (`argv`, in `dir`) and the option that grants it; `None` if all of it is there.
+    pub fn why_not_started(&self, argv: &[String], dir: &Path) -> Option<String> {
+        let program = argv.first()?;
+        let named = match program.contains('/') {
+            true => Some(dir.join(program)),
+            false => resolve(program),
+        };
+        let interpreter = named.as_deref().and_then(shebang);
+        let hidden = [Some(dir.to_path_buf()), named, interpreter]
+            .into_iter()
+            .flatten()
+            .find(|p| self.hides(p))?;
+        Some(format!(
+            "contained, the bot cannot see {}, which it starts from (it is hidden as a log \
+             folder or another bot's folder): --bot-read {} grants it, --no-sandbox turns the \
+             containment off (docs/fair-play.md)",
+            hidden.display(),
+            hidden.display()
+        ))
+    }
 }
 
 /// What a bot asks for: its command's words, the folder it starts in, and the extra folders
@@ -98,9 +157,27 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
         write,
         ..Grants::default()
     };
-    let own = homes(wants.argv, Some(wants.dir));
-    g.hidden = hidden_for(&g, &own, hidden, others);
+    let mut needs = homes(wants.argv, Some(wants.dir));
+    needs.extend(g.read.iter().chain(&g.write).chain(&g.granted).cloned());
+    needs.push(g.cwd.clone());
+    needs.extend(starts(wants.argv));
+    hide(&mut g, &needs, hidden, others);
     g
+}
+
+/// The files a bot's start runs: its program and the interpreter its `#!` line names, as named
+/// and as their real paths. Hiding must never take them away.
+fn starts(argv: &[String]) -> Vec<PathBuf> {
+    let Some(program) = argv.first().and_then(|p| resolve(p)) else {
+        return Vec::new();
+    };
+    let interpreter = shebang(&program);
+    [Some(program), interpreter]
+        .into_iter()
+        .flatten()
+        .flat_map(|p| [absolute(&p), std::path::absolute(&p).unwrap_or_default()])
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect()
 }
 
 /// The folders that hold a bot's own files: its working directory when given one (a bots
@@ -111,44 +188,142 @@ pub fn homes(argv: &[String], dir: Option<&Path>) -> Vec<PathBuf> {
         true => absolute(&p),
         false => absolute(folder_of(&p)),
     }));
-    homes.retain(|h| !SYSTEM.iter().any(|s| h == Path::new(s)));
+    homes.retain(|h| !shared(h));
     homes
 }
 
-/// What a bot must not read: every hidden folder, and every other bot's folder unless it holds
-/// something this bot needs or one of its own files (`own`: two bots started from one folder
-/// both read it). Another bot's
-/// folder inside this bot's working directory is hidden there.
-fn hidden_for(
-    g: &Grants,
-    own: &[PathBuf],
-    hidden: &[PathBuf],
-    others: &[PathBuf],
-) -> BTreeSet<PathBuf> {
-    let needed = |h: &Path| {
-        own.iter()
-            .chain(&g.read)
-            .chain(&g.write)
-            .any(|r| r.starts_with(h))
+/// Whether `path` is a system or shared installation (or the folder everyone's files are in):
+/// the system's folders, a folder of `PATH` and its installation, a version manager's or
+/// interpreter's installation, a virtual environment, the home folder itself.
+pub fn shared(path: &Path) -> bool {
+    let path = absolute(path);
+    let (home, installs) = shared_roots();
+    if COMMON.iter().any(|c| path == Path::new(c))
+        || home.as_deref() == Some(path.as_path())
+        || SYSTEM.iter().any(|s| path.starts_with(s))
+        || installs.iter().any(|r| path.starts_with(r))
+    {
+        return true;
+    }
+    let environment = |dir: &Path| {
+        Some(dir) != home.as_deref()
+            && (dir.join("pyvenv.cfg").is_file() || dir.join("conda-meta").is_dir())
     };
-    let mut out: BTreeSet<PathBuf> = hidden.iter().map(|h| absolute(h)).collect();
-    out.extend(
+    path.ancestors().any(environment) || interpreter_bin(&path)
+}
+
+/// The home folder, and the installations every bot shares: `PATH`'s folders and their
+/// installations, version managers' folders, the installations the environment names. Made
+/// once (the environment does not change during a run; each is resolved on the disk).
+fn shared_roots() -> &'static (Option<PathBuf>, Vec<PathBuf>) {
+    static ROOTS: std::sync::OnceLock<(Option<PathBuf>, Vec<PathBuf>)> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let home = std::env::var_os("HOME").map(|h| absolute(Path::new(&h)));
+        let on_path = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.is_absolute())
+            .flat_map(|dir| {
+                let root = installation(&dir.join("_")).into_iter();
+                std::iter::once(dir).chain(root)
+            });
+        let roots = INSTALL_ROOTS
+            .iter()
+            .filter_map(std::env::var_os)
+            .map(PathBuf::from)
+            .chain(
+                home.iter()
+                    .flat_map(|h| USER_INSTALLS.iter().map(move |d| h.join(d))),
+            );
+        let mut installs: Vec<PathBuf> = on_path
+            .chain(roots)
+            .map(|r| absolute(&r))
+            // A `bin` in the home folder is on PATH; the home folder is not an installation.
+            .filter(|r| Some(r) != home.as_ref() && r != Path::new("/"))
+            .collect();
+        installs.sort();
+        installs.dedup();
+        (home, installs)
+    })
+}
+
+/// Whether `dir` is the `bin` of an interpreter's prefix: its parent also holds a `lib` (a
+/// JDK, a Node.js or Python built in a folder of its own).
+fn interpreter_bin(dir: &Path) -> bool {
+    let named_bin = dir
+        .file_name()
+        .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
+    named_bin && dir.parent().is_some_and(|up| up.join("lib").is_dir())
+}
+
+/// What a bot must not read: every hidden folder, and every other bot's folder unless it holds
+/// something this bot needs (`needs`: two bots started from one folder both read it). Another
+/// bot's folder inside this bot's working directory is hidden there. A hidden folder that holds
+/// something the bot needs (the logs in its own folder) is carved: the bot sees the entries it
+/// had there, not the allfives files.
+fn hide(g: &mut Grants, needs: &[PathBuf], hidden: &[PathBuf], others: &[PathBuf]) {
+    let holds = |h: &Path| needs.iter().any(|n| n.starts_with(h));
+    let mut whole: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut carved: BTreeSet<PathBuf> = BTreeSet::new();
+    for h in hidden.iter().map(|h| absolute(h)) {
+        match holds(&h) {
+            true if h.is_dir() => carved.insert(h),
+            true => false,
+            false => whole.insert(h),
+        };
+    }
+    whole.extend(
         others
             .iter()
             .map(|o| absolute(o))
-            .filter(|o| !needed(o) && o.exists()),
+            .filter(|o| !holds(o) && o.exists()),
     );
-    out
+    // A carved folder's entry that holds what the bot needs and is marked as output (its own
+    // folder, where earlier runs wrote their logs) is carved in turn.
+    let mut todo: Vec<PathBuf> = carved.iter().cloned().collect();
+    while let Some(folder) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&folder) else {
+            continue;
+        };
+        for path in entries.flatten().map(|e| e.path()) {
+            if whole.iter().any(|h| path.starts_with(h)) || carved.contains(&path) {
+                continue;
+            }
+            let output = super::outputs::is_output(&path);
+            match (output, holds(&path)) {
+                (true, true) if path.is_dir() => {
+                    carved.insert(path.clone());
+                    todo.push(path);
+                }
+                (true, false) => {
+                    g.hidden.insert(path);
+                }
+                // A dangling link shows nothing, and could not be bound.
+                _ if path.exists() => {
+                    g.shown.insert(path);
+                }
+                _ => {}
+            }
+        }
+    }
+    g.hidden.extend(whole);
+    g.carved = carved;
 }
 
 /// Adds `path` (made absolute) unless a folder already granted holds it; drops what it holds.
 fn add(read: &mut BTreeSet<PathBuf>, path: &Path) {
     let path = absolute(path);
+    // The private /tmp is not the host's: what a bot needs under it is bound in one by one, so
+    // a working directory of /tmp holds none of it.
+    let tmp = Path::new("/tmp");
     let everything = path == Path::new("/");
-    if everything || !path.exists() || read.iter().any(|r| path.starts_with(r)) {
+    if everything || !path.exists() || read.iter().any(|r| r != tmp && path.starts_with(r)) {
         return;
     }
-    read.retain(|r| !r.starts_with(&path));
+    if path != tmp {
+        read.retain(|r| !r.starts_with(&path));
+    }
     read.insert(path);
 }
 
@@ -220,7 +395,7 @@ pub(super) fn folder_of(path: &Path) -> &Path {
 }
 
 /// The program as the shell would find it.
-fn resolve(program: &str) -> Option<PathBuf> {
+pub fn resolve(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
     }
@@ -231,7 +406,7 @@ fn resolve(program: &str) -> Option<PathBuf> {
 }
 
 /// The interpreter a script's `#!` line names (`#!/usr/bin/env python3` names python3).
-fn shebang(path: &Path) -> Option<PathBuf> {
+pub fn shebang(path: &Path) -> Option<PathBuf> {
     let mut head = [0u8; 256];
     let n = fs::File::open(path).ok()?.read(&mut head).ok()?;
     let line = head[..n].strip_prefix(b"#!")?;
@@ -284,6 +459,40 @@ mod tests {
         let g = grants(&wants(&argv, &here), &[here.join("allfives-logs")], &[]);
         assert!(g.read.contains(&absolute(&here)), "{g:?}");
         assert!(g.hidden.contains(&here.join("allfives-logs")), "{g:?}");
+    }
+
+    #[test]
+    fn an_interpreter_named_by_its_path_is_no_bots_own_folder() {
+        let here = absolute(&std::env::current_dir().expect("a working directory"));
+        let script = here
+            .join("tests/fixtures/bots/botlib.py")
+            .display()
+            .to_string();
+        for interpreter in ["/usr/bin/python3", "/usr/bin/env", "/bin/sh"] {
+            let argv = vec![interpreter.to_string(), script.clone()];
+            let homes = homes(&argv, None);
+            assert_eq!(homes, [here.join("tests/fixtures/bots")], "{interpreter}");
+        }
+        assert!(shared(Path::new("/tmp")) && shared(Path::new("/opt/anything")));
+        assert!(!shared(&here.join("tests/fixtures/bots")));
+    }
+
+    #[test]
+    fn a_log_folder_that_is_the_bots_own_is_carved() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let own = absolute(dir.path());
+        fs::write(own.join("bot.py"), "").expect("written");
+        fs::write(own.join("game-1.jsonl"), "").expect("written");
+        fs::write(own.join("me.stderr"), "").expect("written");
+        let argv = vec!["sh".to_string(), own.join("bot.py").display().to_string()];
+        let g = grants(&wants(&argv, &own), std::slice::from_ref(&own), &[]);
+        assert!(
+            g.carved.contains(&own) && g.shown.contains(&own.join("bot.py")),
+            "{g:?}"
+        );
+        assert!(g.hides(&own.join("game-1.jsonl")) && g.hides(&own.join("me.stderr")));
+        assert!(g.hides(&own.join("game-2.jsonl")), "written later: {g:?}");
+        assert!(!g.hides(&own.join("bot.py")));
     }
 
     #[test]

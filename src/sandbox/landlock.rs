@@ -11,6 +11,7 @@
 //! abstract socket outside its own domain. A Landlock domain also cannot ptrace a process
 //! outside it, which closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even for root.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -56,14 +57,17 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
             .map_err(io::Error::other)?;
     }
     let mut created = ruleset.create().map_err(io::Error::other)?;
-    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let walls = Walls {
+        hidden: &grants.hidden,
+        carved: grants,
+    };
     let mut readable = Vec::new();
-    carve(Path::new("/"), &hidden, &mut readable);
+    carve(Path::new("/"), &walls, &mut readable);
     // What the bot needs is granted on its own too: bound into a masked folder (its private
     // /tmp, an empty /root), it is not reached through the folder granted above.
     for need in &grants.read {
-        match hidden.iter().any(|h| h.starts_with(need)) {
-            true => carve(need, &hidden, &mut readable),
+        match walls.inside(need) {
+            true => carve(need, &walls, &mut readable),
             false => readable.push(need.clone()),
         }
     }
@@ -91,36 +95,72 @@ pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
     })
 }
 
+/// What carving keeps out: the hidden paths, and the carved folders (of which only the entries
+/// shown are granted, so that a file written there later stays out of reach).
+struct Walls<'a> {
+    hidden: &'a BTreeSet<PathBuf>,
+    carved: &'a Grants,
+}
+
+impl Walls<'_> {
+    /// Whether a wall lies at or below `path`. A set's paths below `path` follow it in order:
+    /// one look each, however many earlier runs are hidden.
+    fn inside(&self, path: &Path) -> bool {
+        let below = |set: &BTreeSet<PathBuf>| {
+            set.range::<Path, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
+                .next()
+                .is_some_and(|w| w.starts_with(path))
+        };
+        below(self.hidden) || below(&self.carved.carved)
+    }
+
+    fn hides(&self, path: &Path) -> bool {
+        path.ancestors().any(|a| self.hidden.contains(a))
+    }
+
+    /// The entries of `dir` to consider: a carved folder's shown ones, else all there are.
+    fn entries(&self, dir: &Path) -> Vec<(PathBuf, std::fs::FileType)> {
+        let listed: Vec<PathBuf> = match self.carved.carved.contains(dir) {
+            // The carved folders in it are entries too: their own shown entries are in them.
+            true => self
+                .carved
+                .shown
+                .iter()
+                .chain(&self.carved.carved)
+                .filter(|p| p.parent() == Some(dir))
+                .cloned()
+                .collect(),
+            false => std::fs::read_dir(dir)
+                .map(|e| e.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default(),
+        };
+        listed
+            .into_iter()
+            .filter_map(|p| Some((p.clone(), std::fs::symlink_metadata(&p).ok()?.file_type())))
+            .collect()
+    }
+}
+
 /// Collects into `out` what can be granted whole under `dir`: every entry that neither is nor
-/// holds a hidden folder (nor links into one); the entries that hold one are carved in turn.
-fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
+/// holds a wall (nor links into a hidden folder); the entries that hold one are carved in turn.
+fn carve(dir: &Path, walls: &Walls, out: &mut Vec<PathBuf>) {
+    for (path, kind) in walls.entries(dir) {
         if dir == Path::new("/") && NOT_CARVED.iter().any(|n| path == Path::new(n)) {
             continue;
         }
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
         if kind.is_symlink() {
             // A link is granted as what it points to, which is carved where it really lies.
             let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-            if !hidden
-                .iter()
-                .any(|h| real.starts_with(h) || h.starts_with(&real))
-            {
+            if !walls.hides(&real) && !walls.inside(&real) {
                 out.push(path);
             }
             continue;
         }
-        if hidden.iter().any(|h| path.starts_with(h)) {
+        if walls.hides(&path) {
             continue;
         }
-        match hidden.iter().any(|h| h.starts_with(&path)) {
-            true if kind.is_dir() => carve(&path, hidden, out),
+        match walls.inside(&path) {
+            true if kind.is_dir() => carve(&path, walls, out),
             _ => out.push(path),
         }
     }

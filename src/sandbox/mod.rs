@@ -14,6 +14,7 @@ mod landlock;
 pub mod limits;
 mod mounts;
 mod namespaces;
+pub mod outputs;
 pub mod protections;
 mod reaper;
 pub mod report;
@@ -44,6 +45,10 @@ pub struct Policy {
     pub enabled: bool,
     /// Let them use the network.
     pub network: bool,
+    /// Let their file locks take effect (`--bot-locks`): no seccomp filter, so partners can
+    /// signal through locks on a file both read; for trusted bots that lock files across
+    /// processes of their own (SQLite written by several processes).
+    pub real_locks: bool,
     /// Memory and process limits.
     pub limits: ResourceLimits,
     /// Folders no bot may read or write (the logs and results).
@@ -70,6 +75,7 @@ impl Default for Policy {
         Policy {
             enabled: false,
             network: false,
+            real_locks: false,
             limits: ResourceLimits::default(),
             hidden: Vec::new(),
             homes: Vec::new(),
@@ -142,7 +148,10 @@ pub fn contain(
     }
     let (identity, masks, _) = identity::choose(grants);
     let mut ruleset = landlock::prepare(grants, policy.network)?;
-    let filter = seccomp::prepare()?;
+    let filter = match policy.real_locks {
+        true => None,
+        false => Some(seccomp::prepare()?),
+    };
     let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
@@ -173,16 +182,17 @@ pub fn contain(
         report::put(w, NAMESPACES, ns);
         let mut mounts = 0;
         if ns & Namespaces::PID != 0 {
+            let lifeline = reaper::Lifeline::new()?;
             // SAFETY: fork in a single-threaded child; each side only makes raw calls.
             match unsafe { libc::fork() } {
                 -1 => return Err(io::Error::last_os_error()),
                 0 => {}
                 init => {
                     report::put(w, INIT, init as u32);
-                    reaper::keep(init)
+                    reaper::keep(init, lifeline)
                 }
             }
-            reaper::die_with_parent(0);
+            reaper::die_with_keeper(lifeline);
             if ns & Namespaces::MOUNT != 0 {
                 mounts = plan.apply();
             }
@@ -213,7 +223,9 @@ pub fn contain(
             mounts & Mounts::PROC != 0,
         );
         report::put(w, LANDLOCK, landlock);
-        report::put(w, SECCOMP, filter.install());
+        if let Some(filter) = &filter {
+            report::put(w, SECCOMP, filter.install());
+        }
         // Descriptors the referee inherited (a shell's `3<secret`) must not reach the bot.
         // SAFETY: marks this process's own descriptors above stderr close-on-exec.
         unsafe {
@@ -244,13 +256,18 @@ fn mount_plan(
     identity: Identity,
     mut masks: Vec<PathBuf>,
 ) -> mounts::Plan {
-    let read: Vec<PathBuf> = grants.read.iter().cloned().collect();
+    // A carved folder is masked, its shown entries bound back into it.
+    let read: Vec<PathBuf> = grants.read.iter().chain(&grants.shown).cloned().collect();
+    masks.extend(grants.carved.iter().cloned());
     let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
-    let hidden: Vec<PathBuf> = grants.hidden.iter().cloned().collect();
+    let (hidden, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        grants.hidden.iter().cloned().partition(|h| h.is_dir());
     let mut covered = match identity {
         Identity::RootWithoutCapabilities => secrets_of_root(),
         _ => Vec::new(),
     };
+    // A hidden file (an earlier run's log beside a bot) is covered, not replaced by a folder.
+    covered.extend(files);
     if !policy.network {
         // The host's sockets: most live under /run; the rest are covered one by one.
         masks.push(PathBuf::from("/run"));

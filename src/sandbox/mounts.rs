@@ -6,7 +6,10 @@
 //!   under `/tmp`, such as its working directory, are bound back into the private one);
 //! - folders others cannot enter on the way to what a bot run as a user of its own needs (`/root`), and
 //!   `/run` (the host's sockets), replaced by empty ones holding only what the bot needs;
-//! - the hidden folders (logs, results, other bots' folders), replaced by empty read-only ones;
+//! - the hidden folders (logs, results, other bots' folders), replaced by empty read-only ones,
+//!   and hidden files covered by `/dev/null`;
+//! - a hidden folder that holds what the bot needs (a log folder that is its own folder):
+//!   masked like `/root`, with only the bot's own entries bound back;
 //! - the host's path-named sockets, covered by `/dev/null`;
 //! - the folders granted for writing (`--bot-write`), bound writable.
 //!
@@ -99,10 +102,15 @@ impl Plan {
             writable: true,
             fd: -1,
         }));
+        // A folder before what is in it: a mask inside a bound folder goes on after the bind.
+        binds.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut masks: Vec<CString> = wanted.masks.iter().map(|m| c_path(m)).collect();
+        masks.sort();
+        masks.dedup();
         Plan {
             tmp_options: CString::new(format!("mode=1777,size={}", wanted.tmp_bytes))
                 .expect("digits have no NUL"),
-            masks: wanted.masks.iter().map(|m| c_path(m)).collect(),
+            masks,
             binds,
             hidden: wanted.hidden.iter().map(|h| c_path(h)).collect(),
             covered: wanted.covered.iter().map(|c| c_path(c)).collect(),
@@ -135,20 +143,33 @@ impl Plan {
             }
         }
         let mut all = true;
-        for m in &self.masks {
-            // SAFETY: as above.
-            all &= unsafe {
-                mount(
-                    Some(c"tmpfs"),
-                    m,
-                    Some(c"tmpfs"),
-                    quiet,
-                    Some(c"mode=755,size=1m"),
-                )
-            } == 0;
-        }
-        for bind in &self.binds {
-            all &= bind.fd >= 0 && place(bind);
+        // Masks and binds in the order of their paths (both sorted): a folder before its
+        // contents, so a mask inside a bound folder (a carved log folder under /root) covers
+        // the bind, and the binds inside a mask go on after it.
+        let (mut m, mut b) = (0, 0);
+        while m < self.masks.len() || b < self.binds.len() {
+            let mask_first = b == self.binds.len()
+                || (m < self.masks.len()
+                    && self.masks[m].as_bytes() <= self.binds[b].path.as_bytes());
+            if mask_first {
+                let path = &self.masks[m];
+                make_target(path, true);
+                // SAFETY: as above.
+                all &= unsafe {
+                    mount(
+                        Some(c"tmpfs"),
+                        path,
+                        Some(c"tmpfs"),
+                        quiet,
+                        Some(c"mode=755,size=1m"),
+                    )
+                } == 0;
+                m += 1;
+            } else {
+                let bind = &self.binds[b];
+                all &= bind.fd >= 0 && place(bind);
+                b += 1;
+            }
         }
         for m in &self.masks {
             all &= set_attr(m, false, MOUNT_ATTR_RDONLY, 0);

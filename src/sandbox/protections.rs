@@ -95,13 +95,21 @@ impl Protections {
             );
         }
         p.landlock(report.landlock.unwrap_or(0));
-        p.either(
-            report.seccomp == Some(true),
-            "seccomp: file locks take no effect and file watches are refused (no signalling \
+        if policy.real_locks {
+            p.missing.push(
+                "file locks take effect (--bot-locks): partners can signal through locks on a \
+                 file both read"
+                    .into(),
+            );
+        } else {
+            p.either(
+                report.seccomp == Some(true),
+                "seccomp: file locks take no effect and file watches are refused (no signalling \
              through a file both partners read)",
-            "no seccomp filter (the kernel refused it): partners can signal through locks on \
-             a file both read",
-        );
+                "no seccomp filter (the kernel refused it): partners can signal through locks \
+                 on a file both read",
+            );
+        }
         p.in_force
             .push("no core dumps; no descriptor of the referee's inherited".into());
         p.limits(policy, report.limits.unwrap_or(0), bots);
@@ -155,6 +163,13 @@ impl Protections {
         if !grants.hidden.is_empty() {
             self.hidden
                 .push(format!("hidden from {name}: {}", list(&grants.hidden)));
+        }
+        if !grants.carved.is_empty() {
+            self.hidden.push(format!(
+                "{name} sees in {} only the entries that were there before the run, not the \
+                 allfives files",
+                list(&grants.carved)
+            ));
         }
         match super::identity_of(grants) {
             (Identity::Unprivileged(_), _) => self.in_force.push(format!(

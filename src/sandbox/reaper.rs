@@ -33,9 +33,55 @@ pub(super) fn die_with_parent(parent: libc::pid_t) -> bool {
     }
 }
 
-/// The keeper's life once it has forked `init`: waits for it and exits as it did.
-pub(super) fn keep(init: libc::pid_t) -> ! {
-    close_all_but(-1);
+/// A pipe whose writing end only the keeper holds: the init, in a PID namespace of its own,
+/// cannot ask for its parent's process id (`getppid` is 0 there), so it learns whether the
+/// keeper died before it asked to die with it from the pipe's end hanging up.
+#[derive(Clone, Copy)]
+pub(super) struct Lifeline {
+    read: RawFd,
+    write: RawFd,
+}
+
+impl Lifeline {
+    /// A new pipe, closed at exec on both ends.
+    pub(super) fn new() -> std::io::Result<Lifeline> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two descriptors into the array it is given.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Lifeline {
+            read: fds[0],
+            write: fds[1],
+        })
+    }
+}
+
+/// The init's first act: dies with the keeper, and at once if the keeper is already gone (a
+/// referee killed by SIGKILL right after the fork would otherwise leave the init, and the bot
+/// it starts, running with no one to end them).
+pub(super) fn die_with_keeper(lifeline: Lifeline) {
+    die_with_parent(0);
+    // SAFETY: raw calls on this process's own descriptors and a pollfd in its frame.
+    unsafe {
+        libc::close(lifeline.write);
+        let mut hangup = libc::pollfd {
+            fd: lifeline.read,
+            events: 0,
+            revents: 0,
+        };
+        let gone = libc::poll(&mut hangup, 1, 0) > 0 && hangup.revents & libc::POLLHUP != 0;
+        libc::close(lifeline.read);
+        if gone {
+            libc::_exit(1);
+        }
+    }
+}
+
+/// The keeper's life once it has forked `init`: waits for it and exits as it did, holding the
+/// init's lifeline until it dies.
+pub(super) fn keep(init: libc::pid_t, lifeline: Lifeline) -> ! {
+    close_all_but(lifeline.write);
     // SAFETY: signal dispositions of this process, which never runs Rust code again but this.
     unsafe {
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
@@ -198,4 +244,63 @@ fn exit_as(status: libc::c_int) -> ! {
     };
     // SAFETY: _exit ends the process without running anything of the forked parent's.
     unsafe { libc::_exit(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Forks a keeper that forks an init; the keeper exits at once (`keeper_dies`) or waits to
+    /// be told to go; the init, once its keeper is gone or not, runs [`die_with_keeper`] and
+    /// says on a pipe whether it lived on. Only raw calls after each fork.
+    fn init_lives_on(keeper_dies: bool) -> bool {
+        let mut said = [0; 2];
+        let mut hold = [0; 2];
+        // SAFETY: pipe2 and fork with raw calls in the children; every descriptor is ours.
+        unsafe {
+            assert_eq!(libc::pipe2(said.as_mut_ptr(), libc::O_CLOEXEC), 0);
+            assert_eq!(libc::pipe2(hold.as_mut_ptr(), libc::O_CLOEXEC), 0);
+            let keeper = libc::fork();
+            assert!(keeper >= 0, "fork");
+            if keeper == 0 {
+                let Ok(lifeline) = Lifeline::new() else {
+                    libc::_exit(2)
+                };
+                let me = libc::getpid();
+                if libc::fork() == 0 {
+                    libc::close(hold[0]);
+                    while keeper_dies && libc::getppid() == me {
+                        libc::sched_yield();
+                    }
+                    die_with_keeper(lifeline);
+                    libc::write(said[1], b"alive".as_ptr().cast(), 5);
+                    libc::_exit(0);
+                }
+                if !keeper_dies {
+                    let mut byte = 0u8;
+                    libc::close(hold[1]);
+                    libc::read(hold[0], (&mut byte as *mut u8).cast(), 1);
+                }
+                libc::_exit(0);
+            }
+            libc::close(said[1]);
+            libc::close(hold[0]);
+            let mut buf = [0u8; 8];
+            let n = libc::read(said[0], buf.as_mut_ptr().cast(), buf.len());
+            libc::close(hold[1]);
+            libc::waitpid(keeper, std::ptr::null_mut(), 0);
+            libc::close(said[0]);
+            n == 5
+        }
+    }
+
+    #[test]
+    fn an_init_whose_keeper_died_before_it_could_ask_to_die_with_it_ends_at_once() {
+        assert!(!init_lives_on(true));
+    }
+
+    #[test]
+    fn an_init_whose_keeper_lives_goes_on() {
+        assert!(init_lives_on(false));
+    }
 }

@@ -1,6 +1,6 @@
 //! Text that a bot or a user's file controls (names, fault details, the input a fault quotes, a
 //! bot's stderr), made safe for where it goes: a terminal ([`terminal`]), a file name
-//! ([`file_name`]) or an HTML page ([`html`]). Pure: no I/O. Nothing of the house is used here,
+//! ([`file_name`]) or an HTML page ([`html`], and [`page_data`] for a page's data). Pure: no I/O. Nothing of the house is used here,
 //! and every part that prints such text calls in.
 //!
 //! On a terminal, a control character can clear the screen, retitle the window or forge a line,
@@ -84,10 +84,13 @@ pub fn file_name(s: &str) -> String {
     slug + &digest
 }
 
-/// `s` as HTML text or a quoted attribute's value: `& < > " '` written as character references.
+/// `s` as HTML text or a quoted attribute's value: shown as on a terminal (every control, bidi
+/// or invisible character an escape, [`terminal`]), then `& < > " '` written as character
+/// references.
 pub fn html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let shown = terminal(s);
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -98,6 +101,28 @@ pub fn html(s: &str) -> String {
         }
     }
     out
+}
+
+/// A page's data with every string in it, keys too, shown as on a terminal ([`terminal`]): a
+/// page builds its elements with `textContent`, which keeps a bidi override (U+202E) or a
+/// zero-width space live; escaped, each reads as what it is, as it does in the terminal.
+pub fn page_data(data: &impl serde::Serialize) -> serde_json::Value {
+    fn visible(value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::String(s) => Value::String(terminal(&s)),
+            Value::Array(items) => Value::Array(items.into_iter().map(visible).collect()),
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (terminal(&k), visible(v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+    visible(
+        serde_json::to_value(data).expect("a page's data is plain data, which always serializes"),
+    )
 }
 
 /// Whether `c` acts on a terminal or hides itself: a control character (C0, DEL, C1), a bidi
@@ -134,7 +159,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// `n thing` or `n things`: a count in words, for people.
+/// `n thing` or `n things`.
 pub fn count(n: impl Into<u64>, thing: &str) -> String {
     let n = n.into();
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })

@@ -1,5 +1,5 @@
-//! A tournament folder (`--out`): held by one run at a time through an exclusive lock on its
-//! `.lock` file, which names the holder's process id; a start cut short is told apart from a
+//! A tournament folder (`--out`): held by one run at a time through an exclusive record lock
+//! (`fcntl`, the process's own) on its `.lock` file, which names the holder's process id; a start cut short is told apart from a
 //! folder that holds something else, and cleaned.
 
 use std::fs::{File, OpenOptions};
@@ -8,7 +8,6 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
-use nix::fcntl::{Flock, FlockArg};
 
 use crate::sandbox::files;
 use crate::tournament::definition;
@@ -26,7 +25,8 @@ pub struct HeldFolder {
     pub dir: PathBuf,
     /// Whether this run made it.
     created: bool,
-    _lock: Flock<File>,
+    /// Open while held: closing it lets the lock go.
+    _lock: File,
 }
 
 /// Creates `dir` if need be and takes its lock, or says who holds it.
@@ -44,9 +44,9 @@ pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(&path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+    let mut lock = match lock_record(file) {
         Ok(lock) => lock,
-        Err((mut file, Errno::EWOULDBLOCK)) => {
+        Err((mut file, Errno::EAGAIN | Errno::EACCES)) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
             let holder = match holder.trim() {
@@ -71,6 +71,23 @@ pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
         created,
         _lock: lock,
     })
+}
+
+/// Takes a write lock on the whole of `file`: a POSIX record lock, which belongs to this
+/// process alone. A forked child (a bot's keeper or init before it execs) does not inherit
+/// it, as it would an flock: a run killed with `kill -9` lets its folder go at once, even while
+/// such a child lingers.
+fn lock_record(file: File) -> Result<File, (File, Errno)> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain struct of integers, all zero but what is set below.
+    let mut whole: libc::flock = unsafe { std::mem::zeroed() };
+    whole.l_type = libc::F_WRLCK as libc::c_short;
+    whole.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: fcntl on a descriptor this function owns, with a flock that lives in its frame.
+    match unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &whole) } {
+        0 => Ok(file),
+        _ => Err((file, Errno::last())),
+    }
 }
 
 /// Refuses, in words, an `--out` that cannot be a folder: a file, or a link to nothing.
@@ -127,5 +144,34 @@ impl HeldFolder {
         std::fs::read_dir(&self.dir)
             .map(|entries| entries.flatten().all(|e| e.file_name() == LOCK))
             .unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forked_child_of_the_holder_does_not_keep_the_folder_held() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let out = dir.path().join("t");
+        let held = hold(&out).expect("held");
+        let (read, write) = nix::unistd::pipe().expect("a pipe");
+        // SAFETY: the child only reads a pipe and exits, both async-signal-safe.
+        let child = match unsafe { nix::unistd::fork() }.expect("forked") {
+            nix::unistd::ForkResult::Child => {
+                let mut byte = [0u8];
+                let _ = nix::unistd::read(&read, &mut byte);
+                // SAFETY: ends the child without running the parent's destructors.
+                unsafe { libc::_exit(0) }
+            }
+            nix::unistd::ForkResult::Parent { child } => child,
+        };
+        drop(held);
+        // As a run killed while its bot's helpers linger: the folder is free at once.
+        let again = hold(&out);
+        let _ = nix::unistd::write(&write, b"x");
+        nix::sys::wait::waitpid(child, None).expect("the child ends");
+        assert!(again.is_ok(), "{again:?}");
     }
 }

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::gamelog::pack::{self, Frame};
+use crate::input;
+use crate::tournament::digest;
 use crate::tournament::results::{GameLine, RESULTS, read_results};
 
 /// The pack that worker `worker` appends to, relative to the tournament's folder.
@@ -37,7 +39,13 @@ impl Place {
         let relative = line.log.as_deref().unwrap_or_default();
         match (line.log_offset, line.log_bytes) {
             (Some(offset), Some(bytes)) if is_pack_name(relative) => {
-                Ok(Place::Packed(relative.into(), Frame { offset, bytes }))
+                let frame = Frame { offset, bytes };
+                match frame.end() {
+                    Some(_) => Ok(Place::Packed(relative.into(), frame)),
+                    None => Err(format!(
+                        "its log_offset {offset} and log_bytes {bytes} end past any file's end (forged or damaged)"
+                    )),
+                }
             }
             (None, None) if is_log_file_of(relative, &line.id) => Ok(Place::File(relative.into())),
             _ => Err(format!(
@@ -57,9 +65,8 @@ impl Place {
     /// Its log's bytes (a packed log's uncompressed), read from the folder `dir`.
     pub fn read(&self, dir: &Path) -> Result<Vec<u8>, String> {
         match self {
-            Place::File(file) => {
-                std::fs::read(dir.join(file)).map_err(|e| format!("{self} cannot be read: {e}"))
-            }
+            Place::File(file) => input::read(&dir.join(file), input::MAX_LOG_BYTES)
+                .map_err(|e| format!("{self} cannot be read: {e}")),
             Place::Packed(file, frame) => {
                 pack::read_frame(&dir.join(file), *frame).map_err(|e| format!("{self}: {e}"))
             }
@@ -75,8 +82,40 @@ impl std::fmt::Display for Place {
                 f,
                 "its log in {file} (bytes {} to {})",
                 frame.offset,
-                frame.offset + frame.bytes
+                frame.offset.saturating_add(frame.bytes)
             ),
+        }
+    }
+}
+
+/// A game's log as its results line names it: where it is, and its SHA-256 when the line
+/// gives one.
+#[derive(Debug, Clone)]
+pub struct LineLog {
+    /// Where it is.
+    pub place: Place,
+    sha256: Option<String>,
+}
+
+impl LineLog {
+    /// The log that `line` names, or why it names no place of its game's log.
+    pub fn of(line: &GameLine) -> Result<LineLog, String> {
+        Ok(LineLog {
+            place: Place::of(line)?,
+            sha256: line.log_sha256.clone(),
+        })
+    }
+
+    /// Its bytes, read from the folder `dir`: refused when they are not the ones the line's
+    /// digest names (a log swapped for another game's, changed or emptied).
+    pub fn read(&self, dir: &Path) -> Result<Vec<u8>, String> {
+        let bytes = self.place.read(dir)?;
+        match &self.sha256 {
+            Some(sha) if *sha != digest::sha256_hex(&bytes) => Err(format!(
+                "{} is not the one it was written with (its SHA-256 differs): the log was changed, replaced or emptied",
+                self.place
+            )),
+            _ => Ok(bytes),
         }
     }
 }
@@ -101,7 +140,7 @@ impl PackEnds {
     pub fn add(&mut self, line: &GameLine) {
         if let Ok(Place::Packed(file, frame)) = Place::of(line) {
             let end = self.0.entry(file).or_default();
-            *end = (*end).max(frame.offset + frame.bytes);
+            *end = (*end).max(frame.end().expect("Place::of refuses frames past u64"));
         }
     }
 
@@ -170,13 +209,13 @@ impl PackEnds {
 
 /// Every game of the tournament folder `dir` by its results (a repeated line once), in the
 /// order written: its id and where its log is. An empty list when there is no results file.
-pub fn games(dir: &Path) -> Result<Vec<(String, Place)>, String> {
+pub fn games(dir: &Path) -> Result<Vec<(String, LineLog)>, String> {
     let path = dir.join(RESULTS);
     let mut games = Vec::new();
     let mut seen = std::collections::HashSet::new();
     read_results(&path, |number, line, _| {
-        let place =
-            Place::of(&line).map_err(|why| format!("{}, line {number}: {why}", path.display()))?;
+        let place = LineLog::of(&line)
+            .map_err(|why| format!("{}, line {number}: {why}", path.display()))?;
         if seen.insert(line.id.clone()) {
             games.push((line.id, place));
         }
@@ -187,7 +226,7 @@ pub fn games(dir: &Path) -> Result<Vec<(String, Place)>, String> {
 
 /// Where game `id` of the tournament folder `dir` has its log, by its results line; an unknown
 /// id is answered with how many games there are and how their ids look.
-pub fn find(dir: &Path, id: &str) -> Result<Place, String> {
+pub fn find(dir: &Path, id: &str) -> Result<LineLog, String> {
     let path = dir.join(RESULTS);
     if !path.is_file() {
         return Err(format!(
@@ -200,7 +239,7 @@ pub fn find(dir: &Path, id: &str) -> Result<Place, String> {
         count += 1;
         first.get_or_insert_with(|| line.id.clone());
         if line.id == id && found.is_none() {
-            let place = Place::of(&line)
+            let place = LineLog::of(&line)
                 .map_err(|why| format!("{}, line {number}: {why}", path.display()))?;
             found = Some(place);
         }

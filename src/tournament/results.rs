@@ -3,7 +3,7 @@
 //! torn last line (a referee killed mid-write) ignored. The format is docs/results.md.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -134,6 +134,10 @@ pub struct FaultLine {
     pub input: Option<String>,
     /// Whether it cost the game.
     pub forfeit: bool,
+    /// The game's decision it faulted at: `replay LOG --turn TURN` shows it (absent for a
+    /// fault while starting, and in lines written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
 }
 
 /// What a game line is built from besides the referee's record.
@@ -192,6 +196,7 @@ impl GameLine {
                 detail: f.fault.detail.clone(),
                 input: f.fault.input.clone(),
                 forfeit: f.forfeit,
+                turn: f.turn,
             })
             .collect();
         GameLine {
@@ -300,8 +305,17 @@ impl ResultsWriter {
             serde_json::to_writer(&mut bytes, line).map_err(io::Error::other)?;
             bytes.push(b'\n');
         }
-        self.file.write_all(&bytes)?;
-        self.file.sync_data()
+        // All of them or none: a write or sync that fails (a full disk) is undone, so that the
+        // file holds exactly the lines counted, never a torn line or lines left uncounted.
+        let before = self.file.metadata()?.len();
+        let written = self
+            .file
+            .write_all(&bytes)
+            .and_then(|()| self.file.sync_data());
+        if written.is_err() {
+            let _ = self.file.set_len(before);
+        }
+        written
     }
 }
 
@@ -322,6 +336,9 @@ fn end_of_last_line(file: &File, len: u64) -> io::Result<u64> {
     Ok(0)
 }
 
+/// The longest a results line may be: a game's result with every fault's words is a few KiB.
+const MAX_RESULTS_LINE: u64 = 1 << 20;
+
 /// Reads a results file line by line, calling `each` with every whole line's number (from 1),
 /// the line and its bytes; a torn last line (no newline: the referee was killed while writing
 /// it) is not passed on, and its number is returned. A line that is not a game result
@@ -337,13 +354,21 @@ pub fn read_results(
     let mut number = 0;
     loop {
         buf.clear();
-        let n = reader
+        // A line is read only so far: a file of one endless line is refused, not held whole.
+        let n = (&mut reader)
+            .take(MAX_RESULTS_LINE + 1)
             .read_until(b'\n', &mut buf)
             .map_err(|e| format!("cannot read {shown}: {e}"))?;
         if n == 0 {
             return Ok(None);
         }
         number += 1;
+        if n as u64 > MAX_RESULTS_LINE {
+            return Err(format!(
+                "{shown}, line {number}, is longer than {} KiB, longer than any game result: delete that line (--resume plays its game again), then run again",
+                MAX_RESULTS_LINE >> 10
+            ));
+        }
         if buf.last() != Some(&b'\n') {
             return Ok(Some(number));
         }
@@ -351,7 +376,8 @@ pub fn read_results(
             Ok(line) => each(number, line, &buf)?,
             Err(e) => {
                 return Err(format!(
-                    "{shown}, line {number}, is not a game result ({e}): delete that line (--resume plays its game again), then run again"
+                    "{shown}, line {number}, is not a game result ({}): delete that line (--resume plays its game again), then run again",
+                    crate::input::json_error(&e)
                 ));
             }
         }

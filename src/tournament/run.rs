@@ -171,9 +171,10 @@ impl Opened {
                 results_path.display()
             )));
         }
+        // A pack missing, or shorter than its lines say: the folder's input does not check out.
         let notes = pack_ends
             .repair(&dir, definition.pack_logs)
-            .map_err(OpenError::Failed)?;
+            .map_err(OpenError::Refused)?;
         notes.iter().for_each(|n| sink.event(Event::Note(n)));
         let writer = ResultsWriter::open(&results_path).map_err(|e| {
             OpenError::Failed(format!("cannot open {}: {e}", results_path.display()))

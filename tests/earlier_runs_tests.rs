@@ -1,0 +1,135 @@
+//! Earlier runs: a cheat told where every run's logs lie reads what it can there and looks its
+//! hands up in the deals it found (the same seed deals the same hands). Contained, run by root
+//! or by an ordinary user (whose bots run as that user, so a folder's mode keeps nothing out),
+//! it learns nothing: the run folders beside this one and those the registry of earlier runs
+//! names are hidden. Uncontained (`--no-sandbox`, the control), it knows every hand.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::harness::*;
+
+/// Where the runs go and who runs them.
+struct Place {
+    dir: tempfile::TempDir,
+    nobody: bool,
+}
+
+impl Place {
+    /// A folder holding the cheat; `nobody`'s own (and its home) when `nobody`.
+    fn new(nobody: bool) -> Place {
+        let dir = tempfile::Builder::new()
+            .prefix("allfives-earlier-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("a folder");
+        for file in ["cheat_reads_earlier_runs.py", "botlib.py", "cheatlib.py"] {
+            fs::create_dir_all(dir.path().join("bots")).expect("a folder");
+            fs::copy(
+                root().join("tests/fixtures/bots").join(file),
+                dir.path().join("bots").join(file),
+            )
+            .expect("the cheat copied");
+        }
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+        let owner = if nobody { "65534:65534" } else { "0:0" };
+        let chown = Command::new("chown")
+            .args(["-R", owner])
+            .arg(dir.path())
+            .status()
+            .expect("chown runs");
+        assert!(chown.success());
+        Place { dir, nobody }
+    }
+
+    /// Plays a match with the cheat, its logs in `logs`; the cheat's `HANDS n KNEW k` and
+    /// whether it read a deal.
+    fn play(&self, logs: &str, extra: &[&str]) -> (u32, u32, bool) {
+        let here = self.dir.path();
+        let cheat = format!(
+            "cheat=python3 bots/cheat_reads_earlier_runs.py {}",
+            hex(here)
+        );
+        let mut args: Vec<&str> = vec![
+            "match",
+            &cheat,
+            "builtin:greedy",
+            // The attack needs the same deals in every run: a public seed typed again.
+            "--seed",
+            "4242",
+            "--public-seed",
+            "--target",
+            "100",
+            "--log-dir",
+            logs,
+        ];
+        args.extend(extra);
+        let configure = |c: &mut Command| {
+            c.current_dir(here).env("PATH", "/usr/bin:/bin");
+        };
+        let ran = match self.nobody {
+            true => allfives_as_nobody(&args, here, configure),
+            false => allfives_with(&args, configure),
+        };
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        let said = fs::read_to_string(here.join(logs).join("cheat.stderr")).expect("its stderr");
+        assert!(said.contains("TRIED walking"), "{said}");
+        let counts = said
+            .lines()
+            .find_map(|l| l.strip_prefix("HANDS "))
+            .unwrap_or_else(|| panic!("no count in {said}"));
+        let (hands, knew) = counts.split_once(" KNEW ").expect("HANDS n KNEW k");
+        (
+            hands.parse().expect("a count"),
+            knew.parse().expect("a count"),
+            said.contains("LEAK a deal"),
+        )
+    }
+}
+
+fn learns_nothing_from_earlier_runs(nobody: bool) {
+    let place = Place::new(nobody);
+    let (hands, knew, read) = place.play("runs/1", &[]);
+    let said = fs::read_to_string(place.dir.path().join("runs/1/cheat.stderr")).unwrap_or_default();
+    assert!(
+        hands > 1 && knew == 0 && !read,
+        "{hands} {knew} {read} {said}"
+    );
+    // Beside the earlier run, and elsewhere (only the registry names runs/1 there).
+    for logs in ["runs/2", "other/3"] {
+        let (hands, knew, read) = place.play(logs, &[]);
+        assert!(hands > 1, "{logs}: {hands} hands");
+        assert_eq!((knew, read), (0, false), "{logs}: knew {knew} of {hands}");
+    }
+    // The control: uncontained, the same cheat knows every hand of the same seed's run.
+    let (hands, knew, read) = place.play("runs/4", &["--no-sandbox"]);
+    assert!(read && hands > 1 && knew == hands, "{knew} of {hands}");
+}
+
+#[test]
+fn a_cheat_run_by_an_ordinary_user_learns_nothing_from_earlier_runs() {
+    learns_nothing_from_earlier_runs(true);
+}
+
+#[test]
+fn a_cheat_run_by_root_learns_nothing_from_earlier_runs() {
+    learns_nothing_from_earlier_runs(false);
+}
+
+/// The registry of earlier runs is the user's: hidden too, and private to the user.
+#[test]
+fn the_registry_of_earlier_runs_is_private() {
+    let place = Place::new(true);
+    place.play("runs/1", &[]);
+    let registry = place.dir.path().join(".local/state/allfives/runs");
+    let text = fs::read_to_string(&registry).expect("the registry");
+    assert!(text.contains("runs/1"), "{text}");
+    let mode = |p: &Path| fs::metadata(p).expect("there").permissions().mode() & 0o777;
+    assert_eq!(mode(&registry), 0o600);
+    let folder = registry.parent().expect("a folder");
+    assert_eq!(mode(folder), 0o700);
+    // Only its own folder is private: `~/.local` holds the user's installs, which bots read.
+    let local = place.dir.path().join(".local");
+    assert_eq!(mode(&local), 0o755, "{}", local.display());
+}
