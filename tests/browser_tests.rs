@@ -95,6 +95,7 @@ fn the_html_replay_works_in_a_real_browser() {
         "3",
         "--seed",
         "2",
+        "--public-seed",
         "--log",
         &log.display().to_string(),
     ]);
@@ -280,6 +281,7 @@ fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
         "builtin:random",
         "--seed",
         "4",
+        "--public-seed",
         "--hand-size",
         "5",
         "--target",
@@ -365,6 +367,7 @@ fn the_page_shows_a_decision_its_fault_info_and_stderr_as_text() {
         "builtin:greedy".into(),
         "--seed".into(),
         "5".into(),
+        "--public-seed".into(),
         "--move-ms".into(),
         "3000".into(),
         "--no-rotate".into(),
@@ -460,7 +463,15 @@ fn a_folder_of_games_gets_an_index_linking_every_page() {
     play(
         &sb,
         &["builtin:greedy".into(), "builtin:random".into()],
-        &["--games", "3", "--seed", "9", "--max-hands", "2"],
+        &[
+            "--games",
+            "3",
+            "--seed",
+            "9",
+            "--public-seed",
+            "--max-hands",
+            "2",
+        ],
     );
     let out = sb.path("pages");
     let ran = allfives(&[

@@ -416,6 +416,7 @@ fn match_cell(world: &World, kind: &Kind, start: Start) -> Result<(), String> {
         "--json",
         "--seed",
         "5",
+        "--public-seed",
     ]
     .map(String::from)
     .to_vec();
@@ -523,8 +524,19 @@ fn every_kind_of_bot_plays_a_tournament() {
         args.extend(KINDS.iter().map(|k| cell(&world, k, Start::Parent).1));
         args.extend(
             [
-                "--format", "gauntlet", "--deals", "1", "--target", "60", "--json", "-j", "2",
-                "--seed", "3", "--bots",
+                "--format",
+                "gauntlet",
+                "--deals",
+                "1",
+                "--target",
+                "60",
+                "--json",
+                "-j",
+                "2",
+                "--seed",
+                "3",
+                "--public-seed",
+                "--bots",
             ]
             .map(String::from),
         );
@@ -569,6 +581,7 @@ fn every_kind_of_bot_answers_a_logged_position() {
         "builtin:random",
         "--seed",
         "2",
+        "--public-seed",
         "--log-dir",
         &logs.display().to_string(),
     ]);
@@ -921,6 +934,7 @@ fn pair_match(
             "--json",
             "--seed",
             "5",
+            "--public-seed",
             "--startup-ms",
             "60000",
             "--move-ms",
@@ -1084,6 +1098,7 @@ fn a_tournament_mixing_every_kind_has_no_fault() {
             "2",
             "--seed",
             "3",
+            "--public-seed",
             "--out",
         ]
         .map(String::from),

@@ -14,7 +14,14 @@ fn stalled_game(sb: &Sandbox) -> PathBuf {
     play(
         sb,
         &[sb.fixture("thinks_aloud", &["4"]), "builtin:greedy".into()],
-        &["--seed", "5", "--move-ms", "3000", "--no-rotate"],
+        &[
+            "--seed",
+            "5",
+            "--public-seed",
+            "--move-ms",
+            "3000",
+            "--no-rotate",
+        ],
     );
     sb.log(1)
 }
@@ -59,7 +66,14 @@ fn a_fallback_move_says_the_bot_faulted_and_what_it_wrote() {
     play(
         &sb,
         &[sb.fixture("misbehaves_once", &[]), "builtin:greedy".into()],
-        &["--seed", "7", "--on-fault", "fallback", "--no-rotate"],
+        &[
+            "--seed",
+            "7",
+            "--public-seed",
+            "--on-fault",
+            "fallback",
+            "--no-rotate",
+        ],
     );
     let log = sb.log(1).display().to_string();
     let ran = replay(&[&log, "--seat", "0", "--turn", "2"]);
@@ -181,7 +195,14 @@ fn the_sample_bots_send_info() {
             sb.sample("greedy_bot", &[]),
             strong_bot().display().to_string(),
         ],
-        &["--seed", "3", "--max-hands", "1", "--no-rotate"],
+        &[
+            "--seed",
+            "3",
+            "--public-seed",
+            "--max-hands",
+            "1",
+            "--no-rotate",
+        ],
     );
     let lines = log_lines(&sb.log(1));
     let info = |seat: u64| {
@@ -205,7 +226,15 @@ fn text_lines_stay_within_100_columns_and_spinners_are_drawn() {
     play(
         &sb,
         &["builtin:greedy".into(), "builtin:random".into()],
-        &["--seed", "11", "--spinner", "all", "--hand-size", "4"],
+        &[
+            "--seed",
+            "11",
+            "--public-seed",
+            "--spinner",
+            "all",
+            "--hand-size",
+            "4",
+        ],
     );
     for log in [
         sb.log(1),
@@ -272,7 +301,9 @@ fn hands_and_moves_outside_the_game_and_option_clashes_exit_2() {
 fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
     let sb = Sandbox::new();
     let thinker = format!("thinker={}", sb.fixture("illegal", &["wrong-end"]));
-    let (ran, report) = play(&sb, &[thinker, "builtin:greedy".into()], &["--seed", "4"]);
+    // A public seed: the second run below deals the same game.
+    let options = ["--seed", "4", "--public-seed"];
+    let (ran, report) = play(&sb, &[thinker, "builtin:greedy".into()], &options);
     let fault = &report["games"][0]["faults"][0];
     let (turn, seat) = (uint(&fault["turn"]), uint(&fault["seat"]));
     let log = sb.log(1).display().to_string();
@@ -283,6 +314,7 @@ fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
         "builtin:greedy",
         "--seed",
         "4",
+        "--public-seed",
         "--log-dir",
         &sb.path("again").display().to_string(),
     ]);

@@ -37,7 +37,15 @@ fn six_graded_builtins_rank_in_their_true_order() {
     let bots: Vec<String> = p.iter().map(|p| format!("builtin:mix:{p}")).collect();
     let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
     // 2,100 games; games to 100 points keep it quick.
-    args.extend(["--deals", "70", "--target", "100", "--seed", "7"]);
+    args.extend([
+        "--deals",
+        "70",
+        "--target",
+        "100",
+        "--seed",
+        "7",
+        "--public-seed",
+    ]);
     let report = tournament(&sb.path("t"), &args);
     assert_eq!(report["standings"]["games"], 2100);
     let truth: Vec<String> = p.iter().map(|p| format!("mix-{p}")).collect();
@@ -63,6 +71,7 @@ fn greedy_a_mix_and_random_rank_in_order_and_every_game_reruns_alone() {
         "100",
         "--seed",
         "3",
+        "--public-seed",
     ];
     let report = tournament(&out, &args);
     assert_eq!(batch_order(&report), ["mix-0", "mix-0.5", "mix-1"]);
@@ -125,6 +134,7 @@ fn a_game_between_builtins_in_process_is_the_referees_game() {
         "12",
         "--seed",
         "11",
+        "--public-seed",
         "--json",
         "--log-dir",
         &logs,

@@ -73,6 +73,7 @@ fn played() -> Sandbox {
         "1",
         "--seed",
         "5",
+        "--public-seed",
         "--log-dir",
         &logs,
     ]);
@@ -86,6 +87,7 @@ fn played() -> Sandbox {
         "1",
         "--seed",
         "5",
+        "--public-seed",
         "--quiet",
         "--out",
         &out,

@@ -132,7 +132,7 @@ fn shuffling_results_changes_nothing() {
     let mut args: Vec<String> = ["tournament", "--quiet", "--players", "3", "--deals", "3"]
         .map(String::from)
         .to_vec();
-    args.extend(["--seed", "4", "--out"].map(String::from));
+    args.extend(["--seed", "4", "--public-seed", "--out"].map(String::from));
     args.push(three.display().to_string());
     args.extend(
         [
@@ -173,6 +173,7 @@ fn identical_entrants_get_identical_ratings() {
         "1",
         "--seed",
         "5",
+        "--public-seed",
     ]
     .map(String::from)
     .to_vec();
@@ -258,6 +259,7 @@ fn a_live_tournament_and_a_later_standings_give_the_same_history() {
         "6",
         "--seed",
         "3",
+        "--public-seed",
         "--out",
         &out.display().to_string(),
         "a=builtin:greedy",

@@ -122,6 +122,7 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
         "2".into(),
         "--seed".into(),
         "3".into(),
+        "--public-seed".into(),
         "-j".into(),
         "2".into(),
         "--out".into(),
@@ -298,6 +299,7 @@ fn a_running_tournaments_page_reloads_itself_and_says_how_it_ended() {
         "1".into(),
         "--seed".into(),
         "1".into(),
+        "--public-seed".into(),
         "-j".into(),
         "1".into(),
         "--move-ms".into(),
@@ -348,6 +350,7 @@ fn the_page_draws_the_sequential_tests_llr_against_its_bounds() {
         "200",
         "--seed",
         "4",
+        "--public-seed",
         "--out",
         &out.display().to_string(),
         "-q",
@@ -385,6 +388,7 @@ fn a_ladders_page_shows_its_budget_and_its_command_plays_it_again() {
         "24",
         "--seed",
         "6",
+        "--public-seed",
     ]
     .map(String::from)
     .to_vec();
@@ -452,6 +456,7 @@ fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_
         "1",
         "--seed",
         "1",
+        "--public-seed",
         "--out",
         &out.display().to_string(),
         "-q",

@@ -43,7 +43,15 @@ fn two_players_python_against_javascript_and_rust_against_python() {
     let b = bots(&sb);
     match_of(
         &[&b.greedy, &b.js],
-        &["--games", "2", "--seed", "11", "--target", "100"],
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "11",
+            "--public-seed",
+            "--target",
+            "100",
+        ],
         false,
         2,
     );
@@ -52,6 +60,7 @@ fn two_players_python_against_javascript_and_rust_against_python() {
         &[
             "--seed",
             "12",
+            "--public-seed",
             "--spinner",
             "all",
             "--hand-end",
@@ -67,6 +76,7 @@ fn two_players_python_against_javascript_and_rust_against_python() {
         &[
             "--seed",
             "13",
+            "--public-seed",
             "--hand-size",
             "7",
             "--finish",
@@ -91,6 +101,7 @@ fn three_players_of_three_languages() {
             "3",
             "--seed",
             "21",
+            "--public-seed",
             "--spinner",
             "none",
             "--max-hands",
@@ -104,6 +115,7 @@ fn three_players_of_three_languages() {
         &[
             "--seed",
             "22",
+            "--public-seed",
             "--hand-size",
             "5",
             "--hand-end",
@@ -124,7 +136,15 @@ fn four_players_in_partnerships_and_cut_throat() {
     let b = bots(&sb);
     match_of(
         &[&b.strong, &b.js, &b.greedy, &b.random],
-        &["--games", "4", "--seed", "31", "--target", "100"],
+        &[
+            "--games",
+            "4",
+            "--seed",
+            "31",
+            "--public-seed",
+            "--target",
+            "100",
+        ],
         true,
         4,
     );
@@ -134,6 +154,7 @@ fn four_players_in_partnerships_and_cut_throat() {
             "--no-teams",
             "--seed",
             "32",
+            "--public-seed",
             "--spinner",
             "all",
             "--hand-end",

@@ -13,7 +13,11 @@ fn a_cut_saved_tmp_keeps_small_files_first_and_says_what_was_left_out() {
         format!("f={}", sb.fixture("fills_tmp", &[])),
         "builtin:greedy".to_string(),
     ];
-    let (ran, _) = play(&sb, &bots, &["--seed", "3", "--target", "60"]);
+    let (ran, _) = play(
+        &sb,
+        &bots,
+        &["--seed", "3", "--public-seed", "--target", "60"],
+    );
     let saved = sb.logs().join("f.tmp");
     assert_eq!(
         fs::read_to_string(saved.join("debug.txt")).expect("the small note kept"),

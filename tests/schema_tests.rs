@@ -297,7 +297,11 @@ fn match_tournament_and_standings_json_validate_against_the_results_schema() {
         "a=builtin:greedy".to_string(),
         "b=builtin:random".to_string(),
     ];
-    let (_, report) = play(&sb, &bots, &["--games", "3", "--seed", "2"]);
+    let (_, report) = play(
+        &sb,
+        &bots,
+        &["--games", "3", "--seed", "2", "--public-seed"],
+    );
     assert_eq!(report["format"], "allfives-results");
     assert_eq!(report["version"], 2);
     assert_valid(&report_schema, &report, "match --json");

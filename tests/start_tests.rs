@@ -27,7 +27,14 @@ fn run_in(sb: &Sandbox, args: &[&str]) -> Ran {
 #[test]
 fn a_bare_log_file_name_is_written_in_the_current_folder() {
     let sb = Sandbox::new();
-    let two = ["match", "builtin:greedy", "builtin:random", "--seed", "1"];
+    let two = [
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--public-seed",
+    ];
     let ran = run_in(&sb, &[&two[..], &["--log", "g.jsonl", "--json"]].concat());
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert_eq!(ran.json()["complete"], true);
@@ -162,6 +169,7 @@ fn deals_past_the_hand_limit_are_refused_from_a_log_as_from_a_file() {
         "builtin:random",
         "--seed",
         "2",
+        "--public-seed",
         "--log",
         &log,
     ]);
@@ -202,7 +210,11 @@ fn a_move_written_with_strings_is_a_fault_in_the_protocols_words() {
         (&["--id"][..], "`id` must be a whole number from 0 up"),
     ] {
         let bot = sb.fixture("strings", args);
-        let (_, report) = play(&sb, &[bot, "builtin:random".into()], &["--seed", "1"]);
+        let (_, report) = play(
+            &sb,
+            &[bot, "builtin:random".into()],
+            &["--seed", "1", "--public-seed"],
+        );
         let detail = report["games"][0]["faults"][0]["detail"]
             .as_str()
             .unwrap_or("");

@@ -172,6 +172,7 @@ fn the_percentile_columns_are_marked_as_upper_bounds() {
         "builtin:random",
         "--seed",
         "1",
+        "--public-seed",
         "--log-dir",
         &logs,
     ]);

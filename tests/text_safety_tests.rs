@@ -102,7 +102,14 @@ fn no_command_prints_a_bots_payloads_raw() {
     let logs_v = sandbox.path("logs-v");
     let logs_json = sandbox.path("logs-json");
     let dir = |p: &Path| p.display().to_string();
-    let one = ["--games", "1", "--seed", "7", "--no-sandbox"];
+    let one = [
+        "--games",
+        "1",
+        "--seed",
+        "7",
+        "--public-seed",
+        "--no-sandbox",
+    ];
     let text = run_in(
         &sandbox,
         "match",
@@ -169,6 +176,7 @@ fn no_command_prints_a_bots_payloads_raw() {
             "1",
             "--seed",
             "7",
+            "--public-seed",
             "--no-sandbox",
             "-j",
             "1",
