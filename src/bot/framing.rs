@@ -7,7 +7,21 @@ use allfives_engine::protocol::FromBot;
 use crate::bot::fault::excerpt;
 use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::misread::misread;
-use crate::bot::process::Received;
+
+/// What a bot wrote, or what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    /// A complete line (without its newline).
+    Line(String),
+    /// A line longer than the cap; its start.
+    TooLong(String),
+    /// A line that is not UTF-8; its start, lossily decoded.
+    NotUtf8(String),
+    /// The process ended (or closed its output).
+    Exited(String),
+    /// Nothing came in time.
+    Timeout,
+}
 
 /// Cuts a byte stream into lines of at most `max_line` bytes, not counting the line's `\n` or
 /// `\r\n`. Bytes are appended to [`buffer`](LineFramer::buffer) as they arrive; a line cut off

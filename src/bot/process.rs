@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::{timeout, timeout_at};
 
-use crate::bot::framing::LineFramer;
+use crate::bot::framing::{LineFramer, Received};
 use crate::bot::stderr_lines::StderrLines;
 use crate::sandbox::{self, Containment, Policy};
 
@@ -59,21 +59,6 @@ pub enum Ending {
     Terminated,
     /// It needed SIGKILL.
     Killed,
-}
-
-/// What a bot wrote, or what became of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Received {
-    /// A complete line (without its newline).
-    Line(String),
-    /// A line longer than the cap; its start.
-    TooLong(String),
-    /// A line that is not UTF-8; its start, lossily decoded.
-    NotUtf8(String),
-    /// The process ended (or closed its output).
-    Exited(String),
-    /// Nothing came in time.
-    Timeout,
 }
 
 /// What to start: the command's words, the folder it starts in, variables added to its

@@ -10,14 +10,15 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::bot::clock::{ClockKind, Clocks, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS};
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
-use crate::cli::commands::BAD_INPUT;
 use crate::cli::deal_file::{never_played, read_deals};
 use crate::cli::entrants;
+use crate::cli::exit::BAD_INPUT;
 use crate::cli::key_file;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::{GameSettings, LogTarget, MatchConfig, Plan, PlannedGame};
 use crate::sandbox::{Policy, ResourceLimits, outputs};
+use crate::tournament::definition::Definition;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
@@ -129,7 +130,7 @@ fn reported(e: clap::Error) -> u8 {
             // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe).
             match e.print() {
                 Ok(()) => e.exit_code() as u8,
-                Err(e) => crate::cli::commands::output_failed(&e),
+                Err(e) => crate::cli::exit::output_failed(&e),
             }
         }
         _ => {
@@ -242,6 +243,25 @@ pub struct SeedArgs {
 }
 
 impl SeedArgs {
+    /// The seed option that names a master other than the stored one, if any: another typed seed,
+    /// `--public-seed` for a master a key made, or a deal key that does not make the stored master
+    /// (a public master resumed without `--public-seed` is the stored one: the folder decides).
+    pub fn names_another_master(&self, stored: &Definition) -> Option<&'static str> {
+        let typed = self.seed?;
+        // Older definitions kept no typed seed: their master was the typed seed itself.
+        if typed != stored.typed_seed.unwrap_or(stored.seed) {
+            return Some("--seed");
+        }
+        if self.public_seed && !stored.public_seed {
+            return Some("--public-seed");
+        }
+        let other_key = self.deal_key.as_ref().is_some_and(|file| {
+            key_file::load_or_make(file)
+                .map_or(true, |key| seeds::keyed(&key, typed) != stored.seed)
+        });
+        other_key.then_some("--deal-key")
+    }
+
     /// Whether every run with these options makes the same master (what shards need).
     pub fn reproducible(&self) -> bool {
         self.seed.is_some() && (self.public_seed || self.deal_key.is_some())

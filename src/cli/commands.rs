@@ -21,9 +21,13 @@ use crate::cli::args::{
     CheckArgs, Cli, Command, CompletionsArgs, KitArgs, ManArgs, MatchArgs, ReplayArgs, hidden_with,
 };
 use crate::cli::entrants;
+use crate::cli::exit::{
+    BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed,
+};
 use crate::cli::kit;
 use crate::cli::output;
 use crate::cli::pages;
+use crate::cli::signals::interrupted;
 use crate::cli::tournament;
 use crate::gamelog;
 use crate::gamelog::describe;
@@ -34,27 +38,11 @@ use crate::replay::turn::{self, Answer};
 use crate::replay::{html, steps};
 use crate::sandbox::{Policy, files};
 use crate::tournament::game_logs;
+use crate::tournament::report_stream::Report;
 use crate::tournament::report_stream::ReportStream;
-use crate::tournament::results::{self, Entrant, GameLine, LineContext, Report};
+use crate::tournament::results::{self, Entrant, GameLine, LineContext};
 use crate::tournament::standings::Tally;
 use crate::tournament::{schedule, seeds};
-
-/// The referee itself failed (e.g. a log could not be written).
-pub const FAILED: u8 = 1;
-/// Bad arguments or an unreadable input file.
-pub const BAD_INPUT: u8 = 2;
-/// A replayed log does not check out.
-pub const BAD_LOG: u8 = 3;
-/// A bot failed `check`, or could not start for a match (which stopped after its first game).
-pub const CHECK_FAILED: u8 = 4;
-/// Stdout cannot be written (closed, or the disk is full).
-pub const OUTPUT_FAILED: u8 = 5;
-/// A replayed log checks out as far as it goes, but it is cut short before the game's end.
-pub const CUT_LOG: u8 = 6;
-/// Interrupted (Ctrl-C or SIGTERM).
-pub const INTERRUPTED: u8 = 130;
-/// Stdout's reader went away.
-pub const BROKEN_PIPE: u8 = 141;
 
 /// Runs the parsed command line and returns the process's exit code.
 pub fn run(cli: Cli) -> u8 {
@@ -122,34 +110,11 @@ fn man_command(args: &ManArgs) -> u8 {
     emitted(emit(&out), 0)
 }
 
-/// Writes one line on stderr and returns `code`. The message is made safe for a terminal: it
-/// may quote a name, a path or a line of a file that a bot or a user wrote.
-pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
-    eprintln!("allfives: {}", crate::text::terminal(&message.to_string()));
-    code
-}
-
 fn match_command(args: &MatchArgs) -> u8 {
-    let (mut config, master) = match args.config(seeds::fresh) {
+    let (config, master) = match match_config(args) {
         Ok(made) => made,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    for warning in args.warnings(config.bots.len()) {
-        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
-    }
-    if let Some(note) = master.public_note() {
-        eprintln!("allfives: note: {note}");
-    }
-    config.settings.protections =
-        crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
-    if args.verbose
-        && let Some(protections) = &config.settings.protections
-    {
-        // Each line names bots and folders, which a bots file chose.
-        for line in protections.summary().lines() {
-            eprintln!("{}", crate::text::terminal(line));
-        }
-    }
     // Held until the match ends: every bot starts on the same CPU as the referee.
     let _cpu = args.placement.hold();
     let runtime = match runtime() {
@@ -205,13 +170,43 @@ fn match_command(args: &MatchArgs) -> u8 {
             return output_failed(&e);
         }
     };
+    let printed = (&mut stream, &entrants[..], &mut tally);
+    let outcome = match play_match(&runtime, &mut played, printed, (args, &not_started)) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            crate::bot::shutdown::kill_all();
+            return output_failed(&e);
+        }
+    };
+    if outcome.is_none() {
+        crate::bot::shutdown::kill_all();
+    }
+    // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
+    match_ended(
+        &report(played.complete(), &entrants, &tally),
+        stream,
+        (outcome, &not_started),
+    )
+}
+
+/// Plays the match's games, each printed as it ends (with --json as in text) and none kept,
+/// until they are all played, one fails, or a signal comes (`None`). Stdout failing ends it.
+fn play_match(
+    runtime: &tokio::runtime::Runtime,
+    played: &mut Match,
+    (stream, entrants, tally): (
+        &mut Option<ReportStream<std::io::Stdout>>,
+        &[Entrant],
+        &mut Tally,
+    ),
+    (args, not_started): (&MatchArgs, &[String]),
+) -> std::io::Result<Option<std::io::Result<()>>> {
     let mut broken: Option<std::io::Error> = None;
     let outcome = runtime.block_on(async {
         let games = played.play(|config, planned, game| {
-            let line = match_line(config, planned, game, &entrants, args);
+            let line = match_line(config, planned, game, entrants, args);
             tally.add(&line);
-            // Each game is printed as it ends and none is kept, with --json as in text.
-            let printed = match &mut stream {
+            let printed = match stream {
                 Some(stream) => stream.game(&line),
                 None => output::print_line(&output::game_line(&line)),
             };
@@ -233,20 +228,50 @@ fn match_command(args: &MatchArgs) -> u8 {
             done = games => Some(done),
         }
     });
-    if let Some(e) = broken {
-        crate::bot::shutdown::kill_all();
-        return output_failed(&e);
+    match broken {
+        Some(e) => Err(e),
+        None => Ok(outcome),
     }
-    let ending = match outcome {
-        None => {
-            crate::bot::shutdown::kill_all();
-            Some((
-                INTERRUPTED,
-                "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
-            ))
+}
+
+/// The match's configuration from its arguments, its warnings and notes said (and with
+/// `--verbose` its bots' protections).
+fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String> {
+    let (mut config, master) = args.config(seeds::fresh)?;
+    for warning in args.warnings(config.bots.len()) {
+        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
+    }
+    if let Some(note) = master.public_note() {
+        eprintln!("allfives: note: {note}");
+    }
+    config.settings.protections =
+        crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
+    if args.verbose
+        && let Some(protections) = &config.settings.protections
+    {
+        // Each line names bots and folders, which a bots file chose.
+        for line in protections.summary().lines() {
+            eprintln!("{}", crate::text::terminal(line));
         }
+    }
+    Ok((config, master))
+}
+
+/// A match's end: its report printed (the --json document closed), then how it ended said
+/// (`None`: interrupted; `not_started`: the bots that could not start, which stop a match after
+/// its first game).
+fn match_ended(
+    report: &Report,
+    stream: Option<ReportStream<std::io::Stdout>>,
+    (outcome, not_started): (Option<std::io::Result<()>>, &[String]),
+) -> u8 {
+    let ending = match outcome {
+        None => Some((
+            INTERRUPTED,
+            "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
+        )),
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
-        Some(Ok(())) if !not_started.is_empty() && !played.complete() => Some((
+        Some(Ok(())) if !not_started.is_empty() && !report.complete => Some((
             CHECK_FAILED,
             format!(
                 "{}; the match stopped after its first game, whose log records the fault \
@@ -256,11 +281,9 @@ fn match_command(args: &MatchArgs) -> u8 {
         )),
         Some(Ok(())) => None,
     };
-    // Closed whatever the ending: an interrupted or failed match is a whole, incomplete report.
-    let report = report(played.complete(), &entrants, &tally);
     let printed = match stream {
-        Some(stream) => stream.finish(&report),
-        None => output::print_line(&output::standings_text(&report, true)),
+        Some(stream) => stream.finish(report),
+        None => output::print_line(&output::standings_text(report, true)),
     };
     if let Err(e) = printed {
         return output_failed(&e);
@@ -308,14 +331,6 @@ fn match_line(
             reused_processes: config.settings.processes.is_reused(),
         },
     )
-}
-
-/// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.
-pub fn output_failed(e: &std::io::Error) -> u8 {
-    match e.kind() {
-        std::io::ErrorKind::BrokenPipe => BROKEN_PIPE,
-        _ => fail(OUTPUT_FAILED, format!("cannot write to stdout: {e}")),
-    }
 }
 
 fn replay_command(args: &ReplayArgs) -> u8 {
@@ -741,29 +756,6 @@ fn schema_command(what: &str) -> u8 {
     }
 }
 
-/// Makes Ctrl-C, SIGTERM and SIGHUP also set [`input::stop`]'s flag, which a read on this
-/// thread looks at while the runtime (and so its signal watch) waits for it.
-fn mark_stopping() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: the action only stores to an atomic, which is async-signal-safe.
-            let _ = unsafe { signal_hook_registry::register(signal, crate::input::stop) };
-        }
-    });
-}
-
-/// Resolves when `signal` arrives; never if its handler could not be set (then the signal's
-/// default action, ending the process, stands).
-async fn received(signal: Option<tokio::signal::unix::Signal>) {
-    match signal {
-        Some(mut signal) => {
-            signal.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
 /// Runs `work` to its end, or until Ctrl-C, SIGTERM or SIGHUP: then every bot is killed and the answer
 /// is `None`.
 fn unless_interrupted<T>(
@@ -782,34 +774,4 @@ fn unless_interrupted<T>(
         crate::bot::shutdown::kill_all();
     }
     outcome
-}
-
-/// Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal). The handlers are in place when
-/// this returns (call it inside the runtime). The signals are watched by a task of their own,
-/// so the future returned costs next to nothing to poll: a match polls it on every move.
-pub fn interrupted() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    mark_stopping();
-    let signals = [
-        SignalKind::interrupt(),
-        SignalKind::terminate(),
-        SignalKind::hangup(),
-    ]
-    .map(signal);
-    tokio::spawn(async move {
-        let [int, term, hup] = signals.map(Result::ok);
-        tokio::select! {
-            () = received(int) => {}
-            () = received(term) => {}
-            () = received(hup) => {}
-        }
-        let _ = tx.send(());
-    });
-    async move {
-        // A dropped sender means the watch stopped with the runtime: never interrupted.
-        if rx.await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
 }

@@ -92,20 +92,6 @@ pub fn unique_names(specs: Vec<BotSpec>) -> Vec<BotSpec> {
         .collect()
 }
 
-/// Refuses two entrants of one name (a tournament's results refer to entrants by name).
-pub fn distinct_names(specs: &[BotSpec]) -> Result<(), String> {
-    let mut seen = std::collections::HashSet::with_capacity(specs.len());
-    for spec in specs {
-        if !seen.insert(spec.name.as_str()) {
-            return Err(format!(
-                "two entrants are named '{}': name them with NAME=COMMAND or a bots file",
-                spec.name
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The names of the bots `file` marks `retired` (a ladder's).
 pub fn retired_in(file: Option<&Path>) -> Result<Vec<String>, String> {
     let Some(path) = file else {

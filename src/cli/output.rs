@@ -14,7 +14,8 @@ use crate::referee::matchplay::MatchConfig;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;
-use crate::tournament::results::{GameLine, Report};
+use crate::tournament::report_stream::Report;
+use crate::tournament::results::GameLine;
 use crate::tournament::schedule::Format;
 use crate::tournament::seeds::Master;
 use crate::tournament::standings::{Row, Standings};
@@ -122,6 +123,31 @@ pub const TIMES_NOTE: &str = "* upper bounds: the top of the time's histogram bu
 /// the Elo line of every pair of entrants with `pairs` (always with two entrants).
 pub fn standings_text(report: &Report, pairs: bool) -> String {
     let s = &report.standings;
+    let mut text = table_text(s);
+    text.push_str(&run_notes(report));
+    text.push_str(&teams_text(s));
+    if s.entrants.len() > 2 && !s.crosstable.is_empty() {
+        text.push_str(&crosstable(s));
+    }
+    text.push_str(&pairs_text(s, pairs));
+    text.push_str(&ratings_text(s));
+    if let Some(t) = &s.sprt {
+        text.push_str(&sprt_text(t));
+    }
+    if s.unfinished_sets > 0 {
+        let _ = writeln!(
+            text,
+            "unfinished sets: {} ({}), counted in the table but not rated",
+            s.unfinished_sets,
+            count(s.unfinished_games, "game")
+        );
+    }
+    text.push_str(&ending_text(report));
+    text
+}
+
+/// The table of entrants, best score first.
+fn table_text(s: &Standings) -> String {
     let mut text = String::new();
     let width = name_width(s, 4);
     let _ = writeln!(
@@ -152,6 +178,14 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
         );
     }
     let _ = writeln!(text, "{TIMES_NOTE}");
+    text
+}
+
+/// What the standings must say about how the games were played: a public seed, retired
+/// entrants, reused processes, each entrant's last fault.
+fn run_notes(report: &Report) -> String {
+    let s = &report.standings;
+    let mut text = String::new();
     let retired: Vec<&str> = report
         .entrants
         .iter()
@@ -192,6 +226,12 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             );
         }
     }
+    text
+}
+
+/// Each team's results, if the games were played in partnerships.
+fn teams_text(s: &Standings) -> String {
+    let mut text = String::new();
     if !s.teams.is_empty() {
         text.push_str("teams:\n");
         for t in &s.teams {
@@ -208,9 +248,12 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             );
         }
     }
-    if s.entrants.len() > 2 && !s.crosstable.is_empty() {
-        text.push_str(&crosstable(s));
-    }
+    text
+}
+
+/// The Elo of each pair: of two entrants always, of more only with `pairs`.
+fn pairs_text(s: &Standings, pairs: bool) -> String {
+    let mut text = String::new();
     // Every pair of 30 entrants would be 435 lines: only two entrants' or on request.
     let pair_lines = if s.entrants.len() <= 2 || pairs {
         &s.elo[..]
@@ -234,18 +277,13 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
             e.first, e.second, e.pentanomial
         );
     }
-    text.push_str(&ratings_text(s));
-    if let Some(t) = &s.sprt {
-        text.push_str(&sprt_text(t));
-    }
-    if s.unfinished_sets > 0 {
-        let _ = writeln!(
-            text,
-            "unfinished sets: {} ({}), counted in the table but not rated",
-            s.unfinished_sets,
-            count(s.unfinished_games, "game")
-        );
-    }
+    text
+}
+
+/// The winner (or a gauntlet's summary), and why the standings are not final, if they are not.
+fn ending_text(report: &Report) -> String {
+    let s = &report.standings;
+    let mut text = String::new();
     let gauntlet = report.tournament_format == Some(Format::Gauntlet);
     match (&s.winner.names[..], s.winner.level) {
         _ if gauntlet => text.push_str(&challenger_text(s)),
@@ -424,4 +462,15 @@ fn faults(faults: &BTreeMap<FaultKind, u64>) -> String {
         .map(|(kind, n)| format!("{kind} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Prints a report: as pretty JSON with `json`, else as the standings' text.
+pub fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
+    let text = match json {
+        true => crate::text::json(
+            &serde_json::to_string_pretty(report).expect("a report always serializes"),
+        ),
+        false => standings_text(report, pairs),
+    };
+    print_line(&text)
 }

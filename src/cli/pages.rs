@@ -10,8 +10,8 @@ use crate::input;
 use crate::replay::html::{self, IndexEntry};
 use crate::replay::page_data::{Failure, PageData, page_data};
 use crate::replay::steps;
-use crate::tournament::audit::RESULTS;
 use crate::tournament::game_logs::{self, LineLog};
+use crate::tournament::results::RESULTS;
 
 /// A log's page data, and why it does not check out, if it does not.
 pub fn game_page(text: &str, seat: Option<Seat>) -> Result<(PageData, Option<LogError>), LogError> {

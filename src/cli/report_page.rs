@@ -15,7 +15,8 @@ use crate::sandbox::files;
 use crate::text::shell_word;
 use crate::tournament::definition::Definition;
 use crate::tournament::game_logs::LineLog;
-use crate::tournament::results::{GameLine, Report};
+use crate::tournament::report_stream::Report;
+use crate::tournament::results::GameLine;
 use crate::tournament::standings::Tally;
 
 /// The live page's name in a tournament's folder.

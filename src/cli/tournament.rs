@@ -2,43 +2,34 @@
 //! signals, the progress display and the standings; the workers only play
 //! ([`crate::tournament::workers`]).
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
-use tokio::sync::mpsc;
+use allfives_engine::rules::Rules;
 
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::args::{
-    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, SeedArgs, StandingsArgs,
+    DEFAULT_TOURNAMENTS as DEFAULT_DIR, KeptSetting, OnFault, RatingArgs, StandingsArgs,
     TournamentArgs, hidden_with, new_log_dir,
 };
-use crate::cli::commands::{BAD_INPUT, FAILED, INTERRUPTED, fail, interrupted, output_failed};
 use crate::cli::entrants;
-use crate::cli::key_file;
+use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed};
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
-use crate::referee::game::FaultPolicy;
+use crate::cli::run_view::{Shown, banner, interrupted_in, kept_processes_note};
+use crate::cli::signals::interrupted_twice;
 use crate::referee::matchplay::GameSettings;
-use crate::referee::matchplay::protections;
 use crate::report::data::State;
-use crate::sandbox::files;
-use crate::tournament::audit::{self, RESULTS};
-use crate::tournament::definition::{self, Definition, EntrantDef};
+use crate::tournament::definition::Definition;
 use crate::tournament::folder::{self, HeldFolder};
-use crate::tournament::game_logs::PackEnds;
-use crate::tournament::ladder::LadderSpec;
-use crate::tournament::ladder::fits::{FitPoints, Refits};
-use crate::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
-use crate::tournament::ratings::{Anchor, SprtSpec};
-use crate::tournament::results::{self, Entrant, GameLine, Report, ResultsWriter};
-use crate::tournament::schedule::{Format, GamePlan, Table};
+use crate::tournament::merge::Shards;
+use crate::tournament::report_stream::Report;
+use crate::tournament::run::{self, AnchorAsk, Event, OpenError, Opened, PlayOptions};
+use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
-use crate::tournament::standings::Tally;
-use crate::tournament::workers::{self, Queue, Run};
+use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
@@ -67,147 +58,27 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         eprintln!("allfives: note: {note}");
     }
     let dir = held.dir.clone();
-    let bots = match definition.bots() {
-        Ok(bots) => bots,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
-    let mut entrants = results::entrants_of(&bots);
-    for entrant in &mut entrants {
-        entrant.retired = definition.retired.contains(&entrant.name);
-    }
-    let schedule = definition.schedule();
-    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
-    let anchor = match anchor(&args.rating, &names) {
-        Ok(anchor) => anchor,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
-    let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
-    let mut done = HashSet::new();
-    let mut pack_ends = PackEnds::default();
-    let mut ladder = (definition.format == Format::Ladder)
-        .then(|| Ladder::new(&definition).with_fits(FitPoints::of(&definition)));
-    let mut refits = ladder
-        .as_ref()
-        .filter(|ladder| ladder.matchmaking())
-        .map(|_| Refits::new(&definition));
-    let results_path = dir.join(RESULTS);
-    let mut live = ReportPage::new(
-        &dir.join(LIVE_PAGE),
-        std::slice::from_ref(&dir),
-        &definition,
-        0,
-    );
-    let audited = audit::read_checked(&dir, &definition, false, |line| {
-        tally.add(&line);
-        live.add(0, &line, &tally);
-        pack_ends.add(&line);
-        // A ladder's tables are drawn afresh: it needs what was played, not which ids.
-        if let Some(refits) = refits.as_mut() {
-            refits.add(&line);
-        }
-        match ladder.as_mut() {
-            Some(ladder) => ladder.found(&line),
-            None => {
-                done.insert(line.id);
-            }
-        }
-    });
-    let audited = match audited {
-        Ok(audited) => audited,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
-    for note in &audited.notes {
-        eprintln!("allfives: note: {note}");
-    }
-    if !audited.dropped.is_empty()
-        && let Err(e) = audit::rewrite_without(&dir, &audited.dropped)
-    {
-        return fail(
-            FAILED,
-            format!("cannot repair {}: {e}", results_path.display()),
-        );
-    }
-    match pack_ends.repair(&dir, definition.pack_logs) {
-        Ok(notes) => notes
-            .iter()
-            .for_each(|n| eprintln!("allfives: note: {}", crate::text::terminal(n))),
-        // A pack missing, or shorter than its lines say: the folder's input does not check out.
-        Err(message) => return fail(BAD_INPUT, message),
-    }
-    let mut writer = match ResultsWriter::open(&results_path) {
-        Ok(writer) => writer,
-        Err(e) => {
-            return fail(
-                FAILED,
-                format!("cannot open {}: {e}", results_path.display()),
-            );
-        }
-    };
-    let shard = definition.shard;
-    // Every line read is a distinct game of this shard (checked), so the rest is a difference.
-    // A test that decided before a stop stays decided: --resume plays nothing more.
-    let decided = tally.sprt_decision();
-    let scheduled = match ladder.as_mut() {
-        Some(ladder) => {
-            ladder.finish_found();
-            if let Some(refits) = refits.as_mut() {
-                refits.resumed(ladder.next_set());
-                for fit in refits.fits() {
-                    ladder.fitted(&fit);
-                }
-            }
-            tally.games() + ladder.remaining()
-        }
-        None => schedule.count(shard),
-    };
-    live.scheduled(scheduled);
-    let missing = match decided {
-        Some(_) => 0,
-        None => scheduled.saturating_sub(tally.games()),
+    let mut shown = Shown::new(args, &definition, &dir);
+    let opened = match Opened::open(
+        definition,
+        dir.clone(),
+        &anchor_asked(&args.rating),
+        &mut shown,
+    ) {
+        Ok(opened) => opened,
+        Err(OpenError::Refused(message)) => return fail(BAD_INPUT, message),
+        Err(OpenError::Failed(message)) => return fail(FAILED, message),
     };
     // The page is there before the banner: whoever reads the banner finds it.
-    if let Err(e) = live.refresh(|| tournament_report(&definition, entrants.clone(), false, &tally))
+    shown.opened(&opened);
+    if !args.json
+        && let Err(e) = output::print_line(&banner(&opened))
     {
-        eprintln!("allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it");
+        return output_failed(&e);
     }
-    if !args.json {
-        let mut banner = match &ladder {
-            Some(_) => format!(
-                "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
-                bots.len(),
-                definition.retired.len(),
-                missing,
-                tally.games(),
-                definition.master().describe(),
-                dir.display()
-            ),
-            None => format!(
-                "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
-                bots.len(),
-                missing,
-                scheduled,
-                definition.master().describe(),
-                dir.display()
-            ),
-        };
-        if let Some(d) = decided {
-            banner.push_str(&format!(
-                "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
-                d.accepted.name(),
-                d.pair
-            ));
-        }
-        if let Err(e) = output::print_line(&banner) {
-            return output_failed(&e);
-        }
-    }
-    if let Some(note) = definition.master().public_note() {
+    if let Some(note) = opened.definition.master().public_note() {
         eprintln!("allfives: note: {note}");
     }
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
     crate::sandbox::outputs::register(&dir);
@@ -215,358 +86,38 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Ok(policy) => policy,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
     policy.hidden.extend(args.seeds.key_file());
-    let mut settings = definition.settings(policy);
-    settings.protections = protections(&bots, &settings.sandbox);
-    settings.processes = Processes::from_flags(args.fresh, args.reuse_processes);
-    let reused = !args.fresh && bots.iter().any(|b| b.is_process());
-    let run = Arc::new(Run {
-        bots,
-        entrants: entrants.clone(),
-        settings,
-        dir: dir.clone(),
-        definition: definition.clone(),
-    });
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut progress = Progress::new(missing, args.quiet);
-    let ladder = ladder.map(SharedLadder::new);
-    let mut collected = runtime.block_on(async {
-        let games: Box<dyn Iterator<Item = GamePlan> + Send> = match &ladder {
-            Some(ladder) => Box::new(
-                LadderGames {
-                    shared: ladder.clone(),
-                    stop: stop.clone(),
-                }
-                .take_while(move |_| decided.is_none()),
-            ),
-            None => Box::new(
-                Arc::new(schedule)
-                    .into_games(shard)
-                    .filter(move |g| decided.is_none() && !done.contains(&g.id)),
-            ),
-        };
-        let queue: Queue = Arc::new(Mutex::new(games));
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut collector = Collector {
-            played: 0,
-            interrupts: 0,
-            error: None,
-            sprt_decided: decided.is_some(),
-            live: Some(live),
-            definition: definition.clone(),
-            entrants: entrants.clone(),
-            refits: ladder.clone().zip(refits),
-        };
-        let workers = workers::start(run, queue, concurrency, args.placement, stop.clone(), tx);
-        let workers = match workers {
-            Ok(workers) => workers,
-            Err(e) => {
-                collector.error = Some(format!("cannot start the workers: {e}"));
-                return collector;
-            }
-        };
-        let mut signals = signals;
-        loop {
-            tokio::select! {
-                // Signals first: a stream of finished games never holds them up.
-                biased;
-                count = signals.recv() => {
-                    collector.interrupts = count.unwrap_or(2);
-                    stop.store(true, Ordering::SeqCst);
-                    if collector.interrupts == 1 {
-                        progress.note("allfives: stopping: the running games finish, no new game starts (Ctrl-C again to stop at once)");
-                    } else {
-                        crate::bot::shutdown::kill_all();
-                        workers.abort_all();
-                        break;
-                    }
-                }
-                line = rx.recv() => match line {
-                    Some(first) => {
-                        // Every game finished meanwhile goes into one write and one sync.
-                        let mut batch = vec![first];
-                        while let Ok(more) = rx.try_recv() {
-                            batch.push(more);
-                        }
-                        collector.take(batch, &mut writer, &mut tally, &stop, &mut progress, args);
-                    }
-                    None => break,
-                },
-            }
-        }
-        workers.join().await;
-        collector
-    });
-    progress.finish();
+    let options = PlayOptions {
+        concurrency: args
+            .concurrency
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        placement: args.placement,
+        policy,
+        processes: Processes::from_flags(args.fresh, args.reuse_processes),
+    };
+    let reused = !args.fresh && opened.bots.iter().any(|b| b.is_process());
+    shown.progress = Some(Progress::new(opened.missing, args.quiet));
+    let played = run::play(opened, &runtime, options, signals, &mut shown);
+    shown.finish(&played);
     if reused {
-        let kept = match args.reuse_processes {
-            true => "deals seen before included (--reuse-processes)",
-            false => "each restarted before a deal came back to it",
-        };
-        eprintln!(
-            "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
-        );
+        kept_processes_note(args.reuse_processes);
     }
-    let complete = collected.interrupts == 0
-        && collected.error.is_none()
-        && !collected.sprt_decided
-        && match &ladder {
-            // A ladder's budget in games each is only estimated ahead.
-            Some(ladder) => ladder.lock().spent(),
-            None => collected.played == missing,
-        };
-    let report = tournament_report(&definition, entrants, complete, &tally);
-    collected.finish_page(&report);
-    if let Err(e) = print_report(&report, args.json, args.rating.pairs) {
+    if let Err(e) = output::print_report(&played.report, args.json, args.rating.pairs) {
         return output_failed(&e);
     }
-    match (&collected.error, collected.interrupts) {
+    match (&played.error, played.interrupts) {
         (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
         (None, 0) => 0,
-        (None, _) => fail(
-            INTERRUPTED,
-            format!(
-                "interrupted: every finished game is in {}; --resume plays the rest",
-                dir.display()
-            ),
-        ),
+        (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
     }
 }
 
-/// What the dispatcher has seen.
-struct Collector {
-    played: u64,
-    interrupts: usize,
-    error: Option<String>,
-    sprt_decided: bool,
-    /// The folder's report page; `None` once it could not be written (said once).
-    live: Option<ReportPage>,
-    definition: Definition,
-    entrants: Vec<Entrant>,
-    /// A matchmaking ladder, and the fits its draw reads.
-    refits: Option<(Arc<SharedLadder>, Refits)>,
-}
-
-/// The report `tournament` prints and its page shows.
-fn tournament_report(
-    definition: &Definition,
-    entrants: Vec<Entrant>,
-    complete: bool,
-    tally: &Tally,
-) -> Report {
-    let mut report = Report::new("tournament", complete, entrants, tally.standings());
-    report.seed = Some(definition.seed);
-    report.public_seed = definition.public_seed;
-    report.rules = Some(definition.rules);
-    report.tournament_format = Some(definition.format);
-    report
-}
-
-impl Collector {
-    /// Records finished games (or a worker's error): results lines first (synced), then
-    /// standings and progress.
-    fn take(
-        &mut self,
-        batch: Vec<Result<GameLine, String>>,
-        writer: &mut ResultsWriter,
-        tally: &mut Tally,
-        stop: &AtomicBool,
-        progress: &mut Progress,
-        args: &TournamentArgs,
-    ) {
-        let mut lines = Vec::with_capacity(batch.len());
-        for item in batch {
-            match item {
-                Ok(line) => lines.push(line),
-                Err(e) => {
-                    self.error.get_or_insert(e);
-                    stop.store(true, Ordering::SeqCst);
-                }
-            }
-        }
-        if let Err(e) = writer.append(&lines) {
-            self.error
-                .get_or_insert(format!("cannot write {RESULTS}: {e}"));
-            stop.store(true, Ordering::SeqCst);
-            return;
-        }
-        for line in &lines {
-            self.count(line, tally, stop, progress, args);
-        }
-        if let Some((ladder, refits)) = self.refits.as_mut() {
-            lines.iter().for_each(|line| refits.add(line));
-            for fit in refits.fits() {
-                ladder.fitted(&fit);
-            }
-        }
+/// The rating anchor the options ask for.
+fn anchor_asked(args: &RatingArgs) -> AnchorAsk {
+    AnchorAsk {
+        name: args.anchor.clone(),
+        elo: args.anchor_elo,
     }
-
-    /// Counts one recorded game in the standings and the progress.
-    fn count(
-        &mut self,
-        line: &GameLine,
-        tally: &mut Tally,
-        stop: &AtomicBool,
-        progress: &mut Progress,
-        args: &TournamentArgs,
-    ) {
-        self.played += 1;
-        tally.add(line);
-        if let Some(live) = &mut self.live {
-            live.add(0, line, tally);
-            let written = live.refresh(|| {
-                tournament_report(&self.definition, self.entrants.clone(), false, tally)
-            });
-            if let Err(e) = written {
-                progress.note(&format!(
-                    "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
-                ));
-                self.live = None;
-            }
-        }
-        if let Some(k) = args.standings_every
-            && self.played.is_multiple_of(k.max(1))
-        {
-            let report = Report::new("tournament", false, Vec::new(), tally.standings());
-            progress.note(&format!(
-                "standings after {} games:\n{}",
-                self.played,
-                output::standings_text(&report, args.rating.pairs)
-            ));
-        }
-        // Games already running when the test decides are still recorded; the decision stands.
-        if !self.sprt_decided && tally.sprt_decision().is_some() {
-            self.sprt_decided = true;
-            stop.store(true, Ordering::SeqCst);
-        }
-        let leader = tally.leader().map_or(String::new(), |(name, pct)| {
-            format!("leader {name} {pct:.1}%")
-        });
-        progress.update(self.played, &leader);
-    }
-}
-
-impl Collector {
-    /// Writes the report page a last time, saying how the run ended.
-    fn finish_page(&mut self, report: &Report) {
-        let (state, note) = match (&self.error, self.interrupts, self.sprt_decided) {
-            (Some(e), _, _) => (State::Stopped, Some(format!("The run failed: {e}."))),
-            (None, 1.., _) => (
-                State::Stopped,
-                Some("Interrupted: --resume plays the rest.".to_string()),
-            ),
-            (None, 0, true) => (
-                State::Finished,
-                Some("The sequential test decided.".to_string()),
-            ),
-            (None, 0, false) => (State::Finished, None),
-        };
-        if let Some(live) = &mut self.live
-            && let Err(e) = live.write(state, note, report)
-        {
-            eprintln!("allfives: note: cannot write {LIVE_PAGE}: {e}");
-        }
-    }
-}
-
-fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
-    let text = match json {
-        true => crate::text::json(
-            &serde_json::to_string_pretty(report).expect("a report always serializes"),
-        ),
-        false => output::standings_text(report, pairs),
-    };
-    output::print_line(&text)
-}
-
-/// The anchor asked for, the named entrant found among `names`.
-fn anchor(args: &RatingArgs, names: &[String]) -> Result<Anchor, String> {
-    if !args.anchor_elo.is_finite() {
-        return Err("--anchor-elo must be a finite number".into());
-    }
-    match &args.anchor {
-        None => Ok(Anchor::Mean(args.anchor_elo)),
-        Some(name) => names
-            .iter()
-            .position(|n| n == name)
-            .map(|e| Anchor::Entrant(e, args.anchor_elo))
-            .ok_or_else(|| {
-                format!(
-                    "--anchor {name}: no entrant has that name (the entrants: {})",
-                    names.join(", ")
-                )
-            }),
-    }
-}
-
-/// A stream of interrupts: 1 at the first Ctrl-C (or SIGTERM), 2 at the second.
-fn interrupted_twice() -> mpsc::UnboundedReceiver<usize> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        for count in 1..=2 {
-            interrupted().await;
-            if tx.send(count).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// The seed option that names a master other than the stored one, if any: another typed seed,
-/// `--public-seed` for a master a key made, or a deal key that does not make the stored master
-/// (a public master resumed without `--public-seed` is the stored one: the folder decides).
-fn seed_changed(given: &SeedArgs, stored: &Definition) -> Option<&'static str> {
-    let typed = given.seed?;
-    // Older definitions kept no typed seed: their master was the typed seed itself.
-    if typed != stored.typed_seed.unwrap_or(stored.seed) {
-        return Some("--seed");
-    }
-    if given.public_seed && !stored.public_seed {
-        return Some("--public-seed");
-    }
-    let other_key = given.deal_key.as_ref().is_some_and(|file| {
-        key_file::load_or_make(file).map_or(true, |key| seeds::keyed(&key, typed) != stored.seed)
-    });
-    other_key.then_some("--deal-key")
-}
-
-/// The options typed with `--resume` whose values differ from the stored tournament's.
-fn changed_settings(args: &TournamentArgs, stored: &Definition) -> Vec<String> {
-    let options = &args.game_options;
-    let (stored_policy, stored_max_faults) = match stored.on_fault {
-        FaultPolicy::Forfeit => (OnFault::Forfeit, None),
-        FaultPolicy::Fallback { max_faults } => (OnFault::Fallback, Some(max_faults)),
-    };
-    let mut changed: Vec<String> = args
-        .typed
-        .iter()
-        .filter(|kept| match kept {
-            KeptSetting::StartupMs => options.startup_ms != stored.clock.startup_ms,
-            KeptSetting::MoveMs => options.move_ms != stored.clock.move_ms,
-            KeptSetting::BankMs => options.bank_ms != stored.clock.bank_ms,
-            KeptSetting::Clock => options.clock != stored.clock_kind,
-            KeptSetting::OnFault => options.on_fault != stored_policy,
-            KeptSetting::MaxFaults => Some(options.max_faults) != stored_max_faults,
-            KeptSetting::MaxLine => options.max_line != stored.max_line,
-            KeptSetting::Players => args.players != stored.table.players,
-            KeptSetting::Format => args.format != stored.format,
-            KeptSetting::Splits => args.splits != stored.table.splits,
-            KeptSetting::AllOrders => args.all_orders != stored.table.all_orders,
-        })
-        .map(|kept| kept.flag())
-        .collect();
-    if let Some(flag) = seed_changed(&args.seeds, stored) {
-        changed.push(flag.into());
-    }
-    if args.shard.is_some() && args.shard != stored.shard {
-        changed.push("--shard".into());
-    }
-    if args.deals.is_some_and(|deals| deals < stored.deals) {
-        changed.push(format!("--deals (fewer than the stored {})", stored.deals));
-    }
-    changed
 }
 
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
@@ -580,19 +131,20 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
     {
         challenger_first(&mut given, name, args.format)?;
     }
+    let asked = asked(args, given, settings, table)?;
     let held = match &args.out {
         Some(dir) => Some(folder::hold(dir)?),
         None => None,
     };
     let mut notes = Vec::new();
-    let definition = match define(args, held.as_ref(), (&given, &settings, table), &mut notes) {
+    let definition = match start::define(&asked, held.as_ref(), &mut notes) {
         Ok(definition) => definition,
-        Err(message) => {
+        Err(refusal) => {
             // A refused run leaves no folder behind that it made.
             if let Some(held) = held {
                 held.abandon();
             }
-            return Err(message);
+            return Err(refusal.to_string());
         }
     };
     let held = match held {
@@ -603,112 +155,78 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             folder::hold(&dir)?
         }
     };
-    // The definition first: a folder without one holds nothing but leftovers of a start.
-    definition
-        .write(&held.dir)
-        .map_err(|e| format!("cannot write the definition in {}: {e}", held.dir.display()))?;
-    for sub in folder::SUBFOLDERS {
-        let path = held.dir.join(sub);
-        files::create_private_dir(&path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    }
+    start::lay_out(&definition, &held.dir)?;
     Ok((definition, held, notes))
 }
 
-/// The definition asked for: a new tournament's, or the stored one continued, checked against
-/// what the folder holds.
-fn define(
+/// The run the arguments ask for, in the library's terms.
+fn asked(
     args: &TournamentArgs,
-    held: Option<&HeldFolder>,
-    (given, settings, table): (&[BotSpec], &GameSettings, Table),
-    notes: &mut Vec<String>,
-) -> Result<Definition, String> {
-    let stored = match held {
-        Some(held) => stored_definition(held, args.resume, notes)?,
-        None => None,
-    };
-    // A ladder's tables each have a deal of their own: its definition keeps 1.
-    let deals = match args.format {
-        Format::Ladder => 1,
-        _ => args.deals.unwrap_or(10),
-    };
-    let definition = match (stored, args.resume) {
-        (Some(_), false) => {
-            return Err(format!(
-                "{} holds a tournament already: add --resume to continue it, or choose another --out",
-                shown(args.out.as_deref())
-            ));
-        }
-        (None, true) => {
-            return Err(format!(
-                "{} holds no tournament to resume",
-                shown(args.out.as_deref())
-            ));
-        }
-        (Some(stored), true) => {
-            let asked = Definition::new(
-                given,
-                settings,
-                (args.format, table, deals),
-                Master::untyped(0, false),
-                None,
-            );
-            match stored.format {
-                Format::Ladder => ladder_resumed(args, &stored, asked.entrants, notes)?,
-                other => {
-                    if let Some(flag) = ladder_flag(args) {
-                        return Err(format!(
-                            "{} holds a {}: {flag} is for a ladder",
-                            shown(args.out.as_deref()),
-                            other.name()
-                        ));
-                    }
-                    resumed(args, &stored, asked.entrants, notes)?
-                }
-            }
-        }
-        (None, false) => {
-            if args.shard.is_some() && !args.seeds.reproducible() {
-                return Err(
-                    "--shard needs the deals every shard shares: --seed N with --deal-key FILE (one key file for all shards), or --seed N --public-seed".into(),
-                );
-            }
-            let master = args.seeds.master(seeds::fresh)?;
-            let mut definition = Definition::new(
-                given,
-                settings,
-                (args.format, table, deals),
-                master,
-                args.shard,
-            );
-            definition.sprt = args.sprt;
-            definition.pack_logs = args.pack_logs;
-            definition.ladder = ladder_spec(args);
-            definition.retired = entrants::retired_in(args.bots_file.as_deref())?;
-            if let Some(name) = definition.retired.first()
-                && args.format != Format::Ladder
-            {
-                return Err(format!(
-                    "the bots file marks {name} retired: only a ladder (--format ladder) retires entrants"
-                ));
-            }
-            definition
-        }
-    };
-    if definition.sprt.is_some() {
-        SprtSpec::applies_to(definition.entrants.len(), definition.table.players)?;
+    given: Vec<BotSpec>,
+    settings: GameSettings,
+    table: Table,
+) -> Result<Asked<'_>, String> {
+    Ok(Asked {
+        out: args.out.clone(),
+        resume: args.resume,
+        given,
+        settings,
+        table,
+        format: args.format,
+        deals: args.deals,
+        shard: args.shard,
+        sprt: args.sprt,
+        pack_logs: args.pack_logs,
+        games: args.games,
+        games_each: args.games_each,
+        matchmaking: args.matchmaking,
+        retire: args.retire.clone(),
+        retired: entrants::retired_in(args.bots_file.as_deref())?,
+        ladder_flag: ladder_flag(args),
+        challenger: args.challenger.clone(),
+        typed: args
+            .typed
+            .iter()
+            .map(|&k| (k.flag(), kept(args, k)))
+            .collect(),
+        caller: args,
+    })
+}
+
+/// A setting typed, with its value.
+fn kept(args: &TournamentArgs, setting: KeptSetting) -> Kept {
+    let options = &args.game_options;
+    match setting {
+        KeptSetting::StartupMs => Kept::StartupMs(options.startup_ms),
+        KeptSetting::MoveMs => Kept::MoveMs(options.move_ms),
+        KeptSetting::BankMs => Kept::BankMs(options.bank_ms),
+        KeptSetting::Clock => Kept::Clock(options.clock),
+        KeptSetting::OnFault => Kept::OnFault(options.on_fault == OnFault::Fallback),
+        KeptSetting::MaxFaults => Kept::MaxFaults(options.max_faults),
+        KeptSetting::MaxLine => Kept::MaxLine(options.max_line),
+        KeptSetting::Players => Kept::Players(args.players),
+        KeptSetting::Format => Kept::Format(args.format),
+        KeptSetting::Splits => Kept::Splits(args.splits),
+        KeptSetting::AllOrders => Kept::AllOrders(args.all_orders),
     }
-    let bots = definition.bots()?;
-    entrants::distinct_names(&bots)?;
-    if definition.schedule().groups.is_empty() {
-        return Err(format!(
-            "{} entrants cannot fill a {} with {} players",
-            bots.len(),
-            definition.format.name(),
-            definition.table.players
-        ));
+}
+
+impl Caller for TournamentArgs {
+    fn rules_over(&self, rules: Rules) -> Result<Rules, String> {
+        self.game_options.rules(rules.players, Some(rules))
     }
-    Ok(definition)
+
+    fn master(&self) -> Result<Master, String> {
+        self.seeds.master(seeds::fresh)
+    }
+
+    fn reproducible(&self) -> bool {
+        self.seeds.reproducible()
+    }
+
+    fn seed_changed(&self, stored: &Definition) -> Option<&'static str> {
+        self.seeds.names_another_master(stored)
+    }
 }
 
 /// The options' own checks, whatever the folder holds: the games' settings and the table.
@@ -786,224 +304,6 @@ fn ladder_flag(args: &TournamentArgs) -> Option<&'static str> {
     .find_map(|(given, flag)| given.then_some(flag))
 }
 
-/// The ladder asked for by a first run.
-fn ladder_spec(args: &TournamentArgs) -> Option<LadderSpec> {
-    (args.format == Format::Ladder).then_some(LadderSpec {
-        games: args.games,
-        games_each: args.games_each,
-        matchmaking: args.matchmaking,
-    })
-}
-
-/// A stored ladder continued: the stored settings as for a tournament; entrants given that are
-/// stored must be as stored, the others join; `--retire` names leave the draw; a budget or
-/// `--matchmaking` given replaces the stored one.
-fn ladder_resumed(
-    args: &TournamentArgs,
-    stored: &Definition,
-    given: Vec<EntrantDef>,
-    notes: &mut Vec<String>,
-) -> Result<Definition, String> {
-    let dir = shown(args.out.as_deref());
-    if args.deals.is_some() {
-        return Err(format!(
-            "{dir} holds a ladder, whose tables each have a deal of their own: drop --deals (--games or --games-each raise its budget)"
-        ));
-    }
-    let mut definition = resumed(args, stored, Vec::new(), notes)?;
-    let mut added = Vec::new();
-    for entrant in given {
-        match stored.entrants.iter().find(|e| e.name == entrant.name) {
-            Some(old) if *old != entrant => {
-                return Err(format!(
-                    "{dir} holds a ladder whose entrant {} has the command '{}': a new version needs a new name (and --retire {} to replace it)",
-                    old.name, old.command, old.name
-                ));
-            }
-            Some(_) => {}
-            None => {
-                added.push(entrant.name.clone());
-                definition.entrants.push(entrant);
-            }
-        }
-    }
-    if !added.is_empty() {
-        notes.push(format!("entrants added: {}", added.join(", ")));
-    }
-    let from_file = entrants::retired_in(args.bots_file.as_deref())?;
-    for name in args.retire.iter().chain(&from_file) {
-        if !definition.entrants.iter().any(|e| e.name == *name) {
-            let names: Vec<&str> = definition
-                .entrants
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            return Err(format!(
-                "--retire {name}: no entrant of {dir} has that name (the entrants: {})",
-                names.join(", ")
-            ));
-        }
-        if !definition.retired.contains(name) {
-            definition.retired.push(name.clone());
-            notes.push(format!(
-                "{name} retired: no longer drawn, kept in the standings"
-            ));
-        }
-    }
-    let mut spec = definition.ladder.expect("a stored ladder has its budget");
-    if args.games.is_some() || args.games_each.is_some() {
-        spec.games = args.games;
-        spec.games_each = args.games_each;
-    }
-    spec.matchmaking |= args.matchmaking;
-    definition.ladder = Some(spec);
-    Ok(definition)
-}
-
-/// The definition stored in a held folder, if any. A start cut short (a kill or a full disk
-/// before `tournament.json` was in place) is resumed from its whole `tournament.json.new`, or
-/// cleaned for a new run; anything else in a folder without a definition is refused.
-fn stored_definition(
-    held: &HeldFolder,
-    resume: bool,
-    notes: &mut Vec<String>,
-) -> Result<Option<Definition>, String> {
-    if let Some(stored) = Definition::read(&held.dir)? {
-        return Ok(Some(stored));
-    }
-    if resume && let Some(recovered) = Definition::recover(&held.dir) {
-        notes.push(format!(
-            "recovered {} from the tournament.json.new of a run stopped as it started",
-            held.dir.join(definition::FILE).display()
-        ));
-        return Ok(Some(recovered));
-    }
-    notes.extend(held.clean_cut_start());
-    if !held.is_empty() {
-        return Err(format!(
-            "{} is not empty and holds no tournament (no {}): choose another --out",
-            held.dir.display(),
-            definition::FILE
-        ));
-    }
-    Ok(None)
-}
-
-/// The stored tournament continued: every stored setting typed again must say what is stored;
-/// more deals and more entrants are honoured with a note.
-fn resumed(
-    args: &TournamentArgs,
-    stored: &Definition,
-    given: Vec<EntrantDef>,
-    notes: &mut Vec<String>,
-) -> Result<Definition, String> {
-    let dir = shown(args.out.as_deref());
-    // A rule option given anew must say what is stored: the games already played were played
-    // under the stored rules, and a change would mix two tournaments.
-    let asked = args
-        .game_options
-        .rules(stored.rules.players, Some(stored.rules))?;
-    if asked != stored.rules {
-        return Err(format!(
-            "{dir} holds a tournament played under other rules ({}); --resume keeps them: drop the rule options, or start a new tournament with another --out",
-            stored.rules
-        ));
-    }
-    let changed = changed_settings(args, stored);
-    if !changed.is_empty() {
-        let (verb, it) = match changed.len() {
-            1 => ("differs", "it"),
-            _ => ("differ", "them"),
-        };
-        return Err(format!(
-            "{dir} holds a tournament played with other settings: {} {verb} from its tournament.json; --resume keeps those: drop {it}, or start a new tournament with another --out",
-            changed.join(", ")
-        ));
-    }
-    if args.sprt.is_some() && args.sprt != stored.sprt {
-        return Err(format!(
-            "{dir} holds a tournament with {}; --resume keeps its test: drop --sprt, or start a new tournament with another --out",
-            stored
-                .sprt
-                .map_or("no sequential test".to_string(), |s| format!(
-                    "the sequential test elo0={},elo1={},alpha={},beta={}",
-                    s.elo0, s.elo1, s.alpha, s.beta
-                ))
-        ));
-    }
-    if let Some(name) = &args.challenger
-        && (stored.format != Format::Gauntlet || stored.entrants[0].name != *name)
-    {
-        return Err(format!(
-            "{dir} holds a {} whose challenger is {}; --resume keeps it: drop --challenger",
-            stored.format.name(),
-            match stored.format {
-                Format::Gauntlet => stored.entrants[0].name.clone(),
-                _ => "none".to_string(),
-            }
-        ));
-    }
-    let mut definition = stored.clone();
-    if !given.is_empty() {
-        definition.entrants = given;
-    }
-    definition.deals = args.deals.unwrap_or(stored.deals);
-    if args.pack_logs && !stored.pack_logs {
-        definition.pack_logs = true;
-        notes.push(
-            "--pack-logs: the games played from now on have their logs packed; those already played keep theirs"
-                .into(),
-        );
-    }
-    definition
-        .continues(stored)
-        .map_err(|why| format!("{dir} holds another tournament: {why}"))?;
-    if definition.deals > stored.deals {
-        notes.push(format!(
-            "--deals {} adds deals {} to {} to the stored {}",
-            definition.deals,
-            stored.deals,
-            definition.deals - 1,
-            stored.deals
-        ));
-    }
-    if definition.entrants.len() > stored.entrants.len() && stored.shard.is_some() {
-        // A shard is a slice of the sets of the groups stored: new groups would reslice them.
-        return Err(format!(
-            "{dir} holds a shard of a tournament: entrants can be added to a whole tournament only"
-        ));
-    }
-    if definition.entrants.len() > stored.entrants.len() {
-        let added: Vec<&str> = definition.entrants[stored.entrants.len()..]
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
-        notes.push(format!("entrants added: {}", added.join(", ")));
-    }
-    Ok(definition)
-}
-
-/// Moves the entrant called `name` first: a gauntlet's challenger is its first entrant.
-fn challenger_first(given: &mut Vec<BotSpec>, name: &str, format: Format) -> Result<(), String> {
-    if format != Format::Gauntlet {
-        return Err("--challenger needs --format gauntlet".into());
-    }
-    let at = given.iter().position(|b| b.name == name).ok_or_else(|| {
-        let names: Vec<&str> = given.iter().map(|b| b.name.as_str()).collect();
-        format!(
-            "--challenger {name}: no entrant has that name (the entrants: {})",
-            names.join(", ")
-        )
-    })?;
-    let challenger = given.remove(at);
-    given.insert(0, challenger);
-    Ok(())
-}
-
-fn shown(dir: Option<&Path>) -> String {
-    dir.map_or(String::new(), |d| d.display().to_string())
-}
-
 /// Runs `allfives standings`.
 pub fn standings_command(args: &StandingsArgs) -> u8 {
     if args.html.as_deref() == Some(Path::new("-")) {
@@ -1012,8 +312,35 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
             "--html -: the report page is written to a file (its replay pages are linked beside it), not to stdout; name a file such as report.html",
         );
     }
-    let (report, page) = match merge(args) {
-        Ok(merged) => merged,
+    let shards = match Shards::read(&args.dirs) {
+        Ok(shards) => shards,
+        Err(message) => return fail(BAD_INPUT, message),
+    };
+    let mut page = args
+        .html
+        .as_deref()
+        .map(|path| ReportPage::new(path, &args.dirs, shards.first(), shards.scheduled()));
+    let mut sink = |event: Event<'_>| match event {
+        Event::Found {
+            folder,
+            line,
+            tally,
+        } => {
+            if let Some(page) = &mut page {
+                page.add(folder, line, tally);
+            }
+        }
+        Event::Note(note) => eprintln!("allfives: note: {}", crate::text::terminal(note)),
+        Event::Recorded { .. } | Event::Stopping => {}
+    };
+    let standings = shards.standings(
+        args.verify,
+        args.sprt,
+        &anchor_asked(&args.rating),
+        &mut sink,
+    );
+    let report = match standings {
+        Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
     if let Some(mut page) = page
@@ -1021,7 +348,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     {
         return fail(BAD_INPUT, message);
     }
-    match print_report(&report, args.json, args.rating.pairs) {
+    match output::print_report(&report, args.json, args.rating.pairs) {
         Ok(()) => 0,
         Err(e) => output_failed(&e),
     }
@@ -1045,171 +372,4 @@ fn write_report(
     }
     page.write(State::Read, None, report)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// The standings of the folders, which must hold slices of one tournament (its shards, each
-/// once, or the whole run alone), every line checked against the definition (and its log, with
-/// `--verify`). Missing shards are named on stderr, and the report is then incomplete.
-fn merge(args: &StandingsArgs) -> Result<(Report, Option<ReportPage>), String> {
-    let definitions: Vec<Definition> = args
-        .dirs
-        .iter()
-        .map(|dir| {
-            Definition::read(dir)?.ok_or_else(|| {
-                format!(
-                    "{} holds no tournament ({} is missing)",
-                    dir.display(),
-                    definition::FILE
-                )
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let missing = slices_of_one(&args.dirs, &definitions)?;
-    // A ladder's shards may have taken newcomers apart: the longest list of entrants names all.
-    let first = definitions
-        .iter()
-        .rev()
-        .max_by_key(|d| d.entrants.len())
-        .expect("standings reads one folder at least");
-    let names: Vec<String> = first.entrants.iter().map(|e| e.name.clone()).collect();
-    // The test asked for here, else the one the tournament ran.
-    let sprt = args.sprt.or(first.sprt);
-    if sprt.is_some() {
-        SprtSpec::applies_to(names.len(), first.table.players)?;
-    }
-    let anchor = anchor(&args.rating, &names)?;
-    let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
-    let mut complete = missing.is_empty();
-    let mut ids = HashSet::new();
-    // A ladder's games are drawn for a budget: its games in all when it has one.
-    let scheduled = definitions
-        .iter()
-        .map(|d| match &d.ladder {
-            Some(ladder) => ladder.games.unwrap_or(0),
-            None => d.schedule().count(d.shard),
-        })
-        .sum();
-    let mut page = args
-        .html
-        .as_deref()
-        .map(|path| ReportPage::new(path, &args.dirs, first, scheduled));
-    for (folder, (dir, d)) in args.dirs.iter().zip(&definitions).enumerate() {
-        let mut twice = None;
-        let mut ladder = (d.format == Format::Ladder).then(|| Ladder::new(d));
-        let audited = audit::read_checked(dir, d, args.verify, |line| {
-            if let Some(ladder) = ladder.as_mut() {
-                ladder.found(&line);
-            }
-            if ids.insert(line.id.clone()) {
-                tally.add(&line);
-                if let Some(page) = &mut page {
-                    page.add(folder, &line, &tally);
-                }
-            } else {
-                twice.get_or_insert(line.id);
-            }
-        })?;
-        if let Some(id) = twice {
-            return Err(format!(
-                "game {id} of {} is in another folder too: give each shard once",
-                dir.display()
-            ));
-        }
-        audited
-            .notes
-            .iter()
-            .for_each(|n| eprintln!("allfives: note: {n}"));
-        complete &= match ladder.as_mut() {
-            Some(ladder) => ladder.finish_found() == 0 && ladder.budget_spent(),
-            None => audited.counted == d.schedule().count(d.shard),
-        };
-    }
-    if !missing.is_empty() {
-        eprintln!(
-            "allfives: note: shards {} of this tournament are missing: the standings are incomplete",
-            missing.join(", ")
-        );
-    }
-    let entrants = first
-        .entrants
-        .iter()
-        .enumerate()
-        .map(|(index, e)| Entrant {
-            index,
-            name: e.name.clone(),
-            command: e.command.clone(),
-            retired: definitions.iter().any(|d| d.retired.contains(&e.name)),
-        })
-        .collect();
-    let mut report = Report::new("standings", complete, entrants, tally.standings());
-    report.seed = Some(first.seed);
-    report.public_seed = first.public_seed;
-    report.rules = Some(first.rules);
-    Ok((report, page))
-}
-
-/// Checks that the folders hold slices of one tournament: the same definition but for the
-/// shard, no folder twice, no shard twice, the whole run only alone. Returns the missing shards
-/// (`I/N`).
-fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<String>, String> {
-    let mut real = HashSet::new();
-    for dir in dirs {
-        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-        if !real.insert(canonical) {
-            return Err(format!("{} is given twice", dir.display()));
-        }
-    }
-    // A ladder's shards share all but their budgets, retirements and newcomers.
-    let shortest = definitions.iter().map(|d| d.entrants.len()).min();
-    let unsharded = |d: &Definition| {
-        let mut same = Definition {
-            shard: None,
-            ..d.clone()
-        };
-        if d.format == Format::Ladder {
-            same.entrants.truncate(shortest.unwrap_or(0));
-            same.ladder = None;
-            same.retired.clear();
-        }
-        same
-    };
-    let first = unsharded(&definitions[0]);
-    for (dir, d) in dirs.iter().zip(definitions).skip(1) {
-        if !unsharded(d).same_games(&first) {
-            return Err(format!(
-                "{} and {} hold different tournaments (their seed, entrants, deals, rules or clocks differ): standings merges the shards of one tournament",
-                dirs[0].display(),
-                dir.display()
-            ));
-        }
-    }
-    let shards: Vec<Option<(u64, u64)>> = definitions.iter().map(|d| d.shard).collect();
-    if let Some(whole) = shards.iter().position(Option::is_none)
-        && shards.len() > 1
-    {
-        return Err(format!(
-            "{} holds the whole tournament: merged with another folder, its games would count twice",
-            dirs[whole].display()
-        ));
-    }
-    let Some(Some((_, n))) = shards.first().copied() else {
-        return Ok(Vec::new());
-    };
-    let mut present = HashSet::new();
-    for (dir, shard) in dirs.iter().zip(&shards) {
-        let (i, m) = shard.expect("every folder is a shard");
-        if m != n {
-            return Err(format!(
-                "{} is shard {i}/{m}, where the others are shards of {n}",
-                dir.display()
-            ));
-        }
-        if !present.insert(i) {
-            return Err(format!("shard {i}/{n} is given twice ({})", dir.display()));
-        }
-    }
-    Ok((1..=n)
-        .filter(|i| !present.contains(i))
-        .map(|i| format!("{i}/{n}"))
-        .collect())
 }

@@ -24,6 +24,7 @@ pub fn tiles(tiles: &[Tile]) -> String {
         .join(" ")
 }
 
+/// `n thing` or `n things` (worded in [`text`](crate::text), which the sandbox uses too).
 pub use crate::text::count;
 
 /// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.

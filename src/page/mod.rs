@@ -1,22 +1,96 @@
-//! A self-contained HTML page, shared by the replay page and the report page: a template with
-//! its styles and one inline script, and the page's data as JSON inside
-//! `<script type="application/json">`, every `<` written `\u003c` so that no text can close the
-//! script. The template's Content-Security-Policy names that one script by its SHA-256
-//! (`{{SCRIPT_HASH}}`), so that escaping is not the only defence: nothing else runs, nothing is
-//! fetched. Pure: no I/O.
+//! Every HTML page the house writes (the replay page, the report page, a folder's index page)
+//! starts with the one [`head`]: its Content-Security-Policy lets nothing be fetched and no
+//! script run but the page's own. Text a bot or a user's file controls goes into a page's HTML
+//! through [`escape`] only. The replay and report pages are a template with its styles and one
+//! inline script, [`fill`]ed with the head and the page's data as JSON inside
+//! `<script type="application/json">`: every string in it shown as on a terminal, every `<`
+//! written `\u003c` so that no text can close the script; the policy names that one script by
+//! its SHA-256, so that escaping is not the only defence. Pure: no I/O.
 
 use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// `template` with its script's hash in place of `{{SCRIPT_HASH}}` and `data`, as JSON, in place
-/// of `{{DATA}}`.
-pub fn fill(template: &str, data: &impl Serialize) -> String {
-    let json = serde_json::to_string(data)
-        .expect("a page's data is plain data, which always serializes")
+use crate::text::terminal;
+
+/// What a page may load besides its styles: its one script, named by its hash, and images
+/// given as `data:` URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowed<'a> {
+    /// The CSP source of the page's script (`sha256-...`), if it has one.
+    pub script: Option<&'a str>,
+    /// Whether `data:` images may be shown.
+    pub data_images: bool,
+}
+
+/// The start of every page, up to its `<title>` (`title` is text, escaped here).
+pub fn head(title: &str, allowed: Allowed<'_>) -> String {
+    let title = escape(title);
+    let mut csp = "default-src 'none'; style-src 'unsafe-inline'".to_string();
+    if let Some(script) = allowed.script {
+        csp.push_str(&format!("; script-src '{script}'"));
+    }
+    if allowed.data_images {
+        csp.push_str("; img-src data:");
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n<title>{title}</title>"
+    )
+}
+
+/// `s` as HTML text or a quoted attribute's value: shown as on a terminal (every control, bidi
+/// or invisible character an escape, [`terminal`]), then `& < > " '` written as character
+/// references.
+pub fn escape(s: &str) -> String {
+    let shown = terminal(s);
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `template` with the [`head`] (titled `title`, its script allowed by its hash) in place of
+/// `{{HEAD}}` and `data`, as JSON, in place of `{{DATA}}`.
+pub fn fill(template: &str, title: &str, data_images: bool, data: &impl Serialize) -> String {
+    let data =
+        serde_json::to_value(data).expect("a page's data is plain data, which always serializes");
+    let json = serde_json::to_string(&visible(data))
+        .expect("a JSON value always serializes")
         .replace('<', "\\u003c");
+    let script = format!("sha256-{}", script_hash(template));
+    let allowed = Allowed {
+        script: Some(&script),
+        data_images,
+    };
     template
-        .replacen("{{SCRIPT_HASH}}", &script_hash(template), 1)
+        .replacen("{{HEAD}}", &head(title, allowed), 1)
         .replacen("{{DATA}}", &json, 1)
+}
+
+/// `value` with every string in it, keys too, shown as on a terminal ([`terminal`]): a page
+/// builds its elements with `textContent`, which keeps a bidi override (U+202E) or a zero-width
+/// space live; escaped, each reads as what it is, as it does in the terminal.
+fn visible(value: Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(terminal(&s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(visible).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (terminal(&k), visible(v)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// The CSP source of the page's one script (`<script>` without attributes): its SHA-256 in
@@ -86,10 +160,57 @@ mod tests {
     #[test]
     fn no_text_in_the_data_closes_its_script() {
         let page = fill(
-            "<script type=\"application/json\">{{DATA}}</script><script>x</script>",
+            "{{HEAD}}<script type=\"application/json\">{{DATA}}</script><script>x</script>",
+            "t",
+            false,
             &"</script><script>alert(1)",
         );
         assert_eq!(page.matches("</script>").count(), 2, "{page}");
         assert!(page.contains("\\u003c/script>"));
+    }
+
+    #[test]
+    fn a_page_allows_its_own_script_and_nothing_else() {
+        let page = fill("{{HEAD}}\n<script>x</script>", "a page", true, &0);
+        // sha256("x"), as `printf x | openssl dgst -sha256 -binary | base64`.
+        let csp = "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-LXEWQrcmsEQBYnyp+6wy9chTD7GQPMTbAiWHF5IaSIE='; img-src data:\"";
+        assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+        assert!(page.contains(csp), "{page}");
+        assert!(page.contains("<title>a page</title>"), "{page}");
+        let index = head(
+            "an index",
+            Allowed {
+                script: None,
+                data_images: false,
+            },
+        );
+        assert!(index.contains("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
+    }
+
+    #[test]
+    fn html_text_cannot_open_a_tag_or_close_an_attribute() {
+        assert_eq!(
+            escape(r#"<script>"a" & 'b'</script>"#),
+            "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
+        );
+        assert_eq!(escape("a\u{202e}b\x1b"), r"a\u{202e}b\x1b");
+        let title = head(
+            "<b>",
+            Allowed {
+                script: None,
+                data_images: false,
+            },
+        );
+        assert!(title.ends_with("<title>&lt;b&gt;</title>"), "{title}");
+    }
+
+    #[test]
+    fn every_string_in_a_pages_data_shows_as_on_a_terminal() {
+        let data = serde_json::json!({"a\u{202e}": ["b\u{200b}", 1, {"c": "d\x1b"}]});
+        let page = fill("{{HEAD}}<script>x</script>{{DATA}}", "t", false, &data);
+        assert!(
+            page.ends_with(r#"{"a\\u{202e}":["b\\u{200b}",1,{"c":"d\\x1b"}]}"#),
+            "{page}"
+        );
     }
 }

@@ -1,24 +1,23 @@
 //! A verified game as one self-contained HTML page: the data, the drawing code and the styles
 //! all inline, nothing fetched. Everything from the log (bot names, commands, fault inputs, a
-//! bot's info and stderr) goes in as JSON data, each string shown as on a terminal
-//! ([`crate::text::page_data`]: a bidi override stays an escape, never acts), written by
-//! [`crate::page`] (which also names
-//! the page's one script in its Content-Security-Policy); the page builds its elements with
-//! `textContent` only.
+//! bot's info and stderr) goes in as JSON data, written by [`crate::page`] (each string shown
+//! as on a terminal: a bidi override stays an escape, never acts; the page's one script named
+//! in its Content-Security-Policy); the page builds its elements with `textContent` only.
 //!
 //! A folder of games (a match's or a tournament's) gets an index page: each game's players and
-//! result, and a link to its page.
+//! result, and a link to its page, under the same [`crate::page::head`], every text in it
+//! through [`crate::page::escape`].
 
 use std::fmt::Write;
 
+use crate::page::{Allowed, escape, head};
 use crate::replay::page_data::PageData;
-use crate::text::html as escape;
 
 const PAGE: &str = include_str!("page.html");
 
 /// The page for a game's data.
 pub fn page(data: &PageData) -> String {
-    crate::page::fill(PAGE, &crate::text::page_data(data))
+    crate::page::fill(PAGE, "allfives replay", true, data)
 }
 
 /// One game's line in a folder's index.
@@ -51,13 +50,7 @@ pub fn index(title: &str, entries: &[IndexEntry]) -> String {
         );
     }
     format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>allfives: {title}</title>
+        r#"{head}
 <style>
   body {{ font-family: system-ui, sans-serif; margin: 14px; background: #f4f1ea; color: #222; }}
   table {{ border-collapse: collapse; }}
@@ -74,6 +67,13 @@ pub fn index(title: &str, entries: &[IndexEntry]) -> String {
 </body>
 </html>
 "#,
+        head = head(
+            &format!("allfives: {title}"),
+            Allowed {
+                script: None,
+                data_images: false,
+            }
+        ),
         title = escape(title),
         count = crate::gamelog::describe::count(entries.len() as u64, "game"),
     )

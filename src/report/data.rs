@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::report::games::Games;
 use crate::sandbox::Protections;
 use crate::tournament::definition::Definition;
-use crate::tournament::results::{GameLine, Report};
+use crate::tournament::report_stream::Report;
+use crate::tournament::results::GameLine;
 use crate::tournament::standings::Tally;
 
 /// Points kept of the LLR over games: past twice this, every other point is dropped (the first

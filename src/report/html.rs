@@ -7,5 +7,5 @@ const PAGE: &str = include_str!("page.html");
 
 /// The page for `data`.
 pub fn page(data: &ReportData) -> String {
-    crate::page::fill(PAGE, &crate::text::page_data(data))
+    crate::page::fill(PAGE, "allfives report", false, data)
 }

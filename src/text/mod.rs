@@ -1,7 +1,8 @@
 //! Text that a bot or a user's file controls (names, fault details, the input a fault quotes, a
-//! bot's stderr), made safe for where it goes: a terminal ([`terminal`]), a file name
-//! ([`file_name`]) or an HTML page ([`html`], and [`page_data`] for a page's data). Pure: no I/O. Nothing of the house is used here,
-//! and every part that prints such text calls in.
+//! bot's stderr), made safe for where it goes: a terminal ([`terminal`]), JSON ([`json`]) or a
+//! file name ([`file_name`]); a page's HTML and data show it as a terminal does (the `page`
+//! module escapes it). Pure: no I/O. Nothing of the house is used here, and every part that
+//! prints such text calls in.
 //!
 //! On a terminal, a control character can clear the screen, retitle the window or forge a line,
 //! and a bidi or invisible character can make one name look like another; both are shown as
@@ -82,47 +83,6 @@ pub fn file_name(s: &str) -> String {
     let digest = format!("-{:08x}", fnv1a(s.as_bytes()) as u32);
     slug.truncate(MAX_FILE_NAME - digest.len());
     slug + &digest
-}
-
-/// `s` as HTML text or a quoted attribute's value: shown as on a terminal (every control, bidi
-/// or invisible character an escape, [`terminal`]), then `& < > " '` written as character
-/// references.
-pub fn html(s: &str) -> String {
-    let shown = terminal(s);
-    let mut out = String::with_capacity(shown.len());
-    for c in shown.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A page's data with every string in it, keys too, shown as on a terminal ([`terminal`]): a
-/// page builds its elements with `textContent`, which keeps a bidi override (U+202E) or a
-/// zero-width space live; escaped, each reads as what it is, as it does in the terminal.
-pub fn page_data(data: &impl serde::Serialize) -> serde_json::Value {
-    fn visible(value: serde_json::Value) -> serde_json::Value {
-        use serde_json::Value;
-        match value {
-            Value::String(s) => Value::String(terminal(&s)),
-            Value::Array(items) => Value::Array(items.into_iter().map(visible).collect()),
-            Value::Object(map) => Value::Object(
-                map.into_iter()
-                    .map(|(k, v)| (terminal(&k), visible(v)))
-                    .collect(),
-            ),
-            other => other,
-        }
-    }
-    visible(
-        serde_json::to_value(data).expect("a page's data is plain data, which always serializes"),
-    )
 }
 
 /// Whether `c` acts on a terminal or hides itself: a control character (C0, DEL, C1), a bidi
@@ -259,13 +219,5 @@ mod tests {
             prop_assert!(name.bytes().all(|b| b.is_ascii_graphic() && b != b'/'));
             prop_assert!(!name.starts_with('.'));
         }
-    }
-
-    #[test]
-    fn html_text_cannot_open_a_tag_or_close_an_attribute() {
-        assert_eq!(
-            html(r#"<script>"a" & 'b'</script>"#),
-            "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
-        );
     }
 }

@@ -12,12 +12,9 @@ use std::path::Path;
 use crate::gamelog::replay::replay;
 use crate::tournament::definition::Definition;
 use crate::tournament::game_logs::LineLog;
-use crate::tournament::results::{GameLine, read_results};
+use crate::tournament::results::{GameLine, RESULTS, read_results};
 use crate::tournament::schedule::{Format, Schedule};
 use crate::tournament::seeds;
-
-/// The results file's name in a tournament folder.
-pub const RESULTS: &str = "results.jsonl";
 
 /// What reading a folder's results found besides the lines counted.
 #[derive(Debug, Default)]

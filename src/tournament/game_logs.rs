@@ -8,9 +8,8 @@ use std::path::Path;
 
 use crate::gamelog::pack::{self, Frame};
 use crate::input;
-use crate::tournament::audit::RESULTS;
 use crate::tournament::digest;
-use crate::tournament::results::{GameLine, read_results};
+use crate::tournament::results::{GameLine, RESULTS, read_results};
 
 /// The pack that worker `worker` appends to, relative to the tournament's folder.
 pub fn pack_name(worker: usize) -> String {

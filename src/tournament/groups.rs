@@ -7,7 +7,47 @@
 //! with partnerships of copies, `[a, b]` seats as `[a, b, a, b]`; with `splits`, each pick of
 //! four gives its three splits into two teams.
 
-use crate::tournament::schedule::{Format, Table};
+use serde::{Deserialize, Serialize};
+
+/// Who meets whom.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every group of entrants of the game's size meets equally often.
+    RoundRobin,
+    /// The first entrant against every group of the others.
+    Gauntlet,
+    /// Tables drawn one at a time for a budget of games, each on a deal of its own; entrants
+    /// may join and retire.
+    Ladder,
+}
+
+impl Format {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::Gauntlet => "gauntlet",
+            Format::Ladder => "ladder",
+        }
+    }
+}
+
+/// How the seats of a game are filled from a group's members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    /// Players at the table: 2, 3 or 4.
+    pub players: usize,
+    /// With 4 players: partnerships.
+    pub teams: bool,
+    /// With 4 in partnerships: every split of 4 entrants into teams (otherwise a team is two
+    /// copies of one entrant).
+    pub splits: bool,
+    /// With 4 cut-throat: all 24 orders instead of the balanced 8.
+    pub all_orders: bool,
+}
 
 /// The groups of a format and table among `entrants` entrants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

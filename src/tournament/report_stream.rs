@@ -1,5 +1,6 @@
-//! A match's `--json` report written as the match goes: its opening before the first game, each
-//! game's results line as that game ends, `complete` and the standings at the end. Nothing is
+//! The `--json` report of a match, a tournament or merged standings ([`Report`]), and a match's
+//! report written as the match goes: its opening before the first game, each game's results
+//! line as that game ends, `complete` and the standings at the end. Nothing is
 //! kept per game, so a long match holds no more memory than a short one.
 //!
 //! The document is the one `serde_json::to_string_pretty` makes of the whole [`Report`], byte
@@ -11,8 +12,67 @@
 
 use std::io::{self, Write};
 
+use allfives_engine::rules::Rules;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::text;
-use crate::tournament::results::{GameLine, Report};
+use crate::tournament::results::{Entrant, GameLine, RESULTS_VERSION};
+use crate::tournament::schedule::Format;
+use crate::tournament::standings::Standings;
+
+/// The JSON that `match`, `tournament` and `standings` print (docs/results.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Report {
+    /// Always `allfives-results`.
+    pub format: String,
+    /// [`RESULTS_VERSION`].
+    pub version: u32,
+    /// `match`, `tournament` or `standings`.
+    pub kind: String,
+    /// The master seed (absent for merged standings of several runs).
+    pub seed: Option<u64>,
+    /// True when the deals follow from the seed by public formulas (`--public-seed`), so that
+    /// bots could have computed them; written only then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public_seed: bool,
+    /// The rules (absent for merged standings).
+    pub rules: Option<Rules>,
+    /// A tournament's format (absent for a match, and for merged folders of different formats):
+    /// a gauntlet's first entrant is its challenger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_format: Option<Format>,
+    /// The entrants, by index.
+    pub entrants: Vec<Entrant>,
+    /// Every game (a match only: a tournament's are in its results.jsonl).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<Vec<GameLine>>,
+    /// False when the run was cut short (Ctrl-C, an SPRT decision, an error) or results are
+    /// missing. Printed after `games`: a match prints each game as it ends, and this only at its
+    /// end.
+    pub complete: bool,
+    /// The standings.
+    pub standings: Standings,
+}
+
+impl Report {
+    /// A report of `kind`.
+    pub fn new(kind: &str, complete: bool, entrants: Vec<Entrant>, standings: Standings) -> Report {
+        Report {
+            format: "allfives-results".to_string(),
+            version: RESULTS_VERSION,
+            kind: kind.to_string(),
+            seed: None,
+            public_seed: false,
+            rules: None,
+            tournament_format: None,
+            entrants,
+            games: None,
+            complete,
+            standings,
+        }
+    }
+}
 
 /// Where `games` stands in a pretty-printed report with no games: a field of the top-level
 /// object (indented by two spaces; nested objects' fields are indented further).

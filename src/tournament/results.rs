@@ -19,10 +19,12 @@ use crate::referee::game::GameRecord;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::files;
 use crate::tournament::ratings::sets::Side;
-use crate::tournament::schedule::Format;
 use allfives_engine::game::GameEnding;
 use allfives_engine::protocol::ClockInfo;
 use allfives_engine::rules::Rules;
+
+/// The results file's name in a tournament folder.
+pub const RESULTS: &str = "results.jsonl";
 
 /// The version of the results format (docs/results.md): raised when a field changes meaning or
 /// goes away; new fields may appear within a version.
@@ -378,64 +380,6 @@ pub fn read_results(
                     crate::input::json_error(&e)
                 ));
             }
-        }
-    }
-}
-
-/// The JSON that `match`, `tournament` and `standings` print (docs/results.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Report {
-    /// Always `allfives-results`.
-    pub format: String,
-    /// [`RESULTS_VERSION`].
-    pub version: u32,
-    /// `match`, `tournament` or `standings`.
-    pub kind: String,
-    /// The master seed (absent for merged standings of several runs).
-    pub seed: Option<u64>,
-    /// True when the deals follow from the seed by public formulas (`--public-seed`), so that
-    /// bots could have computed them; written only then.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub public_seed: bool,
-    /// The rules (absent for merged standings).
-    pub rules: Option<Rules>,
-    /// A tournament's format (absent for a match, and for merged folders of different formats):
-    /// a gauntlet's first entrant is its challenger.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tournament_format: Option<Format>,
-    /// The entrants, by index.
-    pub entrants: Vec<Entrant>,
-    /// Every game (a match only: a tournament's are in its results.jsonl).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub games: Option<Vec<GameLine>>,
-    /// False when the run was cut short (Ctrl-C, an SPRT decision, an error) or results are
-    /// missing. Printed after `games`: a match prints each game as it ends, and this only at its
-    /// end.
-    pub complete: bool,
-    /// The standings.
-    pub standings: crate::tournament::standings::Standings,
-}
-
-impl Report {
-    /// A report of `kind`.
-    pub fn new(
-        kind: &str,
-        complete: bool,
-        entrants: Vec<Entrant>,
-        standings: crate::tournament::standings::Standings,
-    ) -> Report {
-        Report {
-            format: "allfives-results".to_string(),
-            version: RESULTS_VERSION,
-            kind: kind.to_string(),
-            seed: None,
-            public_seed: false,
-            rules: None,
-            tournament_format: None,
-            entrants,
-            games: None,
-            complete,
-            standings,
         }
     }
 }

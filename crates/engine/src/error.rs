@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::layout::{EndId, OpenEnd};
+use crate::end::{EndId, OpenEnd};
 use crate::rules::{RulesError, Seat};
 use crate::tile::Tile;
 

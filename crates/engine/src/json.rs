@@ -9,8 +9,9 @@
 //! hand and its leader), are kept as JSON from turn to turn.
 
 use crate::deal::Deal;
+use crate::end::{END_NAMES, EndId};
 use crate::game::{Event, Game, HandEnding, HandSummary, Move, Play, Status};
-use crate::layout::{END_NAMES, EndId, Placement};
+use crate::layout::Placement;
 use crate::protocol::FromBot;
 use crate::rules::Seat;
 use crate::tile::Tile;

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod deal;
+pub mod end;
 pub mod error;
 pub mod game;
 pub mod guess;

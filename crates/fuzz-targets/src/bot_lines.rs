@@ -1,8 +1,8 @@
 //! A bot's output, cut into lines by the referee's own framer and decoded by its own decoder.
 
 use allfives::bot::fault::EXCERPT;
+use allfives::bot::framing::Received;
 use allfives::bot::framing::{LineFramer, parse_answer};
-use allfives::bot::process::Received;
 use allfives_engine::protocol::{FromBot, MAX_BOT_LINE};
 
 /// The first byte picks the cap (small ones reach its edges) and how the rest arrives in reads;

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use allfives::tournament::audit::{self, RESULTS};
+use allfives::tournament::audit;
 use allfives::tournament::definition::{self, Definition};
+use allfives::tournament::results::RESULTS;
 
 /// The definition the lines are checked against (the corpus's lines were played under it).
 const DEFINITION: &str = include_str!("../seeds/tournament.json");

@@ -94,9 +94,9 @@ fn main() -> io::Result<()> {
                     && let Some(seen) = &seen
                 {
                     searched = true;
-                    let mine = sorted(&tiles);
+                    let mine = in_order(&tiles);
                     search(below, seen, |seed| {
-                        sorted(&deal(seed, &seen.rules).hands[seen.seat]) == mine
+                        in_order(&deal(seed, &seen.rules).hands[seen.seat]) == mine
                     });
                 }
                 continue;
@@ -144,6 +144,14 @@ fn search(below: u64, seen: &Seen, fits: impl Fn(u64) -> bool) {
 /// The first deal of a game seed, as the referee deals it.
 fn deal(seed: u64, rules: &Rules) -> Deal {
     Deal::random(rules, None, &mut ChaCha8Rng::seed_from_u64(seed)).expect("the game's rules")
+}
+
+/// Tiles in one order, to compare hands (the order a hand was dealt in is not the one a view
+/// shows); without JSON, which took two thirds of a search's time.
+fn in_order(tiles: &[Tile]) -> Vec<Tile> {
+    let mut tiles = tiles.to_vec();
+    tiles.sort();
+    tiles
 }
 
 /// Tiles as JSON, sorted (the order a hand was dealt in is not the one a view shows).

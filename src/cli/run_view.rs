@@ -1,0 +1,200 @@
+//! A tournament run shown on the command line: the banner before its games, its events (a
+//! [`Sink`]) as the progress line, the folder's report page kept fresh, the standings every
+//! `--standings-every` games and notes on stderr, and the page's last word on how it ended.
+
+use std::path::Path;
+
+use crate::cli::args::TournamentArgs;
+use crate::cli::output;
+use crate::cli::progress::Progress;
+use crate::cli::report_page::{LIVE_PAGE, ReportPage};
+use crate::report::data::State;
+use crate::tournament::definition::Definition;
+use crate::tournament::report_stream::Report;
+use crate::tournament::results::{Entrant, GameLine};
+use crate::tournament::run::{self, Event, Opened, Played, Sink};
+use crate::tournament::standings::Tally;
+
+/// The line printed before the games start.
+pub fn banner(opened: &Opened) -> String {
+    let definition = &opened.definition;
+    let mut banner = match opened.is_ladder() {
+        true => format!(
+            "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
+            opened.bots.len(),
+            definition.retired.len(),
+            opened.missing,
+            opened.tally.games(),
+            definition.master().describe(),
+            opened.dir.display()
+        ),
+        false => format!(
+            "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
+            opened.bots.len(),
+            opened.missing,
+            opened.scheduled,
+            definition.master().describe(),
+            opened.dir.display()
+        ),
+    };
+    if let Some(d) = &opened.decided {
+        banner.push_str(&format!(
+            "\nthe sequential test stored there accepted {} at pair {}: nothing more to play",
+            d.accepted.name(),
+            d.pair
+        ));
+    }
+    banner
+}
+
+/// The note after a run whose workers kept their bots' processes from game to game.
+pub fn kept_processes_note(reuse_processes: bool) {
+    let kept = match reuse_processes {
+        true => "deals seen before included (--reuse-processes)",
+        false => "each restarted before a deal came back to it",
+    };
+    eprintln!(
+        "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
+    );
+}
+
+/// What an interrupted run says: where its games are.
+pub fn interrupted_in(dir: &Path) -> String {
+    format!(
+        "interrupted: every finished game is in {}; --resume plays the rest",
+        dir.display()
+    )
+}
+
+/// A run's events shown: the progress line, the folder's report page kept fresh, the standings
+/// every `--standings-every` games, notes on stderr.
+pub struct Shown<'a> {
+    args: &'a TournamentArgs,
+    /// The folder's report page; `None` once it could not be written (said once).
+    live: Option<ReportPage>,
+    /// The progress line, once the games to play are counted.
+    pub progress: Option<Progress>,
+    definition: Definition,
+    /// The entrants as the report names them, once the folder is open.
+    entrants: Vec<Entrant>,
+}
+
+impl<'a> Shown<'a> {
+    /// Shows a run of `definition` in `dir`, asked for by `args`.
+    pub fn new(args: &'a TournamentArgs, definition: &Definition, dir: &Path) -> Shown<'a> {
+        Shown {
+            args,
+            live: Some(ReportPage::new(
+                &dir.join(LIVE_PAGE),
+                std::slice::from_ref(&dir.to_path_buf()),
+                definition,
+                0,
+            )),
+            progress: None,
+            definition: definition.clone(),
+            entrants: Vec::new(),
+        }
+    }
+
+    fn note(&self, text: &str) {
+        match &self.progress {
+            Some(progress) => progress.note(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    /// The folder opened: its entrants known, its page told the games scheduled and written.
+    pub fn opened(&mut self, opened: &Opened) {
+        self.entrants = opened.entrants.clone();
+        if let Some(live) = self.live.as_mut() {
+            live.scheduled(opened.scheduled);
+            if let Err(e) = live.refresh(|| opened.report(false)) {
+                eprintln!(
+                    "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
+                );
+            }
+        }
+    }
+
+    /// A game recorded: the page refreshed, the standings every so often, the progress.
+    fn recorded(&mut self, played: u64, line: &GameLine, tally: &Tally) {
+        if let Some(live) = &mut self.live {
+            live.add(0, line, tally);
+            let written =
+                live.refresh(|| run::report(&self.definition, self.entrants.clone(), false, tally));
+            if let Err(e) = written {
+                self.note(&format!(
+                    "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
+                ));
+                self.live = None;
+            }
+        }
+        if let Some(k) = self.args.standings_every
+            && played.is_multiple_of(k.max(1))
+        {
+            let report = Report::new("tournament", false, Vec::new(), tally.standings());
+            self.note(&format!(
+                "standings after {played} games:\n{}",
+                output::standings_text(&report, self.args.rating.pairs)
+            ));
+        }
+        let leader = tally.leader().map_or(String::new(), |(name, pct)| {
+            format!("leader {name} {pct:.1}%")
+        });
+        if let Some(progress) = &mut self.progress {
+            progress.update(played, &leader);
+        }
+    }
+
+    /// The progress line ended, and the report page written a last time, saying how the run
+    /// ended.
+    pub fn finish(&mut self, played: &Played) {
+        if let Some(progress) = &self.progress {
+            progress.finish();
+        }
+        let (state, note) = match (&played.error, played.interrupts, played.sprt_decided) {
+            (Some(e), _, _) => (State::Stopped, Some(format!("The run failed: {e}."))),
+            (None, 1.., _) => (
+                State::Stopped,
+                Some("Interrupted: --resume plays the rest.".to_string()),
+            ),
+            (None, 0, true) => (
+                State::Finished,
+                Some("The sequential test decided.".to_string()),
+            ),
+            (None, 0, false) => (State::Finished, None),
+        };
+        if let Some(live) = &mut self.live
+            && let Err(e) = live.write(state, note, &played.report)
+        {
+            eprintln!("allfives: note: cannot write {LIVE_PAGE}: {e}");
+        }
+    }
+}
+
+impl Sink for Shown<'_> {
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Found {
+                folder,
+                line,
+                tally,
+            } => {
+                if let Some(live) = &mut self.live {
+                    live.add(folder, line, tally);
+                }
+            }
+            Event::Recorded {
+                played,
+                line,
+                tally,
+            } => self.recorded(played, line, tally),
+            Event::Note(note) => {
+                self.note(&format!("allfives: note: {}", crate::text::terminal(note)))
+            }
+            Event::Stopping => self.note(
+                "allfives: stopping: the running games finish, no new game starts (Ctrl-C again to stop at once)",
+            ),
+        }
+    }
+}
