@@ -170,7 +170,7 @@ fn the_html_replay_works_in_a_real_browser() {
     assert!(start.contains("&lt;/script&gt;&lt;img"), "the name is text");
     assert!(!start.contains("<img"), "the name became an element");
     assert!(
-        start.contains("<title>allfives replay</title>"),
+        start.contains("<title>allfives game 1: &lt;/script&gt;&lt;img"),
         "the name's script ran"
     );
 
@@ -274,10 +274,17 @@ document.getElementById("f").addEventListener("load", function () {{
     let (dom, log) = chromium(
         sb,
         &url,
-        &["--allow-file-access-from-files", "--window-size=1500,1000", "--dump-dom"],
+        &[
+            "--allow-file-access-from-files",
+            "--window-size=1500,1000",
+            "--dump-dom",
+        ],
     );
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "the page wrote to the console: {console:?}");
+    assert!(
+        console.is_empty(),
+        "the page wrote to the console: {console:?}"
+    );
     text_of(&dom, "attributes").replace("&quot;", "\"")
 }
 
@@ -383,17 +390,24 @@ fn the_page_fits_a_desktop_and_a_phone_with_every_layout_whole_and_centred() {
         "true",
         "no scrolling at 1400x900"
     );
-    let pip: f64 = body_attr(&desktop, "data-pip-least").parse().expect("a number");
+    let pip: f64 = body_attr(&desktop, "data-pip-least")
+        .parse()
+        .expect("a number");
     assert!(pip >= 1.5, "pips of {pip} px on a desktop");
     // A phone: every hand's whole layout inside its box (it was drawn 157 to 473 px wider than
     // its box of 373 px, its right end cut), centred, as large as the box allows.
-    for page in [page.clone(), page_of(&sb, &long_game(&sb), "long.html", &[])] {
+    for page in [
+        page.clone(),
+        page_of(&sb, &long_game(&sb), "long.html", &[]),
+    ] {
         let phone = framed(&sb, &page, "check", 400, 800);
         assert_eq!(body_attr(&phone, "data-viewport"), "400x800");
         assert_eq!(body_attr(&phone, "data-layout-over"), "0", "{phone}");
         let off: f64 = body_attr(&phone, "data-layout-off").parse().expect("px");
         assert!(off <= 1.0, "{off} px off centre: {phone}");
-        let fill: f64 = body_attr(&phone, "data-layout-fill").parse().expect("a share");
+        let fill: f64 = body_attr(&phone, "data-layout-fill")
+            .parse()
+            .expect("a share");
         assert!(fill >= 0.98, "a layout fills {fill} of its box: {phone}");
     }
     let phone = dom_sized(&sb, &page, "check", "400,800");
@@ -430,7 +444,8 @@ fn long_game(sb: &Sandbox) -> std::path::PathBuf {
 /// The score table's rows shown (its hidden rows left out), each as its cells' texts.
 fn score_rows(dom: &str) -> Vec<Vec<String>> {
     let table = &dom[dom.find("id=\"scoretable\"").expect("the score table")..];
-    let body = &table[table.find("<tbody>").expect("its rows")..table.find("</tbody>").expect("their end")];
+    let body = &table
+        [table.find("<tbody>").expect("its rows")..table.find("</tbody>").expect("their end")];
     body.split("<tr")
         .skip(1)
         .filter(|row| !row.starts_with(" hidden") && !row.contains("hidden=\"\""))
@@ -456,17 +471,32 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
     let end = &doc["end"];
     // At step 1 only the first hand is in the table (every later hand's totals were).
     let first = dom_at(&sb, &page, "step=1");
-    assert_eq!(score_rows(&first), vec![vec!["1 \u{2026}", "0 (+0)", "0 (+0)"]]);
-    assert!(first.contains("class=\"legend\">Each side's score after each hand, and in brackets what the hand gave it"));
+    assert_eq!(
+        score_rows(&first),
+        vec![vec!["1 \u{2026}", "0 (+0)", "0 (+0)"]]
+    );
+    assert!(first.contains(
+        "class=\"legend\">Each side's score after each hand, and in brackets what the hand gave it"
+    ));
     // At the last step the hand the game ended in has its row, with the final scores.
     let last = dom_at(&sb, &page, &format!("step={}", steps.len()));
     let rows = score_rows(&last);
     let hands = end["hands"].as_u64().expect("hands") as usize;
     assert_eq!(rows.len(), hands, "a row a hand: {rows:?}");
-    let scores: Vec<i64> = end["scores"].as_array().expect("scores").iter().map(|s| s.as_i64().expect("a score")).collect();
+    let scores: Vec<i64> = end["scores"]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(|s| s.as_i64().expect("a score"))
+        .collect();
     let shown: Vec<i64> = rows[hands - 1][1..]
         .iter()
-        .map(|c| c.split(' ').next().and_then(|n| n.parse().ok()).expect("a score"))
+        .map(|c| {
+            c.split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a score")
+        })
         .collect();
     assert_eq!(shown, scores, "the final score: {rows:?}");
     assert_eq!(rows[hands - 1][0], hands.to_string());
@@ -478,7 +508,10 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
     let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
     let mut args = vec!["match".to_string()];
     for (k, name) in names.iter().enumerate() {
-        args.push(format!("{name}={}", ["builtin:greedy", "builtin:random"][k % 2]));
+        args.push(format!(
+            "{name}={}",
+            ["builtin:greedy", "builtin:random"][k % 2]
+        ));
     }
     let four = sb.path("four.jsonl");
     args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
@@ -488,10 +521,17 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
     let page = page_of(&sb, &four, "four.html", &[]);
     for (w, h) in [(1400, 900), (400, 800)] {
         let shown = framed(&sb, &page, "check", w, h);
-        assert_eq!(body_attr(&shown, "data-score-columns"), "5 of 5", "{w}x{h}: {shown}");
+        assert_eq!(
+            body_attr(&shown, "data-score-columns"),
+            "5 of 5",
+            "{w}x{h}: {shown}"
+        );
         let table: u32 = body_attr(&shown, "data-scores-width").parse().expect("px");
         let panel: u32 = body_attr(&shown, "data-side-width").parse().expect("px");
-        assert!(table <= panel, "{w}x{h}: a table of {table} px in {panel} px");
+        assert!(
+            table <= panel,
+            "{w}x{h}: a table of {table} px in {panel} px"
+        );
     }
     let dom = dom_sized(&sb, &page, "step=1", "1400,900");
     for name in &names {
@@ -527,10 +567,21 @@ fn a_long_games_score_table_keeps_its_current_hand_in_view() {
     // Builtins neither fault nor write on stderr: each line after the header is a step.
     let steps: Vec<serde_json::Value> = log_lines(&log).into_iter().skip(1).collect();
     for at in [1, steps.len() * 3 / 4, steps.len()] {
-        let hand = steps[..at].iter().filter(|s| s["type"] == "hand_start").count();
+        let hand = steps[..at]
+            .iter()
+            .filter(|s| s["type"] == "hand_start")
+            .count();
         let shown = framed(&sb, &page, &format!("step={at}&scores"), 1400, 900);
-        assert_eq!(body_attr(&shown, "data-score-rows"), hand.to_string(), "{shown}");
-        assert_eq!(body_attr(&shown, "data-now-row"), "in view", "step {at}: {shown}");
+        assert_eq!(
+            body_attr(&shown, "data-score-rows"),
+            hand.to_string(),
+            "{shown}"
+        );
+        assert_eq!(
+            body_attr(&shown, "data-now-row"),
+            "in view",
+            "step {at}: {shown}"
+        );
     }
 }
 

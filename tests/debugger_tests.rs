@@ -327,7 +327,8 @@ fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
     );
     // What it wrote is quoted as it wrote it, with its own quotes escaped.
     assert!(
-        text.stdout.contains(r#"(it wrote: "{\"type\": \"move\", \"id\": "#),
+        text.stdout
+            .contains(r#"(it wrote: "{\"type\": \"move\", \"id\": "#),
         "{}",
         text.stdout
     );
@@ -383,7 +384,10 @@ fn a_faulted_move_is_shown_as_the_bot_wrote_it_with_its_info() {
         .expect("the fault's line");
     assert_eq!(logged["input"], fault["input"]);
     assert_eq!(logged["info"]["turn"], 2, "the info is kept: {logged}");
-    assert!(logged["move"]["tile"].is_array(), "the move refused: {logged}");
+    assert!(
+        logged["move"]["tile"].is_array(),
+        "the move refused: {logged}"
+    );
     let log = log.display().to_string();
     let at = replay(&[&log, "--turn", "fault"]);
     assert_eq!(at.code, Some(0), "{at:?}");
@@ -436,7 +440,10 @@ fn a_faulted_move_is_shown_as_the_bot_wrote_it_with_its_info() {
                 older(f);
             }
             if let Some(forfeits) = l.get_mut("forfeits").and_then(|f| f.as_array_mut()) {
-                forfeits.iter_mut().filter_map(|f| f.as_object_mut()).for_each(older);
+                forfeits
+                    .iter_mut()
+                    .filter_map(|f| f.as_object_mut())
+                    .for_each(older);
             }
             l.to_string()
         })
@@ -445,5 +452,9 @@ fn a_faulted_move_is_shown_as_the_bot_wrote_it_with_its_info() {
     fs::write(&older, old.join("\n") + "\n").expect("the older log");
     let at = replay(&[&older.display().to_string(), "--turn", "fault"]);
     assert_eq!(at.code, Some(0), "{at:?}");
-    assert!(at.stdout.contains(r#"(it wrote: "{\"tile\":"#), "{}", at.stdout);
+    assert!(
+        at.stdout.contains(r#"(it wrote: "{\"tile\":"#),
+        "{}",
+        at.stdout
+    );
 }

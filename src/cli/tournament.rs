@@ -441,7 +441,7 @@ impl Collector {
             stop.store(true, Ordering::SeqCst);
         }
         let leader = tally.leader().map_or(String::new(), |(name, pct)| {
-            format!("leader {name} {pct:.1}%")
+            format!("leader {name} {}%", crate::text::fixed(pct, 1))
         });
         progress.update(self.played, &leader);
     }
