@@ -84,22 +84,7 @@ fn the_html_replay_works_in_a_real_browser() {
     let sb = Sandbox::new();
     // The longest game of the corpus: small hands and every double spinning make long hands
     // with crosses on crosses.
-    let log = sb.path("long.jsonl");
-    let ran = allfives(&[
-        "match",
-        "builtin:greedy",
-        "builtin:random",
-        "--spinner",
-        "all",
-        "--hand-size",
-        "3",
-        "--seed",
-        "2",
-        "--public-seed",
-        "--log",
-        &log.display().to_string(),
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let log = long_game(&sb);
     // A bot name that tries to end the data's script and run its own.
     let hostile = "</script><img src=x onerror=\"document.title='owned'\">";
     let mut lines: Vec<String> = fs::read_to_string(&log)

@@ -150,14 +150,7 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
     let site = sb.path("site");
     fs::create_dir(&site).expect("a folder for the site");
     let page = site.join("report.html");
-    let ran = allfives(&[
-        "standings",
-        &out.display().to_string(),
-        "--html",
-        &page.display().to_string(),
-        "--replays",
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    pages(&out, &page);
     let html = fs::read_to_string(&page).expect("the page");
     assert!(
         html.contains("script-src 'sha256-"),
@@ -518,8 +511,20 @@ fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_
     assert!(again.stderr.contains("exists already"), "{}", again.stderr);
 }
 
-/// A tournament of greedy against random in `out`: two deals, the public seed `seed`, and
-/// `more` options.
+/// `standings OUT --html PAGE --replays`: the report page of the tournament in `out`, and every
+/// game's replay page beside it; it must succeed.
+fn pages(out: &Path, page: &Path) {
+    let ran = allfives(&[
+        "standings",
+        &out.display().to_string(),
+        "--html",
+        &page.display().to_string(),
+        "--replays",
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+}
+
+/// A tournament of `bots` in `out`: two deals, the public seed `seed`, and `more` options.
 fn tournament(out: &Path, bots: &[String], seed: &str, more: &[&str]) {
     let mut args = vec!["tournament".to_string()];
     args.extend(bots.iter().cloned());
@@ -556,14 +561,7 @@ fn the_page_and_the_text_show_the_same_figures_and_negative_scores_read_plainly(
     let text = allfives(&["standings", &out.display().to_string()]);
     assert_eq!(text.code, Some(0), "{text:?}");
     let page = sb.path("report.html");
-    let ran = allfives(&[
-        "standings",
-        &out.display().to_string(),
-        "--html",
-        &page.display().to_string(),
-        "--replays",
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    pages(&out, &page);
     let dom = report_dom(&sb, &page, "");
     let mut ties = 0;
     for row in json["standings"]["entrants"].as_array().expect("rows") {
@@ -650,14 +648,7 @@ fn many_faults_are_summed_up_and_a_game_opened_from_the_report_leads_back_to_it(
     let site = sb.path("site");
     fs::create_dir(&site).expect("a folder for the site");
     let page = site.join("results.html");
-    let ran = allfives(&[
-        "standings",
-        &out.display().to_string(),
-        "--html",
-        &page.display().to_string(),
-        "--replays",
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    pages(&out, &page);
     sb.assert_no_bot_left();
     let dom = report_dom(&sb, &page, "");
     let results: Vec<Value> = fs::read_to_string(out.join("results.jsonl"))
