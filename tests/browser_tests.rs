@@ -505,7 +505,7 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let page = page_of(&sb, &four, "four.html", &[]);
     for (w, h) in [(1400, 900), (400, 800)] {
-        let shown = framed(&sb, &page, "check", w, h);
+        let shown = framed(&sb, &page, "step=3&scores", w, h);
         assert_eq!(
             body_attr(&shown, "data-score-columns"),
             "5 of 5",
@@ -516,6 +516,11 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
         assert!(
             table <= panel,
             "{w}x{h}: a table of {table} px in {panel} px"
+        );
+        assert_eq!(
+            body_attr(&shown, "data-side-over"),
+            "0",
+            "{w}x{h}: the panel is cut"
         );
     }
     let dom = dom_sized(&sb, &page, "step=1", "1400,900");
