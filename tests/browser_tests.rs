@@ -84,22 +84,7 @@ fn the_html_replay_works_in_a_real_browser() {
     let sb = Sandbox::new();
     // The longest game of the corpus: small hands and every double spinning make long hands
     // with crosses on crosses.
-    let log = sb.path("long.jsonl");
-    let ran = allfives(&[
-        "match",
-        "builtin:greedy",
-        "builtin:random",
-        "--spinner",
-        "all",
-        "--hand-size",
-        "3",
-        "--seed",
-        "2",
-        "--public-seed",
-        "--log",
-        &log.display().to_string(),
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let log = long_game(&sb);
     // A bot name that tries to end the data's script and run its own.
     let hostile = "</script><img src=x onerror=\"document.title='owned'\">";
     let mut lines: Vec<String> = fs::read_to_string(&log)
@@ -170,7 +155,7 @@ fn the_html_replay_works_in_a_real_browser() {
     assert!(start.contains("&lt;/script&gt;&lt;img"), "the name is text");
     assert!(!start.contains("<img"), "the name became an element");
     assert!(
-        start.contains("<title>allfives replay</title>"),
+        start.contains("<title>allfives game 1: &lt;/script&gt;&lt;img"),
         "the name's script ran"
     );
 
@@ -244,6 +229,48 @@ fn dom_sized(sb: &Sandbox, page: &Path, fragment: &str, size: &str) -> String {
         "the page wrote to the console: {log}"
     );
     dom
+}
+
+/// The body's attributes of `page` at `fragment` (`name="value"` each) as a window of exactly
+/// `width` x `height` CSS pixels shows it: the page in an iframe of that size, in a page of the
+/// test's own that copies them out (headless chromium makes no window narrower than 500 px, so a
+/// phone's 400 px needs the frame; `--allow-file-access-from-files` lets the two file pages see
+/// each other). Fails on any console message.
+pub fn framed(sb: &Sandbox, page: &Path, fragment: &str, width: u32, height: u32) -> String {
+    let frame = sb.path(&format!("frame-{width}x{height}.html"));
+    fs::write(
+        &frame,
+        format!(
+            r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" style="border:0;width:{width}px;height:{height}px" src="file://{}#{fragment}"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", function () {{
+  var b = document.getElementById("f").contentDocument.body, out = document.createElement("pre");
+  out.id = "attributes";
+  out.textContent = Array.prototype.map.call(b.attributes, function (a) {{ return a.name + '="' + a.value + '"'; }}).join(" ");
+  document.body.appendChild(out);
+}});
+</script></body></html>"#,
+            page.display()
+        ),
+    )
+    .expect("the frame's page");
+    let url = format!("file://{}", frame.display());
+    let (dom, log) = chromium(
+        sb,
+        &url,
+        &[
+            "--allow-file-access-from-files",
+            "--window-size=1500,1000",
+            "--dump-dom",
+        ],
+    );
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(
+        console.is_empty(),
+        "the page wrote to the console: {console:?}"
+    );
+    text_of(&dom, "attributes").replace("&quot;", "\"")
 }
 
 /// The value of the body's attribute `name` after `#check`.
@@ -338,7 +365,7 @@ fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
 }
 
 #[test]
-fn the_page_fits_a_desktop_and_stays_readable_on_a_phone() {
+fn the_page_fits_a_desktop_and_a_phone_with_every_layout_whole_and_centred() {
     let sb = Sandbox::new();
     let four = root().join("tests/fixtures/golden/four-game-1.jsonl");
     let page = page_of(&sb, &four, "four.html", &[]);
@@ -348,13 +375,204 @@ fn the_page_fits_a_desktop_and_stays_readable_on_a_phone() {
         "true",
         "no scrolling at 1400x900"
     );
+    let pip: f64 = body_attr(&desktop, "data-pip-least")
+        .parse()
+        .expect("a number");
+    assert!(pip >= 1.5, "pips of {pip} px on a desktop");
+    // A phone: every hand's whole layout inside its box (it was drawn 157 to 473 px wider than
+    // its box of 373 px, its right end cut), centred, as large as the box allows.
+    for page in [
+        page.clone(),
+        page_of(&sb, &long_game(&sb), "long.html", &[]),
+    ] {
+        let phone = framed(&sb, &page, "check", 400, 800);
+        assert_eq!(body_attr(&phone, "data-viewport"), "400x800");
+        assert_eq!(body_attr(&phone, "data-layout-over"), "0", "{phone}");
+        let off: f64 = body_attr(&phone, "data-layout-off").parse().expect("px");
+        assert!(off <= 1.0, "{off} px off centre: {phone}");
+        let fill: f64 = body_attr(&phone, "data-layout-fill")
+            .parse()
+            .expect("a share");
+        assert!(fill >= 0.98, "a layout fills {fill} of its box: {phone}");
+    }
     let phone = dom_sized(&sb, &page, "check", "400,800");
-    let pip: f64 = body_attr(&phone, "data-pip").parse().expect("a number");
-    assert!(pip >= 1.5, "pips of {pip} px on a phone");
     assert!(
         phone.contains("seat 3 (random#2)"),
         "every hand on the page"
     );
+}
+
+/// The longest game of the corpus (small hands, every double a spinner), greedy against random;
+/// its log's path.
+fn long_game(sb: &Sandbox) -> std::path::PathBuf {
+    let log = sb.path("long.jsonl");
+    if !log.exists() {
+        let ran = allfives(&[
+            "match",
+            "builtin:greedy",
+            "builtin:random",
+            "--spinner",
+            "all",
+            "--hand-size",
+            "3",
+            "--seed",
+            "2",
+            "--public-seed",
+            "--log",
+            &log.display().to_string(),
+        ]);
+        assert_eq!(ran.code, Some(0), "{ran:?}");
+    }
+    log
+}
+
+/// The score table's rows shown (its hidden rows left out), each as its cells' texts.
+fn score_rows(dom: &str) -> Vec<Vec<String>> {
+    let table = &dom[dom.find("id=\"scoretable\"").expect("the score table")..];
+    let body = &table
+        [table.find("<tbody>").expect("its rows")..table.find("</tbody>").expect("their end")];
+    body.split("<tr")
+        .skip(1)
+        .filter(|row| !row.starts_with(" hidden") && !row.contains("hidden=\"\""))
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| {
+                    let text = &cell[cell.find('>').expect("a cell") + 1..];
+                    text[..text.find('<').expect("its end")].to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
+    let sb = Sandbox::new();
+    let log = long_game(&sb);
+    let page = page_of(&sb, &log, "long.html", &[]);
+    let doc = allfives(&["replay", &log.display().to_string(), "--json"]).json();
+    let steps = doc["steps"].as_array().expect("steps");
+    let end = &doc["end"];
+    // At step 1 only the first hand is in the table (every later hand's totals were).
+    let first = dom_at(&sb, &page, "step=1");
+    assert_eq!(
+        score_rows(&first),
+        vec![vec!["1 \u{2026}", "0 (+0)", "0 (+0)"]]
+    );
+    assert!(first.contains(
+        "class=\"legend\">Each side's score after each hand, and in brackets what the hand gave it"
+    ));
+    // At the last step the hand the game ended in has its row, with the final scores.
+    let last = dom_at(&sb, &page, &format!("step={}", steps.len()));
+    let rows = score_rows(&last);
+    let hands = end["hands"].as_u64().expect("hands") as usize;
+    assert_eq!(rows.len(), hands, "a row a hand: {rows:?}");
+    let scores: Vec<i64> = end["scores"]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(|s| s.as_i64().expect("a score"))
+        .collect();
+    let shown: Vec<i64> = rows[hands - 1][1..]
+        .iter()
+        .map(|c| {
+            c.split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a score")
+        })
+        .collect();
+    assert_eq!(shown, scores, "the final score: {rows:?}");
+    assert_eq!(rows[hands - 1][0], hands.to_string());
+    assert!(last.contains(" in plays"), "a cell says what its hand gave");
+
+    // Four players, every one for themselves, named with 40 characters: every column shows,
+    // the names cut short with their whole in the title (the table was 1,435 px wide in a
+    // panel of 380, one column of five in view).
+    let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
+    let mut args = vec!["match".to_string()];
+    for (k, name) in names.iter().enumerate() {
+        args.push(format!(
+            "{name}={}",
+            ["builtin:greedy", "builtin:random"][k % 2]
+        ));
+    }
+    let four = sb.path("four.jsonl");
+    args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
+    args.push(four.display().to_string());
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let page = page_of(&sb, &four, "four.html", &[]);
+    for (w, h) in [(1400, 900), (400, 800)] {
+        let shown = framed(&sb, &page, "step=3&scores", w, h);
+        assert_eq!(
+            body_attr(&shown, "data-score-columns"),
+            "5 of 5",
+            "{w}x{h}: {shown}"
+        );
+        let table: u32 = body_attr(&shown, "data-scores-width").parse().expect("px");
+        let panel: u32 = body_attr(&shown, "data-side-width").parse().expect("px");
+        assert!(
+            table <= panel,
+            "{w}x{h}: a table of {table} px in {panel} px"
+        );
+        assert_eq!(
+            body_attr(&shown, "data-side-over"),
+            "0",
+            "{w}x{h}: the panel is cut"
+        );
+    }
+    let dom = dom_sized(&sb, &page, "step=1", "1400,900");
+    for name in &names {
+        assert!(
+            dom.contains(&format!("<th title=\"{name}\" style=\"color")),
+            "{name}'s column"
+        );
+    }
+}
+
+#[test]
+fn a_long_games_score_table_keeps_its_current_hand_in_view() {
+    let sb = Sandbox::new();
+    let log = sb.path("thousand.jsonl");
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:greedy",
+        "--target",
+        "1000000",
+        "--max-hands",
+        "1000",
+        "--hand-size",
+        "3",
+        "--seed",
+        "1",
+        "--public-seed",
+        "--log",
+        &log.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let page = page_of(&sb, &log, "thousand.html", &[]);
+    // Builtins neither fault nor write on stderr: each line after the header is a step.
+    let steps: Vec<serde_json::Value> = log_lines(&log).into_iter().skip(1).collect();
+    for at in [1, steps.len() * 3 / 4, steps.len()] {
+        let hand = steps[..at]
+            .iter()
+            .filter(|s| s["type"] == "hand_start")
+            .count();
+        let shown = framed(&sb, &page, &format!("step={at}&scores"), 1400, 900);
+        assert_eq!(
+            body_attr(&shown, "data-score-rows"),
+            hand.to_string(),
+            "{shown}"
+        );
+        assert_eq!(
+            body_attr(&shown, "data-now-row"),
+            "in view",
+            "step {at}: {shown}"
+        );
+    }
 }
 
 #[test]

@@ -325,9 +325,10 @@ fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
         text.stdout,
         ran.stderr
     );
-    // What it wrote is quoted with its own quotes escaped.
+    // What it wrote is quoted as it wrote it, with its own quotes escaped.
     assert!(
-        text.stdout.contains(r#"(it wrote: "{\"tile\":"#),
+        text.stdout
+            .contains(r#"(it wrote: "{\"type\": \"move\", \"id\": "#),
         "{}",
         text.stdout
     );
@@ -358,5 +359,102 @@ fn a_fault_is_named_by_its_turn_and_turn_fault_leads_there() {
         bad.stderr.contains("is not K, fault or fault:K"),
         "{}",
         bad.stderr
+    );
+}
+
+#[test]
+fn a_faulted_move_is_shown_as_the_bot_wrote_it_with_its_info() {
+    let sb = Sandbox::new();
+    let bot = format!("thinker={}", sb.fixture("illegal", &["wrong-end", "info"]));
+    let options = ["--seed", "4", "--public-seed", "--no-rotate"];
+    let (ran, report) = play(&sb, &[bot, "builtin:greedy".into()], &options);
+    let fault = &report["games"][0]["faults"][0];
+    assert_eq!(fault["kind"], "illegal", "{ran:?}");
+    // The line exactly as the bot wrote it (Python's spacing, its own field order), escaped.
+    let wrote = r#"(it wrote: "{\"type\": \"move\", \"id\": "#;
+    let input = fault["input"].as_str().expect("the line it wrote");
+    assert!(
+        input.starts_with(r#"{"type": "move", "id": "#) && input.contains(r#""info": {"turn": 2"#),
+        "{input}"
+    );
+    let log = sb.log(1);
+    let logged = log_lines(&log)
+        .into_iter()
+        .find(|l| kind(l) == "fault")
+        .expect("the fault's line");
+    assert_eq!(logged["input"], fault["input"]);
+    assert_eq!(logged["info"]["turn"], 2, "the info is kept: {logged}");
+    assert!(
+        logged["move"]["tile"].is_array(),
+        "the move refused: {logged}"
+    );
+    let log = log.display().to_string();
+    let at = replay(&[&log, "--turn", "fault"]);
+    assert_eq!(at.code, Some(0), "{at:?}");
+    for shown in [
+        wrote,
+        r#"info: {"payload":"\u001b[2J\u{202e}evil","turn":2}"#,
+    ] {
+        assert!(at.stdout.contains(shown), "no {shown:?} in:\n{}", at.stdout);
+    }
+    assert!(
+        !at.stdout.contains('\u{1b}') && !at.stdout.contains('\u{202e}'),
+        "raw escapes reach the terminal: {}",
+        at.stdout
+    );
+    let whole = replay(&[&log]);
+    assert!(
+        whole.stdout.contains(wrote) && whole.stdout.contains(r#"info: {"payload""#),
+        "{}",
+        whole.stdout
+    );
+    // The page shows the line and the info, as text, at the fault's step.
+    let page = sb.path("game.html");
+    let made = replay(&[&log, "--html", &page.display().to_string()]);
+    assert_eq!(made.code, Some(0), "{made:?}");
+    let dom = crate::browser_tests::quiet_dom(&sb, &page, "fault=1");
+    let shown = crate::browser_tests::text_of(&dom, "wrote");
+    assert!(
+        shown.starts_with(r#"{"type": "move", "id": "#),
+        "what it wrote: {shown}"
+    );
+    let info = crate::browser_tests::text_of(&dom, "info");
+    assert!(
+        info.contains("\\u{202e}evil") && info.contains("\"turn\":2"),
+        "its info: {info}"
+    );
+
+    // A log written before faults kept the line (the move rewritten as the input, no move, no
+    // info) still replays, and says what it holds.
+    let old: Vec<String> = log_lines(std::path::Path::new(&log))
+        .into_iter()
+        .map(|mut l| {
+            // As the referee wrote a move then: {"tile":...,"end":...}.
+            let older = |f: &mut serde_json::Map<String, serde_json::Value>| {
+                let refused = f.remove("move").expect("the move");
+                f.remove("info");
+                let input = format!(r#"{{"tile":{},"end":{}}}"#, refused["tile"], refused["end"]);
+                f.insert("input".into(), input.into());
+            };
+            if let Some(f) = l.as_object_mut().filter(|f| f["type"] == "fault") {
+                older(f);
+            }
+            if let Some(forfeits) = l.get_mut("forfeits").and_then(|f| f.as_array_mut()) {
+                forfeits
+                    .iter_mut()
+                    .filter_map(|f| f.as_object_mut())
+                    .for_each(older);
+            }
+            l.to_string()
+        })
+        .collect();
+    let older = sb.path("older.jsonl");
+    fs::write(&older, old.join("\n") + "\n").expect("the older log");
+    let at = replay(&[&older.display().to_string(), "--turn", "fault"]);
+    assert_eq!(at.code, Some(0), "{at:?}");
+    assert!(
+        at.stdout.contains(r#"(it wrote: "{\"tile\":"#),
+        "{}",
+        at.stdout
     );
 }

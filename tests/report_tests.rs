@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::browser_tests::{chromium, quiet_dom, text_of};
 use crate::harness::*;
+use allfives::text::fixed;
 
 /// The report page's DOM after its script ran, at `fragment`; fails on any console message.
 fn report_dom(sb: &Sandbox, page: &Path, fragment: &str) -> String {
@@ -61,6 +62,11 @@ fn attribute_of(dom: &str, id: &str, name: &str) -> String {
     tag[value..value + tag[value..].find('"').expect("its end")].to_string()
 }
 
+/// A link's file: its path without the query (`?report=...`).
+fn page_file(href: &str) -> &str {
+    href.split('?').next().unwrap_or(href)
+}
+
 /// Every `href` of the anchors of class `class`, in order.
 fn links(dom: &str, class: &str) -> Vec<String> {
     let marker = format!("<a class=\"{class}\" href=\"");
@@ -72,9 +78,15 @@ fn links(dom: &str, class: &str) -> Vec<String> {
         .collect()
 }
 
-/// An Elo as the page shows it: signed, one decimal.
+/// An Elo as the page shows it: signed, one decimal (a half away from zero, as every figure of
+/// the page and the text is rounded), never "-0.0".
 fn signed(x: f64) -> String {
-    format!("{}{x:.1}", if x >= 0.0 { "+" } else { "" })
+    let shown = fixed(x, 1);
+    match shown.as_str() {
+        "-0.0" => "+0.0".into(),
+        s if s.starts_with('-') => shown,
+        _ => format!("+{shown}"),
+    }
 }
 
 /// A bot that plays the first legal move, then on its third turn writes markup to stderr and
@@ -138,14 +150,7 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
     let site = sb.path("site");
     fs::create_dir(&site).expect("a folder for the site");
     let page = site.join("report.html");
-    let ran = allfives(&[
-        "standings",
-        &out.display().to_string(),
-        "--html",
-        &page.display().to_string(),
-        "--replays",
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    pages(&out, &page);
     let html = fs::read_to_string(&page).expect("the page");
     assert!(
         html.contains("script-src 'sha256-"),
@@ -189,9 +194,9 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
         let e = row["entrant"].as_u64().expect("an index");
         let wdl = format!("{}-{}-{}", row["wins"], row["draws"], row["losses"]);
         assert_eq!(text_of(&dom, &format!("wdl-{e}")), wdl);
-        let score = format!("{:.1}%", row["score_pct"].as_f64().expect("a score"));
+        let score = format!("{}%", fixed(row["score_pct"].as_f64().expect("a score"), 1));
         assert_eq!(text_of(&dom, &format!("score-{e}")), score);
-        let rank = format!("{:.2}", row["mean_rank"].as_f64().expect("a rank"));
+        let rank = fixed(row["mean_rank"].as_f64().expect("a rank"), 2);
         assert_eq!(text_of(&dom, &format!("rank-{e}")), rank);
     }
     // Each crosstable cell: the row's score against the column, and its games.
@@ -263,9 +268,10 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
     let games: BTreeSet<String> = links(&dom, "game").into_iter().collect();
     for line in &results {
         let id = line["id"].as_str().expect("an id");
-        let href = format!("replay/{}.html", id.replace('/', "_"));
+        // Each page is told it was opened from the report, to lead back to it.
+        let href = format!("replay/{}.html?report=report.html", id.replace('/', "_"));
         assert!(games.contains(&href), "no link to {href}: {games:?}");
-        let target = fs::read_to_string(site.join(&href)).expect("the game's page");
+        let target = fs::read_to_string(site.join(page_file(&href))).expect("the game's page");
         assert!(
             target.contains(&format!("\"seed\":{}", line["seed"])),
             "{href} is another game's page"
@@ -278,7 +284,11 @@ fn the_report_page_shows_the_standings_and_opens_every_game() {
     let fault = faults.first().expect("the crash is listed");
     assert!(fault.ends_with("#fault=1"), "{fault}");
     let (file, fragment) = fault.split_once('#').expect("a fragment");
-    let url = format!("file://{}#{fragment}", site.join(file).display());
+    let url = format!(
+        "file://{}?{}#{fragment}",
+        site.join(page_file(file)).display(),
+        file.split_once('?').map_or("", |(_, q)| q)
+    );
     let (game, _) = chromium(&sb, &url, &["--dump-dom"]);
     assert!(
         game.contains("fault: costs the game"),
@@ -491,9 +501,208 @@ fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_
     let games = links(&dom, "game");
     assert!(!games.is_empty(), "games linked");
     for href in games {
-        assert!(sb.path(&href).is_file(), "{href} was not written");
+        assert!(
+            sb.path(page_file(&href)).is_file(),
+            "{href} was not written"
+        );
     }
     let again = allfives(&with_replays);
     assert_eq!(again.code, Some(2), "{again:?}");
     assert!(again.stderr.contains("exists already"), "{}", again.stderr);
+}
+
+/// `standings OUT --html PAGE --replays`: the report page of the tournament in `out`, and every
+/// game's replay page beside it; it must succeed.
+fn pages(out: &Path, page: &Path) {
+    let ran = allfives(&[
+        "standings",
+        &out.display().to_string(),
+        "--html",
+        &page.display().to_string(),
+        "--replays",
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+}
+
+/// A tournament of `bots` in `out`: two deals, the public seed `seed`, and `more` options.
+fn tournament(out: &Path, bots: &[String], seed: &str, more: &[&str]) {
+    let mut args = vec!["tournament".to_string()];
+    args.extend(bots.iter().cloned());
+    args.extend(
+        [
+            "--deals",
+            "2",
+            "--seed",
+            seed,
+            "--public-seed",
+            "-q",
+            "--out",
+        ]
+        .map(String::from),
+    );
+    args.push(out.display().to_string());
+    args.extend(more.iter().map(|m| m.to_string()));
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+}
+
+#[test]
+fn the_page_and_the_text_show_the_same_figures_and_negative_scores_read_plainly() {
+    let sb = Sandbox::new();
+    let out = sb.path("tournament");
+    // Seed 7: greedy's points for are 251.25 a game (the text said 251.2, the page 251.3), and
+    // a game ends 255 to -35 (the page said 255--35).
+    let bots = [
+        "greedy=builtin:greedy".to_string(),
+        "random=builtin:random".into(),
+    ];
+    tournament(&out, &bots, "7", &[]);
+    let json = allfives(&["standings", &out.display().to_string(), "--json"]).json();
+    let text = allfives(&["standings", &out.display().to_string()]);
+    assert_eq!(text.code, Some(0), "{text:?}");
+    let page = sb.path("report.html");
+    pages(&out, &page);
+    let dom = report_dom(&sb, &page, "");
+    let mut ties = 0;
+    for row in json["standings"]["entrants"].as_array().expect("rows") {
+        let e = row["entrant"].as_u64().expect("an index");
+        let name = row["name"].as_str().expect("a name");
+        let line = text
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row of {name}: {}", text.stdout));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        // name games wins draws losses score% rank for against ...
+        for (id, column, field) in [
+            ("score", 5, "score_pct"),
+            ("rank", 6, "mean_rank"),
+            ("for", 7, "points_for"),
+            ("against", 8, "points_against"),
+        ] {
+            let shown = text_of(&dom, &format!("{id}-{e}"))
+                .trim_end_matches('%')
+                .to_string();
+            assert_eq!(
+                shown, cells[column],
+                "{name}'s {field}: the page and the text differ"
+            );
+            let exact = row[field].as_f64().expect("a figure") * 100.0;
+            ties += usize::from(exact.fract() == 0.0 && (exact / 10.0).fract() == 0.5);
+        }
+    }
+    assert!(ties > 0, "a figure half-way between two shown, as 251.25");
+    let results: Vec<Value> = fs::read_to_string(out.join("results.jsonl"))
+        .expect("results")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a results line"))
+        .collect();
+    let negative = results
+        .iter()
+        .map(|l| {
+            l["scores"]
+                .as_array()
+                .expect("scores")
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        })
+        .find(|s| s.iter().any(|x| x.starts_with('-')))
+        .expect("a game with a score below 0");
+    assert!(
+        dom.contains(&format!("<td>{}</td>", negative.join(", "))),
+        "{negative:?}"
+    );
+    assert!(
+        !dom.contains(&format!("<td>{}</td>", negative.join("-"))),
+        "a score reads as a double dash"
+    );
+    assert!(
+        !dom.contains("level at the top") && dom.contains(" won, "),
+        "an entrant's results"
+    );
+    // A two-player game's end names the seat that reached the target.
+    let index = fs::read_to_string(sb.path("replay/index.html")).expect("the replay index");
+    assert!(
+        index.contains("seat 0 reached the target") || index.contains("seat 1 reached the target"),
+        "{index}"
+    );
+    assert!(!index.contains("side "), "{index}");
+}
+
+#[test]
+fn many_faults_are_summed_up_and_a_game_opened_from_the_report_leads_back_to_it() {
+    let sb = Sandbox::new();
+    let out = sb.path("tournament");
+    // Every turn after its first is malformed, and the referee plays on: dozens of faults a game.
+    let bots = [
+        format!("garbage={}", sb.fixture("garbage", &[])),
+        "greedy=builtin:greedy".into(),
+    ];
+    tournament(
+        &out,
+        &bots,
+        "3",
+        &["--on-fault", "fallback", "--max-faults", "40"],
+    );
+    let site = sb.path("site");
+    fs::create_dir(&site).expect("a folder for the site");
+    let page = site.join("results.html");
+    pages(&out, &page);
+    sb.assert_no_bot_left();
+    let dom = report_dom(&sb, &page, "");
+    let results: Vec<Value> = fs::read_to_string(out.join("results.jsonl"))
+        .expect("results")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a results line"))
+        .collect();
+    let most = results
+        .iter()
+        .max_by_key(|l| l["faults"].as_array().map_or(0, Vec::len))
+        .expect("games");
+    let n = most["faults"].as_array().expect("faults").len();
+    assert!(n > 10, "a game of many faults: {n}");
+    // The first three faults, then their count folded over the rest.
+    let id = most["id"].as_str().expect("an id");
+    let row = &dom[dom.find(&format!(">{id}</a>")).expect("the game's row")..];
+    let row = &row[..row.find("</tr>").expect("its end")];
+    let folded = row
+        .find("<details class=\"faults\">")
+        .expect("the rest folded");
+    assert_eq!(row[..folded].matches("class=\"fault\"").count(), 3, "{row}");
+    assert!(
+        row.contains(&format!("<summary>and {} more: {n} faults in all (", n - 3)),
+        "{row}"
+    );
+    // Its page, opened from the report: named by its id, and "all games" is the report.
+    let href = links(&dom, "game")
+        .into_iter()
+        .find(|h| h.contains(&id.replace('/', "_")))
+        .expect("the game's link");
+    assert!(href.ends_with("?report=results.html"), "{href}");
+    let (file, query) = href.split_once('?').expect("a query");
+    let url = format!("file://{}?{query}#step=1", site.join(file).display());
+    let (game, _) = chromium(&sb, &url, &["--dump-dom"]);
+    assert!(
+        game.contains("<a href=\"../results.html\">all games (the report)</a>"),
+        "{game}"
+    );
+    let players: Vec<&str> = most["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["name"].as_str().expect("a name"))
+        .collect();
+    let title = format!("allfives game {id}: {}", players.join(" vs "));
+    assert!(game.contains(&format!("<title>{title}</title>")), "{game}");
+    assert!(
+        game.contains(&format!("id=\"title\">{title}</h1>")),
+        "{game}"
+    );
+    // Opened from its folder's index, it leads to the index.
+    let alone = quiet_dom(&sb, &site.join(file), "step=1");
+    assert!(
+        alone.contains("<a href=\"index.html\">all games</a>"),
+        "{alone}"
+    );
 }

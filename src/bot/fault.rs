@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use allfives_engine::game::Move;
+use allfives_engine::protocol::Info;
 use serde::{Deserialize, Serialize};
 
 use crate::text;
@@ -66,16 +68,24 @@ pub fn excerpt(bytes: &[u8]) -> String {
     text.chars().take(EXCERPT).collect()
 }
 
-/// A fault: its kind, a sentence about it, and the offending input cut short.
+/// A fault: its kind, a sentence about it, and the offending input cut short; for an answer
+/// that was a move (played illegally, or too late), the move and its info.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
     /// The kind.
     pub kind: FaultKind,
     /// What happened, in one sentence.
     pub detail: String,
-    /// The offending input, cut short; absent when there was none.
+    /// The offending input, the line as the bot wrote it, cut short; absent when there was none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+    /// For an `illegal` fault: the move the rules refused (read from `input`, which may be cut
+    /// short before it ends).
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<Move>,
+    /// The info the bot sent with a move that faulted (capped as a move's is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Info>,
 }
 
 impl Fault {
@@ -85,15 +95,30 @@ impl Fault {
             kind,
             detail: detail.into(),
             input: None,
+            refused: None,
+            info: None,
         }
     }
 
     /// A fault caused by `input` (kept cut short).
     pub fn with_input(kind: FaultKind, detail: impl Into<String>, input: &str) -> Fault {
         Fault {
-            kind,
-            detail: detail.into(),
             input: Some(excerpt(input.as_bytes())),
+            ..Fault::new(kind, detail)
+        }
+    }
+
+    /// A fault of an answer that was a move: the line the bot wrote (kept cut short) and the
+    /// info it sent with it.
+    pub fn of_answer(
+        kind: FaultKind,
+        detail: impl Into<String>,
+        line: &str,
+        info: Option<Info>,
+    ) -> Fault {
+        Fault {
+            info,
+            ..Fault::with_input(kind, detail, line)
         }
     }
 }

@@ -461,6 +461,8 @@ pub struct Answered {
     pub took: Duration,
     /// What the bot said it was thinking, capped.
     pub info: Option<Info>,
+    /// The line it wrote (empty for a builtin).
+    pub line: String,
 }
 
 /// How to stop a bot process.
@@ -593,7 +595,7 @@ impl Player {
         process.queue(&hello);
         let asked = Instant::now();
         let answer = exchange(&mut process, id, asked, clocks.startup, self.max_line).await;
-        match answer {
+        match answer.map(|(answer, _)| answer) {
             Ok(FromBot::Hello {
                 protocol: Some(version),
                 ..
@@ -690,9 +692,11 @@ impl Player {
                 start = Instant::now();
                 let (moves, choices) = &mut self.legal;
                 game.legal_choices(moves, choices);
-                bot.choose(choices).map(|mv| (mv, None)).ok_or_else(|| {
-                    Fault::new(FaultKind::Illegal, "the builtin found no legal move")
-                })
+                bot.choose(choices)
+                    .map(|mv| (mv, None, String::new()))
+                    .ok_or_else(|| {
+                        Fault::new(FaultKind::Illegal, "the builtin found no legal move")
+                    })
             }
             Runner::Process(None) => Err(Fault::new(FaultKind::Crash, "is not running")),
             Runner::Process(Some(process)) => {
@@ -702,11 +706,12 @@ impl Player {
                     cpu_start = process.cpu_time();
                 }
                 match exchange(process, id, start, wall_limit, self.max_line).await {
-                    Ok(answer) => match answer.as_move() {
-                        Some(mv) => Ok((mv, answer.info())),
-                        None => Err(Fault::new(
+                    Ok((answer, line)) => match answer.as_move() {
+                        Some(mv) => Ok((mv, answer.info(), line)),
+                        None => Err(Fault::with_input(
                             FaultKind::Malformed,
                             "answered a turn with a hello",
+                            &line,
                         )),
                     },
                     Err(fault)
@@ -726,19 +731,25 @@ impl Player {
         };
         // A builtin has no clock (protocol.md): a busy machine must not make it forfeit.
         let clocked = matches!(self.runner, Runner::Process(_));
-        if chosen.is_ok() && clocked && !clock.charge(took) {
+        if let Ok((_, info, line)) = &chosen
+            && clocked
+            && !clock.charge(took)
+        {
             self.stats.timed_out(took);
             let what = match clock.kind() {
                 ClockKind::Wall => "answered after",
                 ClockKind::Cpu => "used CPU for",
             };
-            return Err(Fault::new(
+            // The move came too late, but it is the bot's: what it wrote is kept with its info.
+            return Err(Fault::of_answer(
                 FaultKind::Timeout,
                 format!(
                     "{what} {:.0} ms, over its {:.0} ms",
                     ms(took),
                     ms(allowance)
                 ),
+                line,
+                info.clone(),
             ));
         }
         match &chosen {
@@ -746,7 +757,12 @@ impl Player {
             Err(fault) if fault.kind == FaultKind::Timeout => self.stats.timed_out(took),
             Err(_) => {}
         }
-        chosen.map(|(mv, info)| Answered { mv, took, info })
+        chosen.map(|(mv, info, line)| Answered {
+            mv,
+            took,
+            info,
+            line,
+        })
     }
 
     /// Stops the bot's process, if it has one, and says how it ended (`None` without one);
@@ -953,14 +969,14 @@ pub fn encode(msg: &ToBot) -> Vec<u8> {
 
 /// Sends what is queued, which ends with request `id`, and reads lines until its answer
 /// arrives, skipping late answers to earlier requests, or until something goes wrong: all
-/// within `allowance` from `start`.
+/// within `allowance` from `start`. The answer comes with its line as the bot wrote it.
 async fn exchange(
     process: &mut BotProcess,
     id: u64,
     start: Instant,
     allowance: Duration,
     max_line: usize,
-) -> Result<FromBot, Fault> {
+) -> Result<(FromBot, String), Fault> {
     let before = process.bytes_read();
     let mut received = process.request(start, allowance).await;
     loop {
@@ -999,7 +1015,7 @@ async fn exchange(
             }
             same if same == id => {
                 process.answered();
-                return Ok(answer);
+                return Ok((answer, text));
             }
             other => {
                 return Err(Fault::with_input(

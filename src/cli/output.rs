@@ -11,6 +11,7 @@ use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
+use crate::text::fixed;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
 use crate::tournament::ratings::sprt::Hypothesis;
@@ -160,20 +161,20 @@ fn table_text(s: &Standings) -> String {
     for r in rows {
         let _ = writeln!(
             text,
-            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7.1}  {:>9.2}  {:>7.1}  {:>11.1}  {:>7.2}  {:>10.2}  {:>7.2}  {:>11.2}  {}",
+            "{:<width$}  {:>5}  {:>4}  {:>5}  {:>6}  {:>7}  {:>9}  {:>7}  {:>11}  {:>7}  {:>10}  {:>7}  {:>11}  {}",
             r.name,
             r.games,
             r.wins,
             r.draws,
             r.losses,
-            r.score_pct,
-            r.mean_rank,
-            r.points_for,
-            r.points_against,
-            r.mean_ms,
-            r.median_ms,
-            r.p99_ms,
-            r.slowest_ms,
+            fixed(r.score_pct, 1),
+            fixed(r.mean_rank, 2),
+            fixed(r.points_for, 1),
+            fixed(r.points_against, 1),
+            fixed(r.mean_ms, 2),
+            fixed(r.median_ms, 2),
+            fixed(r.p99_ms, 2),
+            fixed(r.slowest_ms, 2),
             faults(&r.faults)
         );
     }
@@ -237,13 +238,13 @@ fn teams_text(s: &Standings) -> String {
         for t in &s.teams {
             let _ = writeln!(
                 text,
-                "  {}: {}, {} won, {} level, {} lost, score {:.1}%, {} points",
+                "  {}: {}, {} won, {} level, {} lost, score {}%, {} points",
                 t.names.join("+"),
                 count(t.games, "game"),
                 t.wins,
                 t.draws,
                 t.losses,
-                t.score_pct,
+                fixed(t.score_pct, 1),
                 t.points
             );
         }
@@ -270,7 +271,7 @@ fn pairs_text(s: &Standings, pairs: bool) -> String {
         };
         let los = e
             .los
-            .map_or(String::new(), |l| format!(", LOS {:.1}%", l * 100.0));
+            .map_or(String::new(), |l| format!(", LOS {}%", fixed(l * 100.0, 1)));
         let _ = writeln!(
             text,
             "elo {} vs {}: {elo}{los}; pairs scoring 0, 0.5, 1, 1.5, 2: {:?}",
@@ -292,9 +293,9 @@ fn ending_text(report: &Report) -> String {
         (names, _) => {
             let _ = write!(
                 text,
-                "winner: {} ({:.1}% score)",
+                "winner: {} ({}% score)",
                 names.join("+"),
-                s.winner.score_pct
+                fixed(s.winner.score_pct, 1)
             );
         }
     }
@@ -336,8 +337,8 @@ fn challenger_text(s: &Standings) -> String {
             .map_or(String::new(), |x| format!(", elo {}", signed(x)));
         let _ = write!(
             text,
-            "\n  vs {name}: {:.1}% over {} games{elo}",
-            100.0 * cell.score / cell.games as f64,
+            "\n  vs {name}: {}% over {} games{elo}",
+            fixed(100.0 * cell.score / cell.games as f64, 1),
             cell.games
         );
     }
@@ -359,8 +360,8 @@ fn ratings_text(s: &Standings) -> String {
             format!("[{}, {}]", signed(lo), signed(hi))
         });
         let next = match (r.los_next, r.separated_from_next) {
-            (Some(los), Some(true)) => format!("{:>7.1}% >", los * 100.0),
-            (Some(los), _) => format!("{:>7.1}% ~", los * 100.0),
+            (Some(los), Some(true)) => format!("{:>7}% >", fixed(los * 100.0, 1)),
+            (Some(los), _) => format!("{:>7}% ~", fixed(los * 100.0, 1)),
             (None, _) => String::new(),
         };
         let mark = if r.provisional { "?" } else { " " };
@@ -414,11 +415,15 @@ fn sprt_text(t: &Sprt) -> String {
     }
 }
 
-/// An Elo figure with its sign and one decimal; never "-0.0".
+/// An Elo figure with its sign and one decimal, rounded as the report page rounds it; never
+/// "-0.0".
 fn signed(elo: f64) -> String {
-    // Rounded first, then + 0.0, which turns a negative zero into a positive one.
-    let shown = (elo * 10.0).round() / 10.0 + 0.0;
-    format!("{shown:+.1}")
+    let shown = fixed(elo, 1);
+    match shown.strip_prefix('-') {
+        Some(zero) if zero.bytes().all(|b| b == b'0' || b == b'.') => format!("+{zero}"),
+        Some(_) => shown,
+        None => format!("+{shown}"),
+    }
 }
 
 /// Each entrant's score against each other, in percent.
@@ -433,7 +438,7 @@ fn crosstable(s: &Standings) -> String {
         let _ = write!(text, "{:<width$}", s.entrants[i].name);
         for cell in row {
             let shown = cell.map_or("-".to_string(), |c| {
-                format!("{:.1}%", 100.0 * c.score / c.games as f64)
+                format!("{}%", fixed(100.0 * c.score / c.games as f64, 1))
             });
             let _ = write!(text, "  {shown:>width$}");
         }

@@ -42,10 +42,12 @@ pub struct Folder {
     pub bad: Vec<String>,
 }
 
-/// A game to show: its page's name, its name in messages, and where its log is.
+/// A game to show: its page's name, its name in messages, its id in a tournament, and where
+/// its log is.
 struct Game {
     name: String,
     shown: String,
+    id: Option<String>,
     log: Log,
 }
 
@@ -113,7 +115,13 @@ fn write_pages(
 ) -> Result<Folder, String> {
     let mut entries = Vec::new();
     let mut bad = Vec::new();
-    for Game { name, shown, log } in games {
+    for Game {
+        name,
+        shown,
+        id,
+        log,
+    } in games
+    {
         let bytes = match &log {
             Log::File(path) => input::read(path, input::MAX_LOG_BYTES)
                 .map_err(|e| format!("cannot read {shown}: {e}")),
@@ -140,6 +148,7 @@ fn write_pages(
         }
         if let Some(data) = data.as_mut() {
             data.index = Some("index.html".into());
+            data.name = id;
             std::fs::write(out.join(&page_name), html::page(data))
                 .map_err(|e| format!("cannot write {}: {e}", out.join(&page_name).display()))?;
         }
@@ -173,6 +182,7 @@ fn games_in(dir: &Path) -> Result<Vec<Game>, String> {
                 // The page a file's log would get: its file's name.
                 name: id.replace('/', "_"),
                 shown: format!("{id} of {}", dir.display()),
+                id: Some(id),
                 log: Log::Logged(place),
             })
             .collect());
@@ -191,6 +201,7 @@ fn games_in(dir: &Path) -> Result<Vec<Game>, String> {
                 .file_stem()
                 .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
             shown: log.display().to_string(),
+            id: None,
             log: Log::File(log),
         })
         .collect())

@@ -139,7 +139,7 @@ impl<'a> Shown<'a> {
             ));
         }
         let leader = tally.leader().map_or(String::new(), |(name, pct)| {
-            format!("leader {name} {pct:.1}%")
+            format!("leader {name} {}%", crate::text::fixed(pct, 1))
         });
         if let Some(progress) = &mut self.progress {
             progress.update(played, &leader);

@@ -74,10 +74,22 @@ pub fn hand_end(summary: &HandSummary) -> String {
     )
 }
 
-/// Why a game ended, as `side 1 reached the target`.
-pub fn game_ending(ending: GameEnding) -> String {
+/// Why a game ended, as `seat 1 reached the target`, or in partnerships `team 0 (seats 0 and
+/// 2) reached the target`; `seats` and `sides` count the game's seats and sides (a side is a
+/// seat, or a team of the seats it numbers modulo `sides`).
+pub fn game_ending(ending: GameEnding, seats: usize, sides: usize) -> String {
     match ending {
-        GameEnding::Target { side } => format!("side {side} reached the target"),
+        GameEnding::Target { side } if sides < seats => {
+            let members: Vec<String> = (side..seats)
+                .step_by(sides.max(1))
+                .map(|s| s.to_string())
+                .collect();
+            format!(
+                "team {side} (seats {}) reached the target",
+                members.join(" and ")
+            )
+        }
+        GameEnding::Target { side } => format!("seat {side} reached the target"),
         GameEnding::MaxHands => "the hand limit was reached".into(),
         GameEnding::Forfeit { seat } => format!("seat {seat} forfeited"),
     }
@@ -87,7 +99,8 @@ pub fn game_ending(ending: GameEnding) -> String {
 pub fn result(result: &GameResult) -> String {
     format!(
         "{} after {}; scores {}; ranks {}",
-        game_ending(result.ending),
+        // A result has a score a side and a rank a seat.
+        game_ending(result.ending, result.ranks.len(), result.scores.len()),
         count(result.hands, "hand"),
         list(&result.scores),
         list(&result.ranks)

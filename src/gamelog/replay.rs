@@ -721,7 +721,8 @@ impl Checker {
 /// Checks a fault's record against what the referee writes for its kind: an input cut to
 /// [`EXCERPT`] characters; none for a crash (a process that ended wrote nothing to quote); the
 /// line for `too_long` and `wrong_id`; for `illegal`, the move the engine refused in `game`
-/// (`None` before the first deal, where no move was asked for).
+/// (`None` before the first deal, where no move was asked for); a move's info (capped) only
+/// where the bot's answer was a move: `illegal`, or a `timeout` that came late.
 fn check_record(f: &SeatFault, game: Option<&Game>) -> Result<(), String> {
     let kind = f.fault.kind;
     let input = f.fault.input.as_deref();
@@ -729,6 +730,23 @@ fn check_record(f: &SeatFault, game: Option<&Game>) -> Result<(), String> {
         return Err(format!(
             "the fault's input is {long} characters long; the referee keeps at most {EXCERPT}"
         ));
+    }
+    if f.fault.refused.is_some() && kind != FaultKind::Illegal {
+        return Err(format!(
+            "a {kind} fault names a move refused, which only an illegal fault does"
+        ));
+    }
+    if let Some(info) = &f.fault.info {
+        if !matches!(kind, FaultKind::Illegal | FaultKind::Timeout) {
+            return Err(format!(
+                "a {kind} fault carries a move's info, which only an illegal or a late move has"
+            ));
+        }
+        if info.clone().capped() != *info {
+            return Err(format!(
+                "the fault's info is over the cap of {MAX_INFO} bytes, which the referee cuts"
+            ));
+        }
     }
     match (kind, input) {
         (FaultKind::Crash, Some(_)) => Err(
@@ -743,19 +761,26 @@ fn check_record(f: &SeatFault, game: Option<&Game>) -> Result<(), String> {
     }
 }
 
-/// An `illegal` fault's input is the move the engine refused, as the referee writes it.
+/// An `illegal` fault names the move the engine refused: in its `move` (its `input` is then the
+/// line the bot wrote), or in logs written before `move`, as its `input`.
 fn illegal_record(f: &SeatFault, game: Option<&Game>) -> Result<(), String> {
     let Some(game) = game else {
         return Err("an illegal fault before the first deal, where no move was asked for".into());
     };
     let input = f.fault.input.as_deref().unwrap_or_default();
-    let mv: Move = serde_json::from_str(input).map_err(|_| {
-        format!("an illegal fault's input is the move refused, but \"{input}\" is not a move")
-    })?;
+    let mv: Move = match f.fault.refused {
+        Some(mv) => mv,
+        None => serde_json::from_str(input).map_err(|_| {
+            format!(
+                "an illegal fault names no move refused (move), and its input \"{input}\" is not one"
+            )
+        })?,
+    };
     match game.check(f.seat, mv) {
         Err(_) => Ok(()),
         Ok(_) => Err(format!(
-            "an illegal fault, but its move ({input}) is legal for seat {} here",
+            "an illegal fault, but its move ({}) is legal for seat {} here",
+            serde_json::to_string(&mv).unwrap_or_default(),
             f.seat
         )),
     }

@@ -294,7 +294,12 @@ impl Table<'_> {
             self.log.stderr(StderrRecord { seat, id, lines })?;
         }
         let fault = match answer {
-            Ok(Answered { mv, took, info }) => match game.play(seat, mv) {
+            Ok(Answered {
+                mv,
+                took,
+                info,
+                line,
+            }) => match game.play(seat, mv) {
                 Ok(_) => {
                     self.decision = Decision {
                         time_us: Some(took.as_micros() as u64),
@@ -304,11 +309,11 @@ impl Table<'_> {
                     };
                     return Ok(());
                 }
-                Err(e) => Fault::with_input(
-                    FaultKind::Illegal,
-                    e.to_string(),
-                    &serde_json::to_string(&mv).unwrap_or_default(),
-                ),
+                // What the bot wrote is kept as it wrote it, the move refused beside it.
+                Err(e) => Fault {
+                    refused: Some(mv),
+                    ..Fault::of_answer(FaultKind::Illegal, e.to_string(), &line, info)
+                },
             },
             Err(fault) => fault,
         };

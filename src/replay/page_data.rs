@@ -25,6 +25,9 @@ pub struct PageData {
     pub failed: Option<Failure>,
     /// The index page of the folder this game's page is in, if it is one of many.
     pub index: Option<String>,
+    /// The game's name where its number in its match does not name it: a tournament game's id
+    /// (`0-1/2/0`).
+    pub name: Option<String>,
     /// Each hand: its deal as the viewer may see it, and its final layout.
     pub hands: Vec<PageHand>,
     /// Every step, with only what it changed.
@@ -129,6 +132,7 @@ pub fn page_data(doc: &Document) -> PageData {
         about: doc.about.clone(),
         failed: None,
         index: None,
+        name: None,
         hands,
         steps,
     }

@@ -9,7 +9,6 @@ use crate::gamelog::describe::{count, tiles};
 use allfives_engine::layout::OpenEnd;
 use allfives_engine::protocol::Info;
 
-use crate::gamelog::Decision;
 use crate::replay::drawing::{Arm, Drawing, Laid};
 use crate::replay::steps::{Document, Step};
 use crate::replay::turn::Position;
@@ -214,7 +213,8 @@ fn step_text(
             );
             wrapped(text, "", &line);
             table_text(text, step.layout.as_ref(), &step.ends, &step.scores, labels);
-            thinking_text(text, step.decision.as_ref(), &step.stderr, paint);
+            let info = step.decision.as_ref().and_then(|d| d.info.as_ref());
+            thinking_text(text, info, &step.stderr, paint);
             if viewer.is_some() {
                 hands_text(text, step, who);
             }
@@ -240,7 +240,9 @@ fn step_text(
                 .map_or(step.says.as_str(), |(_, w)| w);
             let line = format!("{} faults: {what}", who(seat));
             wrapped(text, "  ", &paint.warn(&line));
-            thinking_text(text, None, &step.stderr, paint);
+            // The info the bot sent with a move that faulted (an illegal or late move).
+            let info: Option<Info> = serde_json::from_value(step.event["info"].clone()).ok();
+            thinking_text(text, info.as_ref(), &step.stderr, paint);
         }
         "hand_end" => hand_end_text(text, step, who, labels, paint),
         "game_end" => {
@@ -391,12 +393,12 @@ pub fn table_text(
 }
 
 /// What the bot said it was thinking (its move's `info`) and wrote on stderr meanwhile.
-pub fn thinking_text(text: &mut String, d: Option<&Decision>, stderr: &[String], paint: &Paint) {
+pub fn thinking_text(text: &mut String, info: Option<&Info>, stderr: &[String], paint: &Paint) {
     for line in stderr {
         let shown = format!("stderr: {}", crate::text::terminal(line));
         wrapped(text, "  ", &paint.dim(&shown));
     }
-    if let Some(info) = d.and_then(|d| d.info.as_ref()) {
+    if let Some(info) = info {
         let shown = match info {
             Info::Text(t) => crate::text::terminal(t),
             Info::Object(_) => {
@@ -681,6 +683,12 @@ pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint)
         }
         (None, _) => {}
     }
-    thinking_text(&mut text, Some(&position.decision), &position.stderr, paint);
+    // A move the bot chose carries its info; a move that faulted, its fault does.
+    let info = position
+        .decision
+        .info
+        .as_ref()
+        .or(position.fault.as_ref().and_then(|f| f.fault.info.as_ref()));
+    thinking_text(&mut text, info, &position.stderr, paint);
     text
 }

@@ -125,10 +125,45 @@ pub fn count(n: impl Into<u64>, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `x` with `digits` decimals, rounded as the pages round (JavaScript's `toFixed`): to the
+/// nearest, and a value exactly half-way (72.25 to one decimal) away from zero, where Rust's
+/// `{:.1}` rounds it to the even digit (72.2). A page and the text then show the same figures.
+/// Meant for figures of a report (percentages, ratings, milliseconds), well under 10^9.
+pub fn fixed(x: f64, digits: usize) -> String {
+    // A double's decimal expansion is finite: 40 more digits show whether it is exactly
+    // half-way (a 5 and zeros only) for any figure above 10^-25.
+    let exact = format!("{:.*}", digits + 40, x.abs());
+    let after = exact.find('.').map_or(exact.len(), |dot| dot + 1 + digits);
+    let tie = exact[after..]
+        .strip_prefix('5')
+        .is_some_and(|rest| rest.bytes().all(|b| b == b'0'));
+    let x = match tie {
+        // Past the half-way point by far less than the last digit: that digit rounds up.
+        true => x + x.signum() * 10f64.powi(-(digits as i32) - 2),
+        // A negative zero prints as zero, as JavaScript's does.
+        false => x + 0.0,
+    };
+    format!("{x:.digits$}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_figure_half_way_rounds_away_from_zero_as_on_a_page() {
+        assert_eq!(fixed(72.25, 1), "72.3");
+        assert_eq!(fixed(-72.25, 1), "-72.3");
+        assert_eq!(fixed(0.125, 2), "0.13");
+        assert_eq!(fixed(2.5, 0), "3");
+        // 1.45 is stored as 1.4499999999999999556: not half-way, as toFixed(1) also says.
+        assert_eq!(fixed(1.45, 1), "1.4");
+        assert_eq!(fixed(72.24, 1), "72.2");
+        assert_eq!(fixed(-0.0, 1), "0.0");
+        assert_eq!(fixed(-0.04, 1), "-0.0");
+        assert_eq!(fixed(100.0, 1), "100.0");
+    }
 
     #[test]
     fn a_terminal_sees_every_control_and_bidi_character_escaped() {
