@@ -29,6 +29,7 @@ use crate::tournament::report_stream::Report;
 use crate::tournament::run::{self, AnchorAsk, Event, OpenError, Opened, PlayOptions};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
+use crate::tournament::shard;
 use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
@@ -71,10 +72,18 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     // The page is there before the banner: whoever reads the banner finds it.
     shown.opened(&opened);
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(crate::placement::usable_cpus);
     if !args.json
-        && let Err(e) = output::print_line(&banner(&opened))
+        && let Err(e) = output::print_line(&banner(&opened, concurrency))
     {
         return output_failed(&e);
+    }
+    if opened.missing == 0 && opened.decided.is_none() {
+        let dir = dir.display().to_string();
+        let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
+        eprintln!("allfives: note: {}", crate::text::terminal(&note));
     }
     if let Some(note) = opened.definition.master().public_note() {
         eprintln!("allfives: note: {note}");
@@ -88,9 +97,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
-        concurrency: args
-            .concurrency
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        concurrency,
         placement: args.placement,
         policy,
         processes: Processes::from_flags(args.fresh, args.reuse_processes),
@@ -166,6 +173,13 @@ fn asked(
     settings: GameSettings,
     table: Table,
 ) -> Result<Asked<'_>, String> {
+    let (shard, shard_from) = match args.shard {
+        Some(ask) => {
+            let (shard, from) = ask.resolve(|name| std::env::var(name).ok())?;
+            (Some(shard), from)
+        }
+        None => (None, None),
+    };
     Ok(Asked {
         out: args.out.clone(),
         resume: args.resume,
@@ -174,7 +188,8 @@ fn asked(
         table,
         format: args.format,
         deals: args.deals,
-        shard: args.shard,
+        shard,
+        shard_from,
         sprt: args.sprt,
         pack_logs: args.pack_logs,
         games: args.games,
