@@ -26,11 +26,13 @@ const RERUN_HINT: &str = "rerun a task with scontrol requeue JOB_TASK (it keeps 
 impl ShardAsk {
     /// Reads `I/N` (1 <= I <= N), `auto` or `auto/N`; the error is one sentence.
     pub fn parse(text: &str) -> Result<ShardAsk, String> {
+        if text == "auto" {
+            return Ok(ShardAsk::Auto(None));
+        }
         let (i, n) = text.split_once('/').unwrap_or((text, ""));
         let count = n.parse::<u64>().ok().filter(|&n| n >= 1);
         match (i, count) {
             ("auto", Some(n)) => Ok(ShardAsk::Auto(Some(n))),
-            ("auto", None) if n.is_empty() => Ok(ShardAsk::Auto(None)),
             ("0", Some(n)) => Err(format!(
                 "shards are numbered from 1: '{text}' would be the first of {n} in an array numbered from 0; give --shard auto (it reads the array's numbering), or $((SLURM_ARRAY_TASK_ID + 1))/{n}"
             )),
