@@ -71,7 +71,7 @@ SlurmdPort=$(free_port)
 SlurmUser=root
 AuthType=auth/munge
 # A requeued job waits cred_expire seconds (120 by default) before it runs again.
-AuthInfo=socket=$DIR/munge/socket,cred_expire=10
+AuthInfo=socket=$DIR/munge/socket,cred_expire=5
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none

@@ -138,10 +138,14 @@ fn parents() -> Vec<(i32, i32, String)> {
 fn crash_node(job: &str, cluster: &Path, dir: &Path) {
     let conf = std::env::var("SLURM_CONF").expect("SLURM_CONF");
     let running = task_states(job, dir);
-    let steps: Vec<String> = running
+    let lost: Vec<u32> = running
         .iter()
         .filter(|(_, state)| *state == "RUNNING")
-        .map(|(&task, _)| format!("slurmstepd: [{}.batch]", raw_id(job, task, dir)))
+        .map(|(&task, _)| task)
+        .collect();
+    let steps: Vec<String> = lost
+        .iter()
+        .map(|&task| format!("slurmstepd: [{}.batch]", raw_id(job, task, dir)))
         .collect();
     assert!(!steps.is_empty(), "no task runs: {running:?}");
     let procs = parents();
@@ -162,7 +166,48 @@ fn crash_node(job: &str, cluster: &Path, dir: &Path) {
     for pid in doomed {
         let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
     }
+    // The controller counts a task missing from its node as lost once it has run longer than
+    // BatchStartTimeout + MessageTimeout, when the node registers: it registers as slurmd
+    // starts, so slurmd starts once the tasks it lost are that old.
+    let lost_after =
+        config_seconds("BatchStartTimeout", dir) + config_seconds("MessageTimeout", dir);
+    wait_for("the lost tasks count as lost", || {
+        lost.iter()
+            .all(|&task| run_seconds(job, task, dir) > lost_after)
+    });
     slurm("slurmd", &["-f", &conf], dir);
+}
+
+/// A setting of the controller's, in seconds (`scontrol show config`: `NAME = 10 sec`).
+fn config_seconds(name: &str, dir: &Path) -> u64 {
+    let config = slurm("scontrol", &["show", "config"], dir);
+    config
+        .lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == name).then(|| value.split_whitespace().next()?.parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("scontrol show config has no {name}"))
+}
+
+/// How long the controller thinks task `task` of `job` has run, in seconds.
+fn run_seconds(job: &str, task: u32, dir: &Path) -> u64 {
+    let shown = slurm(
+        "scontrol",
+        &["-o", "show", "job", &format!("{job}_{task}")],
+        dir,
+    );
+    let time = shown
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("RunTime="))
+        .expect("a run time");
+    // [D-]HH:MM:SS
+    let (days, clock) = time.split_once('-').unwrap_or(("0", time));
+    let parts: Vec<u64> = clock.split(':').filter_map(|p| p.parse().ok()).collect();
+    let [h, m, s] = parts[..] else {
+        panic!("RunTime={time}");
+    };
+    days.parse::<u64>().expect("days") * 86_400 + h * 3600 + m * 60 + s
 }
 
 /// A game's outcome, timings left out.
@@ -266,11 +311,13 @@ fn readme_job_array_survives_a_cancel_and_a_node_crash_and_equals_one_machine() 
     // The node crashes under task 4 (and any other task still running).
     wait_for("shard 4 plays", || !results(&shard(4)).is_empty());
     crash_node(&job, &cluster, &dir);
+    let crashed = started.elapsed();
     let ended = ["COMPLETED", "CANCELLED", "FAILED", "NODE_FAIL", "TIMEOUT"];
     wait_for("every task ends", || {
         let states = task_states(&job, &dir);
         states.len() == 4 && states.values().all(|s| ended.contains(&s.as_str()))
     });
+    let requeued = started.elapsed();
     let states = task_states(&job, &dir);
     assert_eq!(states[&3], "CANCELLED", "{states:?}");
     for task in [1, 2, 4] {
@@ -316,7 +363,9 @@ fn readme_job_array_survives_a_cancel_and_a_node_crash_and_equals_one_machine() 
     assert_eq!(merged.code, Some(0), "{}", merged.stderr);
     let merged = merged.json();
     assert_eq!(merged["complete"], true);
+    let alone = Instant::now();
     let whole = one_machine(&script, &dir);
+    let alone = alone.elapsed();
     assert_eq!(timeless(&merged), timeless(&whole));
     let mut sharded = BTreeMap::new();
     for i in 1..=4 {
@@ -332,9 +381,13 @@ fn readme_job_array_survives_a_cancel_and_a_node_crash_and_equals_one_machine() 
         .map(|g| (g["id"].as_str().expect("an id").to_string(), outcome(g)))
         .collect();
     assert_eq!(sharded, single);
+    let s = |d: Duration| format!("{:.1} s", d.as_secs_f64());
     eprintln!(
-        "slurm: {} games in 4 array tasks, one cancelled and requeued, the node crashed once: {:.0} s on the cluster",
+        "slurm: {} games in 4 array tasks; the node crashed at {}, its tasks ran again and every task ended at {}; the cancelled task requeued ended at {}; one machine played them in {}",
         single.len(),
-        on_slurm.as_secs_f64()
+        s(crashed),
+        s(requeued),
+        s(on_slurm),
+        s(alone)
     );
 }
