@@ -3,7 +3,8 @@
 # slurm.conf, ports, spool, state and logs, all in one folder. Nothing of an installed Slurm's
 # configuration (/etc/slurm, /etc/munge, /run/munge) is read for it or changed.
 #
-#   scripts/slurm-cluster.sh start DIR   # as root; prints the SLURM_CONF line to export
+#   eval "$(scripts/slurm-cluster.sh start DIR)"   # as root; exports SLURM_CONF
+#   sbatch league.sbatch                          # README's job array, your bots.toml
 #   scripts/slurm-cluster.sh stop DIR    # stops the daemons started in DIR (by their pid files)
 #
 # Needs Debian's slurm-wlm (slurmctld, slurmd, the client commands) and munge. A machine where a
@@ -104,6 +105,7 @@ CONF
     for _ in $(seq 300); do
         if sinfo -h -o %T 2>/dev/null | grep -q idle; then
             echo "export SLURM_CONF=$SLURM_CONF"
+            echo "a one-node Slurm cluster is up: its logs are in $DIR/log; stop it with $0 stop $DIR" >&2
             return
         fi
         sleep 0.1
