@@ -217,6 +217,9 @@ fn shard_auto_reads_the_task_of_a_slurm_array_or_a_kubernetes_job() {
     );
 }
 
+/// A way to start a shard: its folder, its options and the variables of its task.
+type Way<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+
 #[test]
 fn a_shard_without_the_tournaments_deals_is_refused_before_any_game() {
     let sb = Sandbox::new();
@@ -231,7 +234,7 @@ fn a_shard_without_the_tournaments_deals_is_refused_before_any_game() {
     let ran = tournament(&started, &[&shared(&key)[..], &["--shard", "1/2"]].concat());
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     let before = fs::read(started.join("results.jsonl")).expect("results");
-    let ways: [(&str, &[&str], &[(&str, &str)]); 5] = [
+    let ways: [Way; 5] = [
         ("new", &["--shard", "1/2"], &[]),
         ("new", &["--shard", "1/2", "--seed", "11"], &[]),
         ("new", &["--shard", "auto", "--seed", "11"], &task),
