@@ -234,19 +234,6 @@ fn outcome(game: &Value) -> Value {
         .collect()
 }
 
-/// The standings without timings, and of the rating history its last point (the history
-/// follows the order games were recorded in).
-fn timeless(report: &Value) -> Value {
-    let mut s = report["standings"].clone();
-    let last = s["history"].as_array().and_then(|h| h.last()).cloned();
-    s["history"] = last.into_iter().collect();
-    for row in s["entrants"].as_array_mut().expect("entrants") {
-        let row = row.as_object_mut().expect("a row");
-        row.retain(|key, _| !key.ends_with("_ms"));
-    }
-    s
-}
-
 /// The job array's tournament command, run on one machine: no shard, another folder, JSON.
 fn one_machine(script: &str, dir: &Path) -> Value {
     let command = script
