@@ -75,18 +75,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     let concurrency = args
         .concurrency
         .unwrap_or_else(crate::placement::usable_cpus);
-    if !args.json
-        && let Err(e) = output::print_line(&banner(&opened, concurrency))
-    {
+    if let Err(e) = announce(args, &opened, concurrency) {
         return output_failed(&e);
-    }
-    if opened.missing == 0 && opened.decided.is_none() {
-        let dir = dir.display().to_string();
-        let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
-        eprintln!("allfives: note: {}", crate::text::terminal(&note));
-    }
-    if let Some(note) = opened.definition.master().public_note() {
-        eprintln!("allfives: note: {note}");
     }
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
@@ -117,6 +107,23 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         (None, 0) => 0,
         (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
     }
+}
+
+/// The banner (unless `--json`), then the notes a run gives before its games: that it has
+/// nothing to play, that its seed is public.
+fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::io::Result<()> {
+    if !args.json {
+        output::print_line(&banner(opened, concurrency))?;
+    }
+    if opened.missing == 0 && opened.decided.is_none() {
+        let dir = opened.dir.display().to_string();
+        let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
+        eprintln!("allfives: note: {}", crate::text::terminal(&note));
+    }
+    if let Some(note) = opened.definition.master().public_note() {
+        eprintln!("allfives: note: {note}");
+    }
+    Ok(())
 }
 
 /// The rating anchor the options ask for.
