@@ -277,6 +277,20 @@ fn finish(child: Child, args: &[String], start: Instant) -> Ran {
     }
 }
 
+/// A report's standings without the timings (which differ from run to run), and of the rating
+/// history only its last point: the history follows the order games were recorded in, which a
+/// resumed or sharded run changes; its last point is the ratings of every game, whatever order.
+pub fn timeless(report: &Value) -> Value {
+    let mut s = report["standings"].clone();
+    let last = s["history"].as_array().and_then(|h| h.last()).cloned();
+    s["history"] = last.into_iter().collect();
+    for row in s["entrants"].as_array_mut().expect("entrants") {
+        let row = row.as_object_mut().expect("a row");
+        row.retain(|key, _| !key.ends_with("_ms"));
+    }
+    s
+}
+
 /// A copy of tournament folder `from` at `to` (its files and its logs).
 pub fn copy_folder(from: &Path, to: &Path) {
     fs::create_dir_all(to.join("logs")).expect("a folder");

@@ -30,6 +30,8 @@ mod sample_bot_tests;
 mod saved_tmp_tests;
 mod schema_tests;
 mod seed_secrecy_tests;
+mod shard_tests;
+mod slurm_tests;
 mod start_tests;
 mod starter_kit_tests;
 mod text_safety_tests;

@@ -39,13 +39,24 @@ fn a_second_run_on_a_held_folder_is_refused_naming_the_holder() {
     let ran = tournament(&out, &[GREEDY, RANDOM, "--deals", "2", "--seed", "3"]);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     let before = fs::read(out.join("results.jsonl")).expect("results");
-    // Another run holds the folder: its lock, its pid in the lock file.
+    // A run names itself in the lock file: its pid and its host (the folder may be on a
+    // filesystem that other nodes share).
+    let named = fs::read_to_string(out.join(".lock")).expect("the lock file");
+    let host = nix::unistd::gethostname().expect("a host name");
+    match named.split_whitespace().collect::<Vec<_>>()[..] {
+        [pid, name] => {
+            assert!(pid.parse::<u32>().is_ok(), "{named}");
+            assert_eq!(name, host.to_string_lossy(), "{named}");
+        }
+        _ => panic!("the lock file names no pid and host: {named:?}"),
+    }
+    // Another run holds the folder: its lock, its pid and host in the lock file.
     let mut file = fs::OpenOptions::new()
         .write(true)
         .open(out.join(".lock"))
         .expect("the lock file a run leaves");
     file.set_len(0).expect("truncate");
-    writeln!(file, "424242").expect("a pid");
+    writeln!(file, "424242 node7").expect("a pid and a host");
     // A run's lock: a POSIX record lock on the whole file.
     // SAFETY: a plain struct of integers.
     let mut whole: libc::flock = unsafe { std::mem::zeroed() };
@@ -63,7 +74,7 @@ fn a_second_run_on_a_held_folder_is_refused_naming_the_holder() {
         assert!(
             refused
                 .stderr
-                .contains("in use by another allfives run (pid 424242)"),
+                .contains("in use by another allfives run (pid 424242 on host node7)"),
             "{}",
             refused.stderr
         );
@@ -458,7 +469,12 @@ fn standings_merges_only_the_shards_of_one_tournament_each_once() {
     let two = standings(&[&s1, &s2]);
     assert_eq!(two.code, Some(0), "{}", two.stderr);
     assert_eq!(two.json()["complete"], false);
-    assert!(two.stderr.contains("shards 3/3"), "{}", two.stderr);
+    assert!(
+        two.stderr
+            .contains("shard 3/3 of this tournament is missing"),
+        "{}",
+        two.stderr
+    );
     let refused: [(&[&str], &str); 5] = [
         (&[&s1, &s2, &s1], "given twice"),
         (&[&s1, &whole], "holds the whole tournament"),

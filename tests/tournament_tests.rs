@@ -35,21 +35,6 @@ fn results(out: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The standings without the timings (which differ from run to run), and of the rating
-/// history only its last point: the history follows the order games were recorded in, which a
-/// resumed or sharded run changes; its last point is the ratings of every game, whatever order.
-fn timeless(report: &Value) -> Value {
-    let mut s = report["standings"].clone();
-    let last = s["history"].as_array().and_then(|h| h.last()).cloned();
-    s["history"] = last.into_iter().collect();
-    for row in s["entrants"].as_array_mut().expect("entrants") {
-        for key in ["mean_ms", "median_ms", "p99_ms", "slowest_ms"] {
-            row.as_object_mut().expect("a row").remove(key);
-        }
-    }
-    s
-}
-
 const GREEDY: &str = "greedy=builtin:greedy";
 const RANDOM: &str = "random=builtin:random";
 const RANDOM2: &str = "random2=builtin:random";

@@ -22,6 +22,7 @@ use crate::tournament::definition::Definition;
 use crate::tournament::ratings::SprtSpec;
 use crate::tournament::schedule::{self, Format, Table};
 use crate::tournament::seeds::{self, DealKey, Master, SEED_LIMIT};
+use crate::tournament::shard::ShardAsk;
 use allfives_engine::deal::Deal;
 use allfives_engine::protocol::MAX_BOT_LINE;
 
@@ -352,7 +353,8 @@ pub struct TournamentArgs {
     /// The seed and the deal key the deals are made from.
     #[command(flatten)]
     pub seeds: SeedArgs,
-    /// Games played at once (default: the number of cores).
+    /// Games played at once [default: the CPUs this process may run on: its CPU affinity, its
+    /// cgroup's CPU quota, and in a Slurm job SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE].
     #[arg(long, short = 'j', value_name = "N")]
     pub concurrency: Option<usize>,
     /// Where the games run: `same-core` gives each game at once a CPU of its own for its bots
@@ -374,9 +376,14 @@ pub struct TournamentArgs {
     /// The options of [`KeptSetting`] typed on the command line.
     #[arg(skip)]
     pub typed: Vec<KeptSetting>,
-    /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8.
-    #[arg(long, value_name = "I/N", value_parser = shard)]
-    pub shard: Option<(u64, u64)>,
+    /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8, numbered from 1;
+    /// `auto` reads it from a Slurm job array's SLURM_ARRAY_TASK_ID, _MIN, _MAX and _COUNT (an
+    /// array numbered from 0 or 1), `auto/N` from a Kubernetes Indexed Job's
+    /// JOB_COMPLETION_INDEX. Needs --seed with --deal-key or --public-seed. The same command
+    /// starts a shard and continues it: a folder holding this shard of this tournament is
+    /// continued, any other refused.
+    #[arg(long, value_name = "I/N|auto", value_parser = ShardAsk::parse)]
+    pub shard: Option<ShardAsk>,
     /// Stop as soon as a sequential test decides (two entrants, two players), e.g.
     /// elo0=0,elo1=10,alpha=0.05,beta=0.05.
     #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
@@ -463,17 +470,6 @@ pub struct RatingArgs {
     /// entrants; always in --json).
     #[arg(long)]
     pub pairs: bool,
-}
-
-/// Reads a shard `I/N` (1 <= I <= N).
-fn shard(text: &str) -> Result<(u64, u64), String> {
-    let parsed = text
-        .split_once('/')
-        .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
-    match parsed {
-        Some((i, n)) if i >= 1 && i <= n => Ok((i, n)),
-        _ => Err(format!("'{text}' is not I/N with 1 <= I <= N")),
-    }
 }
 
 /// `allfives check`.

@@ -15,12 +15,12 @@ use crate::tournament::results::{Entrant, GameLine};
 use crate::tournament::run::{self, Event, Opened, Played, Sink};
 use crate::tournament::standings::Tally;
 
-/// The line printed before the games start.
-pub fn banner(opened: &Opened) -> String {
+/// The line printed before the games start (with how many games go at once).
+pub fn banner(opened: &Opened, concurrency: usize) -> String {
     let definition = &opened.definition;
     let mut banner = match opened.is_ladder() {
         true => format!(
-            "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {}, results in {}",
+            "allfives ladder: {} entrants ({} retired), about {} games to play, {} played, {concurrency} at once, {}, results in {}",
             opened.bots.len(),
             definition.retired.len(),
             opened.missing,
@@ -29,7 +29,7 @@ pub fn banner(opened: &Opened) -> String {
             opened.dir.display()
         ),
         false => format!(
-            "allfives tournament: {} entrants, {} games to play of {} scheduled, {}, results in {}",
+            "allfives tournament: {} entrants, {} games to play of {} scheduled, {concurrency} at once, {}, results in {}",
             opened.bots.len(),
             opened.missing,
             opened.scheduled,

@@ -29,6 +29,7 @@ use crate::tournament::report_stream::Report;
 use crate::tournament::run::{self, AnchorAsk, Event, OpenError, Opened, PlayOptions};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
+use crate::tournament::shard;
 use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
@@ -71,13 +72,11 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     // The page is there before the banner: whoever reads the banner finds it.
     shown.opened(&opened);
-    if !args.json
-        && let Err(e) = output::print_line(&banner(&opened))
-    {
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(crate::placement::usable_cpus);
+    if let Err(e) = announce(args, &opened, concurrency) {
         return output_failed(&e);
-    }
-    if let Some(note) = opened.definition.master().public_note() {
-        eprintln!("allfives: note: {note}");
     }
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
@@ -88,9 +87,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     };
     policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
-        concurrency: args
-            .concurrency
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        concurrency,
         placement: args.placement,
         policy,
         processes: Processes::from_flags(args.fresh, args.reuse_processes),
@@ -110,6 +107,23 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         (None, 0) => 0,
         (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
     }
+}
+
+/// The banner (unless `--json`), then the notes a run gives before its games: that it has
+/// nothing to play, that its seed is public.
+fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::io::Result<()> {
+    if !args.json {
+        output::print_line(&banner(opened, concurrency))?;
+    }
+    if opened.missing == 0 && opened.decided.is_none() {
+        let dir = opened.dir.display().to_string();
+        let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
+        eprintln!("allfives: note: {}", crate::text::terminal(&note));
+    }
+    if let Some(note) = opened.definition.master().public_note() {
+        eprintln!("allfives: note: {note}");
+    }
+    Ok(())
 }
 
 /// The rating anchor the options ask for.
@@ -166,6 +180,13 @@ fn asked(
     settings: GameSettings,
     table: Table,
 ) -> Result<Asked<'_>, String> {
+    let (shard, shard_from) = match args.shard {
+        Some(ask) => {
+            let (shard, from) = ask.resolve(|name| std::env::var(name).ok())?;
+            (Some(shard), from)
+        }
+        None => (None, None),
+    };
     Ok(Asked {
         out: args.out.clone(),
         resume: args.resume,
@@ -174,7 +195,8 @@ fn asked(
         table,
         format: args.format,
         deals: args.deals,
-        shard: args.shard,
+        shard,
+        shard_from,
         sprt: args.sprt,
         pack_logs: args.pack_logs,
         games: args.games,

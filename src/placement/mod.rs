@@ -5,10 +5,12 @@
 //! on one CPU it costs a few. So by default a match holds one CPU for itself (the referee and,
 //! since they inherit it, every bot it starts), one that no other allfives process holds: with
 //! as many CPUs as matches running at once, each match keeps a CPU of its own. A tournament
-//! places each of its workers the same way.
+//! places each of its workers the same way, and runs as many as the CPUs it may use.
 
+mod allowance;
 mod cpu;
 
+pub use allowance::usable_cpus;
 pub use cpu::{HeldCore, hold_core};
 
 /// How a match is placed on the CPUs.

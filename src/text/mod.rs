@@ -146,6 +146,18 @@ pub fn fixed(x: f64, digits: usize) -> String {
     format!("{x:.digits$}")
 }
 
+/// Words listed as in a sentence: `a`, `a and b`, `a, b and c`.
+pub fn listed<S: AsRef<str>>(words: &[S]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

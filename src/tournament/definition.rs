@@ -275,6 +275,35 @@ impl Definition {
         }
     }
 
+    /// What of `self` (a first run's definition, asked for now) would make other games than
+    /// `stored`, in words; empty when `self` may continue it. More deals continue it, and so do
+    /// a ladder's newcomers, budget and retirements; the shard and how logs are stored are for
+    /// the caller to compare.
+    pub fn differences(&self, stored: &Definition) -> Vec<&'static str> {
+        let kept = stored.entrants.len();
+        let entrants = match self.format {
+            Format::Ladder => self.entrants.get(..kept) == Some(&stored.entrants[..]),
+            _ => self.entrants == stored.entrants,
+        };
+        let seed = (self.seed, self.public_seed) == (stored.seed, stored.public_seed);
+        let clocks = (self.clock, self.clock_kind) == (stored.clock, stored.clock_kind);
+        [
+            (entrants, "entrants"),
+            (self.format == stored.format, "format"),
+            (self.table == stored.table, "table"),
+            (self.deals >= stored.deals, "deals (fewer)"),
+            (seed, "seed"),
+            (self.rules == stored.rules, "rules"),
+            (clocks, "clocks"),
+            (self.on_fault == stored.on_fault, "fault policy"),
+            (self.max_line == stored.max_line, "line cap"),
+            (self.sprt == stored.sprt, "sequential test"),
+        ]
+        .into_iter()
+        .filter_map(|(same, what)| (!same).then_some(what))
+        .collect()
+    }
+
     /// Whether `self` and `other` define the same games: equal but for how logs are stored.
     pub fn same_games(&self, other: &Definition) -> bool {
         let stored_alike = Definition {

@@ -1,6 +1,7 @@
 //! A tournament folder (`--out`): held by one run at a time through an exclusive record lock
-//! (`fcntl`, the process's own) on its `.lock` file, which names the holder's process id; a start cut short is told apart from a
-//! folder that holds something else, and cleaned.
+//! (`fcntl`, the process's own) on its `.lock` file, which names the holder's process id and
+//! host (a folder on a shared filesystem may be held from another node); a start cut short is
+//! told apart from a folder that holds something else, and cleaned.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -49,9 +50,10 @@ pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
         Err((mut file, Errno::EAGAIN | Errno::EACCES)) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
-            let holder = match holder.trim() {
-                "" => String::new(),
-                pid => format!(" (pid {pid})"),
+            let holder = match holder.split_whitespace().collect::<Vec<_>>()[..] {
+                [] => String::new(),
+                [pid] => format!(" (pid {pid})"),
+                [pid, host, ..] => format!(" (pid {pid} on host {host})"),
             };
             return Err(format!(
                 "{} is in use by another allfives run{holder}: wait for it to end or stop it, then run again",
@@ -60,11 +62,15 @@ pub fn hold(dir: &Path) -> Result<HeldFolder, String> {
         }
         Err((_, e)) => return Err(format!("cannot lock {}: {e}", path.display())),
     };
-    // The holder's pid, for the message of a run refused meanwhile.
+    // The holder's pid and host, for the message of a run refused meanwhile.
+    let host = nix::unistd::gethostname().map_or_else(
+        |_| "unknown".to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
     let named = lock
         .set_len(0)
         .and_then(|()| lock.rewind())
-        .and_then(|()| writeln!(lock, "{}", std::process::id()));
+        .and_then(|()| writeln!(lock, "{} {host}", std::process::id()));
     named.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(HeldFolder {
         dir: dir.to_path_buf(),

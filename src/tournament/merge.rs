@@ -4,8 +4,9 @@
 //! report. Nothing here prints: lines and notes go to a [`Sink`].
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::text;
 use crate::tournament::audit;
 use crate::tournament::definition::{self, Definition};
 use crate::tournament::ladder::queue::Ladder;
@@ -93,6 +94,7 @@ impl Shards {
         let anchor = anchor.of(&names)?;
         let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
         let mut complete = self.missing.is_empty();
+        let mut unfinished = Vec::new();
         let mut ids = HashSet::new();
         for (folder, (dir, d)) in self.dirs.iter().zip(&self.definitions).enumerate() {
             let mut twice = None;
@@ -122,16 +124,18 @@ impl Shards {
                 .notes
                 .iter()
                 .for_each(|n| sink.event(Event::Note(n)));
-            complete &= match ladder.as_mut() {
+            let finished = match ladder.as_mut() {
                 Some(ladder) => ladder.finish_found() == 0 && ladder.budget_spent(),
                 None => audited.counted == d.schedule().count(d.shard),
             };
+            if !finished {
+                unfinished.push(unfinished_one(dir, d, audited.counted));
+            }
         }
-        if !self.missing.is_empty() {
-            sink.event(Event::Note(&format!(
-                "shards {} of this tournament are missing: the standings are incomplete",
-                self.missing.join(", ")
-            )));
+        complete &= unfinished.is_empty();
+        let sharded = self.definitions[0].shard.is_some();
+        if let Some(note) = incomplete_note(&unfinished, &self.missing, sharded) {
+            sink.event(Event::Note(&note));
         }
         let entrants = first
             .entrants
@@ -150,6 +154,58 @@ impl Shards {
         report.rules = Some(first.rules);
         Ok(report)
     }
+}
+
+/// A folder whose games are not all played, in words: its shard, the folder and its count.
+fn unfinished_one(dir: &Path, definition: &Definition, counted: u64) -> String {
+    let played = match &definition.ladder {
+        Some(_) => format!("{}, its budget not spent", text::count(counted, "game")),
+        None => format!(
+            "{} of {} games",
+            counted,
+            definition.schedule().count(definition.shard)
+        ),
+    };
+    match definition.shard {
+        Some((i, n)) => format!("{i}/{n} ({}: {played})", dir.display()),
+        None => format!("{} ({played})", dir.display()),
+    }
+}
+
+/// What makes the standings incomplete, named: the unfinished folders (shards, or the whole
+/// run) and the missing shards.
+fn incomplete_note(unfinished: &[String], missing: &[String], sharded: bool) -> Option<String> {
+    let mut parts = Vec::new();
+    let one = |n: usize, what: &str| match (n, sharded) {
+        (_, false) => format!("{what} is"),
+        (1, true) => format!("shard {what} is"),
+        (_, true) => format!("shards {what} are"),
+    };
+    if !unfinished.is_empty() {
+        parts.push(format!(
+            "{} unfinished",
+            one(unfinished.len(), &text::listed(unfinished))
+        ));
+    }
+    if !missing.is_empty() {
+        parts.push(format!(
+            "{} missing",
+            one(
+                missing.len(),
+                &format!("{} of this tournament", text::listed(missing))
+            )
+        ));
+    }
+    let rerun = match sharded {
+        true => "run a shard's command again to finish or start it",
+        false => "run it again with --resume to finish it",
+    };
+    (!parts.is_empty()).then(|| {
+        format!(
+            "the standings are incomplete: {}; {rerun}",
+            parts.join(", and ")
+        )
+    })
 }
 
 /// Checks that the folders hold slices of one tournament. Returns the missing shards (`I/N`).

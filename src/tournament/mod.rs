@@ -29,6 +29,7 @@ pub mod results;
 pub mod run;
 pub mod schedule;
 pub mod seeds;
+pub mod shard;
 pub mod standings;
 pub mod start;
 pub mod workers;

@@ -13,6 +13,7 @@ use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::files;
+use crate::text;
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::ladder::LadderSpec;
@@ -38,6 +39,8 @@ pub struct Asked<'a> {
     pub deals: Option<u64>,
     /// This run's shard `(i, n)`, if any.
     pub shard: Option<(u64, u64)>,
+    /// Where the shard came from when the environment gave it (`--shard auto`), for a refusal.
+    pub shard_from: Option<String>,
     /// A sequential test.
     pub sprt: Option<SprtSpec>,
     /// Pack the logs of the games played.
@@ -169,9 +172,30 @@ pub enum Refusal {
         /// The stored test.
         stored: Option<SprtSpec>,
     },
+    /// A shard's folder that holds another tournament.
+    OtherTournament {
+        /// The folder.
+        dir: String,
+        /// What differs, in words.
+        what: Vec<&'static str>,
+    },
+    /// A shard's folder that holds another shard of the tournament (or the whole of it).
+    OtherShard {
+        /// The folder.
+        dir: String,
+        /// The shard stored there (`None`: the whole tournament).
+        stored: Option<(u64, u64)>,
+        /// The shard asked for.
+        asked: (u64, u64),
+        /// Where the environment gave it from, with `--shard auto`.
+        from: Option<String>,
+    },
     /// Any other check failed, in one sentence.
     Other(String),
 }
+
+/// Why a shard must be given the seed and the key (or a public seed).
+const SHARD_SEEDS: &str = "--shard needs the deals every shard shares: --seed N with --deal-key FILE (one key file for all shards), or --seed N --public-seed";
 
 impl From<String> for Refusal {
     fn from(sentence: String) -> Refusal {
@@ -210,6 +234,23 @@ impl fmt::Display for Refusal {
                     s.elo0, s.elo1, s.alpha, s.beta
                 ))
             ),
+            Refusal::OtherTournament { dir, what } => write!(
+                f,
+                "{dir} holds another tournament (its {} differ from this run's): a shard's folder is continued only by the same shard of the same tournament; choose another --out",
+                text::listed(what)
+            ),
+            Refusal::OtherShard {
+                dir,
+                stored,
+                asked: (i, n),
+                from,
+            } => write!(
+                f,
+                "{dir} holds {} of this tournament, and this run is shard {i}/{n}{}: give each shard a folder of its own (e.g. --out DIR/shard-$SLURM_ARRAY_TASK_ID)",
+                stored.map_or("the whole".to_string(), |(i, n)| format!("shard {i}/{n}")),
+                from.as_ref()
+                    .map_or(String::new(), |from| format!(" (--shard auto: {from})"))
+            ),
             Refusal::Other(sentence) => f.write_str(sentence),
         }
     }
@@ -237,6 +278,11 @@ pub fn define(
     notes: &mut Vec<String>,
 ) -> Result<Definition, Refusal> {
     let (given, settings, table) = (&asked.given[..], &asked.settings, asked.table);
+    // Up front, whatever the folder holds: a shard's first run and every rerun of its command
+    // need the deals that every shard shares.
+    if asked.shard.is_some() && !asked.resume && !asked.caller.reproducible() {
+        return Err(Refusal::Other(SHARD_SEEDS.into()));
+    }
     let stored = match held {
         Some(held) => stored_definition(held, asked.resume, notes)?,
         None => None,
@@ -247,6 +293,7 @@ pub fn define(
         _ => asked.deals.unwrap_or(10),
     };
     let definition = match (stored, asked.resume) {
+        (Some(stored), false) if asked.shard.is_some() => same_shard(asked, &stored, deals, notes)?,
         (Some(_), false) => {
             return Err(Refusal::HoldsOne { dir: asked.shown() });
         }
@@ -275,33 +322,7 @@ pub fn define(
                 }
             }
         }
-        (None, false) => {
-            if asked.shard.is_some() && !asked.caller.reproducible() {
-                return Err(Refusal::Other(
-                    "--shard needs the deals every shard shares: --seed N with --deal-key FILE (one key file for all shards), or --seed N --public-seed".into(),
-                ));
-            }
-            let master = asked.caller.master()?;
-            let mut definition = Definition::new(
-                given,
-                settings,
-                (asked.format, table, deals),
-                master,
-                asked.shard,
-            );
-            definition.sprt = asked.sprt;
-            definition.pack_logs = asked.pack_logs;
-            definition.ladder = ladder_spec(asked);
-            definition.retired = asked.retired.clone();
-            if let Some(name) = definition.retired.first()
-                && asked.format != Format::Ladder
-            {
-                return Err(Refusal::Other(format!(
-                    "the bots file marks {name} retired: only a ladder (--format ladder) retires entrants"
-                )));
-            }
-            definition
-        }
+        (None, false) => first_run(asked, deals)?,
     };
     if definition.sprt.is_some() {
         SprtSpec::applies_to(definition.entrants.len(), definition.table.players)?;
@@ -317,6 +338,65 @@ pub fn define(
         )));
     }
     Ok(definition)
+}
+
+/// A new tournament's definition, as asked.
+fn first_run(asked: &Asked<'_>, deals: u64) -> Result<Definition, Refusal> {
+    let master = asked.caller.master()?;
+    let mut definition = Definition::new(
+        &asked.given,
+        &asked.settings,
+        (asked.format, asked.table, deals),
+        master,
+        asked.shard,
+    );
+    definition.sprt = asked.sprt;
+    definition.pack_logs = asked.pack_logs;
+    definition.ladder = ladder_spec(asked);
+    definition.retired = asked.retired.clone();
+    if let Some(name) = definition.retired.first()
+        && asked.format != Format::Ladder
+    {
+        return Err(Refusal::Other(format!(
+            "the bots file marks {name} retired: only a ladder (--format ladder) retires entrants"
+        )));
+    }
+    Ok(definition)
+}
+
+/// A shard's folder that holds a tournament already: one command starts a shard and continues
+/// it (a requeued task runs it again), so the folder is continued, as `--resume` would, when
+/// it holds this shard of the tournament this run would start; anything else is refused,
+/// naming what differs.
+fn same_shard(
+    asked: &Asked<'_>,
+    stored: &Definition,
+    deals: u64,
+    notes: &mut Vec<String>,
+) -> Result<Definition, Refusal> {
+    let dir = asked.shown();
+    let fresh = first_run(asked, deals)?;
+    let what = fresh.differences(stored);
+    if !what.is_empty() {
+        return Err(Refusal::OtherTournament { dir, what });
+    }
+    let asked_shard = fresh.shard.expect("a shard run has its shard");
+    if stored.shard != fresh.shard {
+        return Err(Refusal::OtherShard {
+            dir,
+            stored: stored.shard,
+            asked: asked_shard,
+            from: asked.shard_from.clone(),
+        });
+    }
+    let (i, n) = asked_shard;
+    notes.push(format!(
+        "{dir} holds shard {i}/{n} of this tournament: continued (the same command starts a shard and continues it)"
+    ));
+    match stored.format {
+        Format::Ladder => ladder_resumed(asked, stored, fresh.entrants, notes),
+        _ => resumed(asked, stored, fresh.entrants, notes),
+    }
 }
 
 /// The ladder asked for by a first run.
