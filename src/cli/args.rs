@@ -377,9 +377,9 @@ pub struct TournamentArgs {
     #[arg(skip)]
     pub typed: Vec<KeptSetting>,
     /// Play only slice I of N of the schedule (whole duplicate sets), e.g. 2/8, numbered from 1;
-    /// `auto` reads it from a Slurm job array's SLURM_ARRAY_TASK_ID, _MIN, _MAX and _COUNT (an
-    /// array numbered from 0 or 1), `auto/N` from a Kubernetes Indexed Job's
-    /// JOB_COMPLETION_INDEX. Needs --seed with --deal-key or --public-seed. The same command
+    /// `auto` reads it from a Slurm job array's SLURM_ARRAY_TASK_ID, _MIN, _MAX and _COUNT (the
+    /// task counted from the array's first, so arrays from 0 or 1 alike), `auto/N` from a
+    /// Kubernetes Indexed Job's JOB_COMPLETION_INDEX (from 0). Needs --seed with --deal-key or --public-seed. The same command
     /// starts a shard and continues it: a folder holding this shard of this tournament is
     /// continued, any other refused.
     #[arg(long, value_name = "I/N|auto", value_parser = ShardAsk::parse)]
