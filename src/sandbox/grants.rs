@@ -31,15 +31,9 @@ const INSTALL_ROOTS: [&str; 7] = [
     "GEM_HOME",
     "GOPATH",
 ];
-/// Variables naming where an interpreter's packages live (several paths, `:`-separated).
-const INSTALL_VARS: [&str; 12] = [
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-    "PYENV_ROOT",
-    "NVM_DIR",
-    "JAVA_HOME",
-    "GEM_HOME",
-    "GOPATH",
+/// Variables naming where an interpreter's packages live (several paths, `:`-separated),
+/// beside [`INSTALL_ROOTS`].
+const PACKAGE_PATHS: [&str; 5] = [
     "PYTHONPATH",
     "NODE_PATH",
     "CLASSPATH",
@@ -379,8 +373,9 @@ fn user_installs() -> Vec<PathBuf> {
     let under_home = home
         .iter()
         .flat_map(|h| USER_INSTALLS.iter().map(move |d| h.join(d)));
-    let named = INSTALL_VARS
+    let named = INSTALL_ROOTS
         .iter()
+        .chain(&PACKAGE_PATHS)
         .filter_map(std::env::var_os)
         .flat_map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
         .filter(|p| p.is_absolute());
