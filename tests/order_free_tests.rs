@@ -80,3 +80,52 @@ fn shuffled_results_give_the_same_standings_and_winner() {
         );
     }
 }
+
+/// Issue 30: a folder whose test accepted H1 at one pair, its lines shuffled, read "undecided"
+/// or decided at another pair, and `--resume` played on. Two close entrants make the LLR wander,
+/// so the pair where it first crosses a bound depends on the order.
+#[test]
+fn a_shuffled_folder_keeps_its_sequential_tests_decision() {
+    let sb = Sandbox::new();
+    let dir = sb.path("t");
+    let shown = dir.display().to_string();
+    let ran = allfives(&[
+        "tournament",
+        "builtin:mix:0.2",
+        "builtin:mix:0.35",
+        "--deals",
+        "5000",
+        "--seed",
+        "2",
+        "--public-seed",
+        "-j",
+        "2",
+        "--sprt",
+        "elo0=0,elo1=10,alpha=0.05,beta=0.05",
+        "--json",
+        "--out",
+        &shown,
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let decided = ran.json()["standings"]["sprt"]["decided"].clone();
+    assert_eq!(decided["accepted"], "h1", "{decided:#}");
+    let results = fs::read_to_string(dir.join("results.jsonl")).expect("results");
+    let lines: Vec<&str> = results.lines().collect();
+    for round in 1..=6 {
+        let mut text = shuffled(&lines, round).join("\n");
+        text.push('\n');
+        fs::write(dir.join("results.jsonl"), text).expect("written");
+        let ran = allfives(&["standings", "--json", &shown]);
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        let read = &ran.json()["standings"]["sprt"]["decided"];
+        assert_eq!(*read, decided, "shuffle {round}");
+    }
+    let resumed = allfives(&["tournament", "--resume", "-q", "--out", &shown]);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let after = fs::read_to_string(dir.join("results.jsonl")).expect("results");
+    assert_eq!(
+        after.lines().count(),
+        lines.len(),
+        "a decided test plays nothing more"
+    );
+}

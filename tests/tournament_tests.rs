@@ -581,6 +581,33 @@ fn sprt_is_refused_where_it_does_not_apply() {
     assert_refused(&ran, "--sprt tests two entrants");
 }
 
+/// A sequential test decides in the order one run records its pairs: shards, played apart,
+/// have no such order, so a test is never split or merged across them.
+#[test]
+fn sprt_is_refused_across_shards() {
+    let sb = Sandbox::new();
+    let sprt = "elo0=0,elo1=10";
+    let seeds = ["--seed", "4", "--public-seed", "--deals", "2"];
+    let out = sb.path("split");
+    let shown = out.display().to_string();
+    let mut args = vec!["tournament", "-q", GREEDY, RANDOM, "--shard", "1/2"];
+    args.extend(["--sprt", sprt, "--out", &shown]);
+    args.extend(seeds);
+    assert_refused(&allfives(&args), "cannot be split with --shard");
+    let shards: Vec<String> = (1..=2)
+        .map(|i| {
+            let out = sb.path(&format!("s{i}"));
+            let shard = format!("{i}/2");
+            let mut args = vec![GREEDY, RANDOM, "--shard", &shard];
+            args.extend(seeds);
+            tournament(&out, &args);
+            out.display().to_string()
+        })
+        .collect();
+    let ran = allfives(&["standings", &shards[0], &shards[1], "--sprt", sprt]);
+    assert_refused(&ran, "--sprt reads one tournament folder, not 2");
+}
+
 #[test]
 fn a_worker_keeps_its_bot_processes_for_the_next_game_with_the_same_entrants() {
     // Each of the 6 arrangements of the 2 deals gets a process of its own, which plays both

@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 
 use crate::text;
 use crate::tournament::audit;
+use crate::tournament::decision;
 use crate::tournament::definition::{self, Definition};
 use crate::tournament::ladder::queue::Ladder;
 use crate::tournament::ratings::SprtSpec;
+use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::report_stream::Report;
 use crate::tournament::results::Entrant;
 use crate::tournament::run::{AnchorAsk, Event, Sink};
@@ -63,6 +65,18 @@ impl Shards {
             .expect("standings reads one folder at least")
     }
 
+    /// The decision of test `sprt` stored in the one folder given; several folders are refused:
+    /// a test decides in the order one run recorded its pairs, and shards have no such order.
+    fn stored_decision(&self, sprt: &SprtSpec) -> Result<Option<Decision>, String> {
+        match &self.dirs[..] {
+            [dir] => decision::read(dir, sprt),
+            _ => Err(format!(
+                "--sprt reads one tournament folder, not {}: a sequential test decides in the order one run recorded its pairs, and shards have no such order",
+                self.dirs.len()
+            )),
+        }
+    }
+
     /// The games scheduled in all (a ladder's: its budget in games, when it has one).
     pub fn scheduled(&self) -> u64 {
         self.definitions
@@ -92,7 +106,13 @@ impl Shards {
             SprtSpec::applies_to(names.len(), first.table.players)?;
         }
         let anchor = anchor.of(&names)?;
-        let mut tally = Tally::new(names, first.schedule().set_size(), sprt).anchored(anchor);
+        let stored = match &sprt {
+            Some(asked) => self.stored_decision(asked)?,
+            None => None,
+        };
+        let mut tally = Tally::new(names, first.schedule().set_size(), sprt)
+            .anchored(anchor)
+            .sprt_decided(stored);
         let mut complete = self.missing.is_empty();
         let mut unfinished = Vec::new();
         let mut ids = HashSet::new();

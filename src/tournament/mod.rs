@@ -10,12 +10,14 @@
 //! - [`standings`] and [`ratings`]: results folded into tables, pairwise Elo, batch ratings and
 //!   the sequential test;
 //! - [`definition`]: `tournament.json`, what `--resume` and `standings` read back;
+//! - [`decision`]: `sprt.json`, the sequential test's decision once taken;
 //! - [`folder`]: the folder held by one run at a time, and a start cut short cleaned.
 //!
 //! May use `bot/`, `referee/` and `gamelog/`; never `cli/`. Workers never print: the
 //! dispatcher (`cli/tournament.rs`) owns the results file, signals and progress.
 
 pub mod audit;
+pub mod decision;
 pub mod definition;
 pub mod digest;
 pub mod folder;

@@ -18,6 +18,7 @@ use crate::placement::Placement;
 use crate::referee::matchplay::protections;
 use crate::sandbox::Policy;
 use crate::tournament::audit;
+use crate::tournament::decision;
 use crate::tournament::definition::Definition;
 use crate::tournament::game_logs::PackEnds;
 use crate::tournament::ladder::fits::{FitPoints, Refits};
@@ -130,7 +131,13 @@ impl Opened {
         let schedule = definition.schedule();
         let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
         let anchor = anchor.of(&names).map_err(OpenError::Refused)?;
-        let mut tally = Tally::new(names, schedule.set_size(), definition.sprt).anchored(anchor);
+        let stored = match &definition.sprt {
+            Some(sprt) => decision::read(&dir, sprt).map_err(OpenError::Refused)?,
+            None => None,
+        };
+        let mut tally = Tally::new(names, schedule.set_size(), definition.sprt)
+            .anchored(anchor)
+            .sprt_decided(stored);
         let mut done = HashSet::new();
         let mut pack_ends = PackEnds::default();
         let mut ladder = (definition.format == Format::Ladder)
@@ -364,6 +371,7 @@ pub fn play(
         let queue: Queue = Arc::new(Mutex::new(games));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut collector = Collector {
+            dir: run.dir.clone(),
             played: 0,
             interrupts: 0,
             error: None,
@@ -435,6 +443,8 @@ pub fn play(
 
 /// What the dispatcher has seen.
 struct Collector {
+    /// The tournament folder, where a decision of the test is stored.
+    dir: PathBuf,
     played: u64,
     interrupts: usize,
     error: Option<String>,
@@ -480,9 +490,16 @@ impl Collector {
             });
             // Games already running when the test decides are still recorded; the decision
             // stands.
-            if !self.sprt_decided && tally.sprt_decision().is_some() {
+            if !self.sprt_decided
+                && let Some((sprt, decided)) = tally.sprt_spec().zip(tally.sprt_decision())
+            {
                 self.sprt_decided = true;
                 stop.store(true, Ordering::SeqCst);
+                if let Err(e) = decision::store(&self.dir, sprt, decided) {
+                    let file = decision::FILE;
+                    self.error
+                        .get_or_insert(format!("cannot write {file}: {e}"));
+                }
             }
         }
         if let Some((ladder, refits)) = self.refits.as_mut() {

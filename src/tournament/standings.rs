@@ -297,6 +297,18 @@ impl Tally {
         self
     }
 
+    /// The sequential test with its decision taken before, stored in the folder: it stands,
+    /// whatever order the lines are read in.
+    pub fn sprt_decided(mut self, decision: Option<Decision>) -> Tally {
+        self.sprt = self.sprt.map(|test| test.decided(decision));
+        self
+    }
+
+    /// The test asked for, if any.
+    pub fn sprt_spec(&self) -> Option<&SprtSpec> {
+        self.sprt.as_ref().map(SprtTest::spec)
+    }
+
     /// The sequential test's decision, once taken (cheap: for the dispatcher after each game).
     pub fn sprt_decision(&self) -> Option<Decision> {
         self.sprt.as_ref().and_then(SprtTest::decision)

@@ -326,6 +326,11 @@ pub fn define(
     };
     if definition.sprt.is_some() {
         SprtSpec::applies_to(definition.entrants.len(), definition.table.players)?;
+        if definition.shard.is_some() {
+            return Err(Refusal::Other(
+                "--sprt stops the one run that plays its pairs, in the order they finish: it cannot be split with --shard; drop one of them".to_string(),
+            ));
+        }
     }
     let bots = definition.bots()?;
     distinct_names(&bots)?;

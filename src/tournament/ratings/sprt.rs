@@ -185,6 +185,12 @@ impl SprtTest {
         }
     }
 
+    /// The test with a decision taken before (read back from its folder): it stands.
+    pub fn decided(mut self, decision: Option<Decision>) -> SprtTest {
+        self.decision = decision.or(self.decision);
+        self
+    }
+
     /// What was asked for.
     pub fn spec(&self) -> &SprtSpec {
         &self.spec
