@@ -390,3 +390,28 @@ fn a_bots_file_adds_and_retires_the_entrants_of_a_ladder() {
         refused.stderr
     );
 }
+
+/// Issue 30: `--resume --games 8500` on a ladder of 9,104 games exited 0 and stored 8500.
+#[test]
+fn a_budget_below_the_games_played_is_refused_and_the_stored_one_kept() {
+    let sb = Sandbox::new();
+    let out = sb.path("l");
+    let bots = builtins(&["a", "b", "c"]);
+    let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
+    args.extend(["--games", "30", "--seed", "3"]);
+    assert_eq!(ladder(&out, &args).code, Some(0));
+    let played = lines(&out).len();
+    let stored = fs::read_to_string(out.join("tournament.json")).expect("tournament.json");
+    let lower = ladder(&out, &["--resume", "--games", "20"]);
+    assert_eq!(lower.code, Some(2), "{}", lower.stderr);
+    let says = format!("--games 20 is below the {played} games");
+    assert!(lower.stderr.contains(&says), "{}", lower.stderr);
+    assert!(
+        lower.stderr.contains("its budget of 30"),
+        "{}",
+        lower.stderr
+    );
+    let after = fs::read_to_string(out.join("tournament.json")).expect("tournament.json");
+    assert_eq!(after, stored, "the stored budget stands");
+    assert_eq!(lines(&out).len(), played);
+}

@@ -572,3 +572,25 @@ fn a_bot_that_exits_at_once_is_told_by_its_exit_in_every_game() {
         "{details:#?}"
     );
 }
+
+/// Issue 30: lines deleted from results.jsonl left their games' frames in the pack, and the
+/// resume cut them with a note of "a game being written" whatever it cut: it counts them now.
+#[test]
+fn a_cut_pack_says_how_many_games_it_cut() {
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let args = [GREEDY, RANDOM, "--deals", "10", "--seed", "2", "-j", "1"];
+    tournament(&out, &[&args[..], &["--pack-logs"]].concat());
+    let results = fs::read_to_string(out.join("results.jsonl")).expect("results");
+    let kept: Vec<&str> = results.lines().take(15).collect();
+    fs::write(out.join("results.jsonl"), kept.join("\n") + "\n").expect("cut");
+    let resumed = tournament(&out, &["--resume", "-j", "1"]);
+    assert!(
+        resumed
+            .stderr
+            .contains("the logs of 5 games that no line of results.jsonl names (played again)"),
+        "{}",
+        resumed.stderr
+    );
+    assert_eq!(lines(&out).len(), 20);
+}

@@ -143,10 +143,26 @@ pub fn read_frame(path: &Path, frame: Frame) -> Result<Vec<u8>, FrameError> {
 /// The most a frame may hold uncompressed: a game log's limit.
 const MAX_FRAME_CONTENT: u64 = crate::input::MAX_LOG_BYTES;
 
-/// Cuts the pack at `path` back to `end` bytes when it is longer; how many bytes went. A pack
-/// shorter than `end` is left as it is, and said.
-pub fn cut_to(path: &Path, end: u64) -> io::Result<u64> {
-    let file = files::append_existing(path)?;
+/// What [`cut_to`] cut from a pack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cut {
+    /// Bytes cut.
+    pub bytes: u64,
+    /// Whole frames (games' logs) among them.
+    pub frames: u64,
+    /// Bytes of a last frame cut short (a game being written when a run stopped).
+    pub partial: u64,
+}
+
+/// Cuts the pack at `path` back to `end` (the end of its last frame named elsewhere), synced,
+/// and says what went; an error if it is shorter than `end`.
+pub fn cut_to(path: &Path, end: u64) -> io::Result<Cut> {
+    // Read too: what goes is counted first.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
     let len = file.metadata()?.len();
     if len < end {
         return Err(io::Error::new(
@@ -154,11 +170,54 @@ pub fn cut_to(path: &Path, end: u64) -> io::Result<u64> {
             format!("it holds {len} bytes, where its games end at byte {end}"),
         ));
     }
-    if len > end {
-        file.set_len(end)?;
-        file.sync_all()?;
+    if len == end {
+        return Ok(Cut::default());
     }
-    Ok(len - end)
+    let (frames, partial) = frames_in(TailReader {
+        file: &file,
+        at: end,
+    })?;
+    file.set_len(end)?;
+    file.sync_all()?;
+    Ok(Cut {
+        bytes: len - end,
+        frames,
+        partial,
+    })
+}
+
+/// The whole zstd frames in `bytes`, and the length of what follows the last (a frame cut
+/// short, or bytes that are no frame). Holds one frame at a time, however long the tail.
+fn frames_in(mut bytes: impl io::Read) -> io::Result<(u64, u64)> {
+    let mut held = Vec::new();
+    let mut chunk = vec![0; 1 << 16];
+    let mut frames = 0;
+    loop {
+        match zstd_safe::find_frame_compressed_size(&held) {
+            Ok(size) if size <= held.len() => {
+                held.drain(..size);
+                frames += 1;
+            }
+            _ => match bytes.read(&mut chunk)? {
+                0 => return Ok((frames, held.len() as u64)),
+                n => held.extend_from_slice(&chunk[..n]),
+            },
+        }
+    }
+}
+
+/// A file read from offset `at` on, without moving a shared cursor.
+struct TailReader<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl io::Read for TailReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -225,12 +284,38 @@ mod tests {
             read_frame(&path, second),
             Err(FrameError::Corrupt { .. })
         ));
-        assert_eq!(
-            cut_to(&path, first.bytes + 3).expect("cut"),
-            second.bytes - 3
-        );
-        assert_eq!(cut_to(&path, first.bytes).expect("cut"), 3);
+        let cut = cut_to(&path, first.bytes + 3).expect("cut");
+        assert_eq!((cut.bytes, cut.frames), (second.bytes - 3, 0));
+        let cut = cut_to(&path, first.bytes).expect("cut");
+        assert_eq!((cut.bytes, cut.frames, cut.partial), (3, 0, 3));
         assert_eq!(read_frame(&path, first).expect("a frame"), vec![b'x'; 1000]);
         assert!(cut_to(&path, first.bytes + 1).is_err());
+    }
+
+    #[test]
+    fn a_cut_counts_the_whole_games_it_removes() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("pack.zst");
+        let mut pack = PackWriter::open(&path).expect("a pack");
+        let frames: Vec<Frame> = (0..4)
+            .map(|i| pack.append(&vec![b'a' + i; 5000]).expect("appended"))
+            .collect();
+        drop(pack);
+        let mut file = files::append_existing(&path).expect("the pack");
+        file.write_all(&[0x28, 0xb5, 0x2f])
+            .expect("part of a frame");
+        let end = frames[0].end().expect("a small pack");
+        let cut = cut_to(&path, end).expect("cut");
+        let whole: u64 = frames[1..].iter().map(|f| f.bytes).sum();
+        assert_eq!(
+            cut,
+            Cut {
+                bytes: whole + 3,
+                frames: 3,
+                partial: 3
+            }
+        );
+        assert_eq!(std::fs::metadata(&path).expect("the pack").len(), end);
+        assert_eq!(cut_to(&path, end).expect("nothing to cut"), Cut::default());
     }
 }

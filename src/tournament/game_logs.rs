@@ -6,8 +6,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::gamelog::pack::{self, Frame};
+use crate::gamelog::pack::{self, Cut, Frame};
 use crate::input;
+use crate::text;
 use crate::tournament::digest;
 use crate::tournament::results::{GameLine, RESULTS, read_results};
 
@@ -131,6 +132,29 @@ fn is_log_file_of(relative: &str, id: &str) -> bool {
             .is_some_and(|n| n.parse::<u32>().is_ok())
 }
 
+/// What a pack's cut removed, in words: whole games no results line names (their lines were
+/// deleted), and part of one being written when a run stopped.
+fn cut_note(cut: Cut) -> String {
+    let mut parts = Vec::new();
+    if cut.frames > 0 {
+        parts.push(format!(
+            "the logs of {} that no line of results.jsonl names",
+            text::count(cut.frames, "game")
+        ));
+    }
+    if cut.partial > 0 {
+        parts.push(format!(
+            "{} of a game being written when a run stopped",
+            text::count(cut.partial, "byte")
+        ));
+    }
+    format!(
+        "cut its last {} past the last game results.jsonl names in it: {} (played again)",
+        text::count(cut.bytes, "byte"),
+        parts.join(", and ")
+    )
+}
+
 /// The end of the last frame that results name in each pack: all that a pack must keep.
 #[derive(Debug, Default)]
 pub struct PackEnds(HashMap<String, u64>);
@@ -169,10 +193,8 @@ impl PackEnds {
                 continue;
             };
             match pack::cut_to(&dir.join(&file), end) {
-                Ok(0) => {}
-                Ok(cut) => notes.push(format!(
-                    "{shown}: cut its last {cut} bytes, past the last game results.jsonl names in it (a game being written when a run stopped: it is played again)"
-                )),
+                Ok(cut) if cut.bytes == 0 => {}
+                Ok(cut) => notes.push(format!("{shown}: {}", cut_note(cut))),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     return Err(format!(
                         "results.jsonl names games in {shown}, which is missing: put it back, or delete the lines of results.jsonl that name it (--resume plays their games again)"

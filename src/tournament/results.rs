@@ -384,6 +384,24 @@ pub fn read_results(
     }
 }
 
+/// The whole lines (games) of a results file, counted without reading them (0 without a file):
+/// what a refusal says a folder holds before the lines are read and checked.
+pub fn whole_lines(path: &Path) -> io::Result<u64> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut buf = vec![0; 1 << 16];
+    let mut lines = 0;
+    loop {
+        match file.read(&mut buf)? {
+            0 => return Ok(lines),
+            n => lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64,
+        }
+    }
+}
+
 /// The entrants of `bots`, by index.
 pub fn entrants_of(bots: &[BotSpec]) -> Vec<Entrant> {
     bots.iter()

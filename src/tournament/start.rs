@@ -18,6 +18,7 @@ use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::ladder::LadderSpec;
 use crate::tournament::ratings::SprtSpec;
+use crate::tournament::results::{self, RESULTS};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::Master;
 
@@ -469,12 +470,34 @@ fn ladder_resumed(
     }
     let mut spec = definition.ladder.expect("a stored ladder has its budget");
     if asked.games.is_some() || asked.games_each.is_some() {
+        budget_above_played(asked, &spec)?;
         spec.games = asked.games;
         spec.games_each = asked.games_each;
     }
     spec.matchmaking |= asked.matchmaking;
     definition.ladder = Some(spec);
     Ok(definition)
+}
+
+/// Refuses a ladder's budget in games below the games its folder holds: the budget would stand
+/// in `tournament.json` while the folder holds more.
+fn budget_above_played(asked: &Asked<'_>, stored: &LadderSpec) -> Result<(), Refusal> {
+    let (Some(budget), Some(dir)) = (asked.games, asked.out.as_deref()) else {
+        return Ok(());
+    };
+    let path = dir.join(RESULTS);
+    let played = results::whole_lines(&path)
+        .map_err(|e| Refusal::Other(format!("cannot read {}: {e}", path.display())))?;
+    if budget >= played {
+        return Ok(());
+    }
+    let keep = stored.games.map_or(String::new(), |games| {
+        format!(", or drop --games to keep its budget of {games}")
+    });
+    Err(Refusal::Other(format!(
+        "--games {budget} is below the {played} games {} holds already: give more than {played} to play on{keep}",
+        asked.shown()
+    )))
 }
 
 /// The definition stored in a held folder, if any. A start cut short (a kill or a full disk
