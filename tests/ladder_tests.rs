@@ -415,3 +415,37 @@ fn a_budget_below_the_games_played_is_refused_and_the_stored_one_kept() {
     assert_eq!(after, stored, "the stored budget stands");
     assert_eq!(lines(&out).len(), played);
 }
+
+/// Issue 30: newcomers added by `--resume` with `--games-each` played only each other while they
+/// caught up, so their ratings could not be compared with the stored entrants'.
+#[test]
+fn newcomers_added_by_resume_meet_the_stored_entrants() {
+    let sb = Sandbox::new();
+    let out = sb.path("l");
+    let bots = builtins(&["a", "b", "c", "d"]);
+    let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
+    args.extend(["--games-each", "40", "--seed", "3"]);
+    assert_eq!(ladder(&out, &args).code, Some(0));
+    let stored = lines(&out).len();
+    let grown = ladder(
+        &out,
+        &[
+            "--resume",
+            "e=builtin:greedy",
+            "f=builtin:random",
+            "--games-each",
+            "40",
+        ],
+    );
+    assert_eq!(grown.code, Some(0), "{}", grown.stderr);
+    let all = lines(&out);
+    let met_stored = all[stored..]
+        .iter()
+        .filter(|l| group(l).iter().any(|&e| e < 4))
+        .count();
+    assert!(
+        met_stored * 2 >= all.len() - stored,
+        "{met_stored} of the newcomers' {} games were against stored entrants",
+        all.len() - stored
+    );
+}

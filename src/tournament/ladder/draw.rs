@@ -5,7 +5,8 @@
 //!   seat, the entrant with the fewest tables among those it and the others already seated have
 //!   met least; every tie broken uniformly at random. Every entrant plays about as often (never
 //!   more than one table apart while all are active) and meets varied opponents; a new entrant
-//!   plays every table it can until it has caught up.
+//!   plays every table it can until it has caught up, and the rest of its tables are filled
+//!   with the entrants it has met least (the entrants it joined, not only the other newcomers).
 //! - **Matchmaking**: the entrant whose rating is least certain first (an unrated one before any
 //!   rated one), then opponents drawn with weight the TrueSkill match quality (Herbrich, Minka
 //!   and Graepel, "TrueSkill: A Bayesian skill rating system", NIPS 2006): the chance that the
@@ -176,9 +177,10 @@ impl Pool {
             return None;
         }
         let mut table = vec![self.first(mode, rng)];
+        let catching_up = self.catching_up(table[0]);
         while table.len() < size {
             let next = match mode {
-                Mode::Balanced => self.least_met(&table, rng),
+                Mode::Balanced => self.least_met(&table, catching_up, rng),
                 Mode::Matchmaking => self.closest(&table, rng),
             };
             table.push(next);
@@ -205,14 +207,28 @@ impl Pool {
         lowest(keyed, rng).expect("the pool has enough active entrants")
     }
 
-    /// The least played entrant not seated yet, among those the table has met least.
-    fn least_met<R: Rng + ?Sized>(&self, table: &[usize], rng: &mut R) -> usize {
+    /// Whether entrant `e` is more than a table behind the most played active entrant: one
+    /// that joined late (`--resume` with newcomers), catching up.
+    fn catching_up(&self, e: usize) -> bool {
+        let most = self.active_entrants().map(|a| self.tables[a]).max();
+        most.is_some_and(|most| self.tables[e] + 1 < most)
+    }
+
+    /// The least played entrant not seated yet, among those the table has met least; for a
+    /// table `catching_up`, the entrant the table has met least, among those least played: a
+    /// newcomer's tables would otherwise be filled with the other newcomers (all behind), and
+    /// it would never meet the entrants it joined.
+    fn least_met<R: Rng + ?Sized>(&self, table: &[usize], catching_up: bool, rng: &mut R) -> usize {
         let keyed = self
             .active_entrants()
             .filter(|e| !table.contains(e))
             .map(|e| {
                 let met: u32 = table.iter().map(|&m| self.met(e, m)).sum();
-                (e, (self.tables[e], f64::from(met)))
+                let key = match catching_up {
+                    true => (u64::from(met), self.tables[e] as f64),
+                    false => (self.tables[e], f64::from(met)),
+                };
+                (e, key)
             });
         lowest(keyed, rng).expect("the pool has enough active entrants")
     }
@@ -345,6 +361,29 @@ mod tests {
             );
             assert!(!table.contains(&0));
             pool.seat(&table);
+        }
+    }
+
+    /// Issue 30: newcomers added by `--resume` played only each other while they caught up.
+    #[test]
+    fn newcomers_meet_the_entrants_they_joined() {
+        for size in 2..=4 {
+            let mut pool = Pool::new(8);
+            play(&mut pool, size, Mode::Balanced, 100, 5);
+            pool.grow(8 + size);
+            let newcomers: Vec<usize> = (8..8 + size).collect();
+            let mut rng = ChaCha8Rng::seed_from_u64(6);
+            while newcomers.iter().any(|&n| pool.catching_up(n)) {
+                let table = pool.draw(size, Mode::Balanced, &mut rng).unwrap();
+                pool.seat(&table);
+            }
+            for &n in &newcomers {
+                let stored_met = (0..8).filter(|&e| pool.met(n, e) > 0).count();
+                assert!(
+                    stored_met >= 4,
+                    "newcomer {n} met {stored_met} of 8 (size {size})"
+                );
+            }
         }
     }
 
