@@ -47,6 +47,7 @@ struct Sizes {
     builtin_games: u32,
     placement_games: u32,
     python_games: u32,
+    share_games: u32,
     rounds: usize,
 }
 
@@ -65,6 +66,7 @@ fn main() {
             builtin_games: 5000,
             placement_games: 1000,
             python_games: 30,
+            share_games: 100,
             rounds: 20_000,
         },
         false => Sizes {
@@ -72,6 +74,7 @@ fn main() {
             builtin_games: 10,
             placement_games: 1,
             python_games: 0,
+            share_games: 2,
             rounds: 100,
         },
     };
@@ -99,6 +102,7 @@ fn main() {
         .expect("a runtime starts");
 
     per_move(&runtime, &instant, &dirs, &sizes);
+    python_share(&runtime, &dirs, &sizes);
     if !args.iter().any(|a| a == "--per-move") {
         builtin(&runtime, &dirs, &sizes);
         placement(&runtime, &instant, &dirs, &sizes);
@@ -208,6 +212,37 @@ fn per_move(runtime: &tokio::runtime::Runtime, bot: &str, dirs: &Dirs, sizes: &S
     );
 }
 
+/// The referee's share of all the CPU a match of two Python sample bots takes, their processes
+/// started as `allfives match` starts them (a fresh pair before a deal either has seen).
+fn python_share(runtime: &tokio::runtime::Runtime, dirs: &Dirs, sizes: &Sizes) {
+    let _placed = Place::Held.apply();
+    let python = python_greedy();
+    let mut config = config([&python, &python], sizes.share_games, &dirs.fresh());
+    config.settings.processes = Processes::UnseenDeals;
+    let measured = runtime.block_on(timed_config(config));
+    let referee = measured.cpu.user + measured.cpu.system;
+    let bots = measured.bots_cpu.user + measured.bots_cpu.system;
+    let asked = measured.asked as f64;
+    println!(
+        "2 Python greedy sample bots, {} games, {} asked: referee CPU {:.3} s ({:.1} us an asked move), the bots' {:.3} s ({:.1} us); the referee's share {:.1}% (aim <= 15%)",
+        measured.games,
+        measured.asked,
+        referee,
+        referee / asked * 1e6,
+        bots,
+        bots / asked * 1e6,
+        referee / (referee + bots) * 100.0
+    );
+}
+
+/// The Python greedy sample bot's command.
+fn python_greedy() -> String {
+    format!(
+        "python3 {}/sample_bots/python/greedy_bot.py",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 /// Games between builtins, logs written.
 fn builtin(runtime: &tokio::runtime::Runtime, dirs: &Dirs, sizes: &Sizes) {
     let bots = ["builtin:greedy", "builtin:random"];
@@ -226,10 +261,7 @@ fn builtin(runtime: &tokio::runtime::Runtime, dirs: &Dirs, sizes: &Sizes) {
 
 /// Games per second pinned to one CPU, unpinned, and with the referee holding a CPU itself.
 fn placement(runtime: &tokio::runtime::Runtime, instant: &str, dirs: &Dirs, sizes: &Sizes) {
-    let python = format!(
-        "python3 {}/sample_bots/python/greedy_bot.py",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let python = python_greedy();
     println!(
         "games per second by placement (CPUs allowed: {}):",
         pipe::cpus_allowed()
@@ -382,7 +414,12 @@ fn config(bots: [&str; 2], games: u32, dir: &Path) -> MatchConfig {
 
 /// Plays a match with its logs in `dir`; the referee's wall and CPU time (this process only).
 async fn timed(bots: [&str; 2], games: u32, dir: &Path) -> Measured {
-    let config = config(bots, games, dir);
+    timed_config(config(bots, games, dir)).await
+}
+
+/// Plays the match `config`; the referee's wall and CPU time (this process only), and its bots'.
+async fn timed_config(config: MatchConfig) -> Measured {
+    let games = config.plan.len() as u32;
     let children = cpu_seconds(UsageWho::RUSAGE_CHILDREN);
     let before = cpu_seconds(UsageWho::RUSAGE_SELF);
     let start = Instant::now();
