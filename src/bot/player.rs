@@ -796,7 +796,7 @@ impl Player {
                 .sink
                 .lines
                 .as_ref()
-                .map_or_else(Vec::new, |lines| lines.take(None)),
+                .map_or_else(Vec::new, |lines| lines.take(None, None)),
         }
     }
 

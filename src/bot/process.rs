@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -157,6 +157,9 @@ pub struct BotProcess {
     /// Requests answered in time: a timeout tells a bot never flushed from one late once.
     answers: u64,
     stderr: StderrDrain,
+    /// Whether stderr held bytes when the last answer came, as the wait saw it (`None`: it
+    /// was not looked at, and taking the lines looks at the pipe).
+    stderr_ready: std::cell::Cell<Option<bool>>,
     /// The report of the processes between the referee and a contained bot.
     containment: Option<Containment>,
     /// Where what the bot leaves in its private /tmp is saved once it has ended, and how much.
@@ -233,6 +236,7 @@ impl BotProcess {
             exit: None,
             answers: 0,
             stderr,
+            stderr_ready: std::cell::Cell::new(None),
             containment,
             keep_tmp,
         })
@@ -242,7 +246,8 @@ impl BotProcess {
     /// (empty unless its sink gathers lines).
     pub fn stderr_lines(&self) -> Vec<String> {
         match &self.stderr.lines {
-            Some((lines, peek)) => lines.take(Some(peek)),
+            // The look is the last answer's: taken once, never for a later fault.
+            Some((lines, peek)) => lines.take(Some(peek), self.stderr_ready.take()),
             None => Vec::new(),
         }
     }
@@ -329,7 +334,10 @@ impl BotProcess {
         let blocking = deadline
             .min(since + BLOCKING)
             .saturating_duration_since(since);
-        if let Some(line) = self.stdout.next_line_blocking(since, blocking) {
+        let stderr = self.stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
+        let (line, stderr_ready) = self.stdout.next_line_blocking(since, blocking, stderr);
+        self.stderr_ready.set(stderr_ready);
+        if let Some(line) = line {
             return line;
         }
         // Until QUICK has passed, wait for the line alone, which spares a slower answer the
@@ -580,30 +588,53 @@ impl LineReader {
     /// The next line if it comes within `wait` from `since` (a moment ago), waited for in a
     /// blocking `ppoll` on this thread; `None` if it does not, at the end of the output, on a
     /// signal or on any error: the async wait then takes over and sees what happened.
+    ///
+    /// The same `ppoll` looks at the bot's `stderr` pipe, and says whether it held bytes when
+    /// the line came (`None`: not looked at). The stderr lines taken with the answer need that
+    /// look, which would otherwise cost a system call of its own on every move.
     fn next_line_blocking(
         &mut self,
         since: tokio::time::Instant,
         wait: Duration,
-    ) -> Option<Received> {
+        stderr: Option<BorrowedFd<'_>>,
+    ) -> (Option<Received>, Option<bool>) {
         use nix::poll::{PollFd, PollFlags, ppoll};
         use nix::sys::time::TimeSpec;
         let until = since + wait;
         // The first wait is taken as given: the clock is read again only for a line that
         // comes in pieces.
         let mut left = wait;
+        let mut stderr_ready = None;
         loop {
             if let Some(line) = self.framer.next_line() {
-                return Some(line);
+                return (Some(line), stderr_ready);
             }
             if self.eof || left.is_zero() {
-                return None;
+                return (None, None);
             }
-            let mut ready = [PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)];
-            if ppoll(&mut ready, Some(TimeSpec::from_duration(left)), None) != Ok(1) {
-                return None;
+            // Once seen with bytes, stderr stays readable until the drain reads it: it is
+            // not watched again, or the wait would spin.
+            let watched = stderr.filter(|_| stderr_ready != Some(true));
+            let mut ready: Vec<PollFd> = std::iter::once(self.stdout.as_fd())
+                .chain(watched)
+                .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
+                .collect();
+            let answered = ppoll(&mut ready, Some(TimeSpec::from_duration(left)), None);
+            if !matches!(answered, Ok(n) if n > 0) {
+                return (None, None);
+            }
+            if let Some(err) = ready.get(1) {
+                let bytes = err.revents().is_some_and(|r| r.contains(PollFlags::POLLIN));
+                stderr_ready = Some(bytes || stderr_ready == Some(true));
+            }
+            let out = ready[0].revents().unwrap_or(PollFlags::empty());
+            if out.is_empty() {
+                // Only stderr was written to: the answer is still to come.
+                left = until.saturating_duration_since(tokio::time::Instant::now());
+                continue;
             }
             match nix::unistd::read(&self.stdout, &mut self.scratch) {
-                Ok(0) | Err(_) => return None,
+                Ok(0) | Err(_) => return (None, None),
                 Ok(n) => {
                     self.framer.buffer().extend_from_slice(&self.scratch[..n]);
                     self.total += n as u64;

@@ -82,14 +82,21 @@ impl StderrLines {
 
     /// Takes the lines written so far, once what is already in the pipe `peek` or in a read
     /// under way has been added (at most [`SETTLE`]); nothing to do for a bot that never wrote.
-    pub fn take(&self, peek: Option<&OwnedFd>) -> Vec<String> {
-        self.take_within(peek, SETTLE)
+    /// `seen`: whether the pipe held bytes when the answer came, if the wait for it looked
+    /// (else the pipe is looked at now).
+    pub fn take(&self, peek: Option<&OwnedFd>, seen: Option<bool>) -> Vec<String> {
+        self.take_within(peek, seen, SETTLE)
     }
 
-    fn take_within(&self, peek: Option<&OwnedFd>, settle: Duration) -> Vec<String> {
+    fn take_within(
+        &self,
+        peek: Option<&OwnedFd>,
+        seen: Option<bool>,
+        settle: Duration,
+    ) -> Vec<String> {
         // The pipe is looked at before the flag: bytes gone from it went to a read that set
         // the flag first.
-        let unread_now = peek.is_some_and(|fd| unread(fd) > 0);
+        let unread_now = seen.unwrap_or_else(|| peek.is_some_and(|fd| unread(fd) > 0));
         if !unread_now && !self.wrote.load(Ordering::SeqCst) {
             return Vec::new();
         }
@@ -168,20 +175,20 @@ mod tests {
     #[test]
     fn lines_are_cut_at_newlines_capped_and_taken_once() {
         let lines = StderrLines::default();
-        assert!(lines.take(None).is_empty());
+        assert!(lines.take(None, None).is_empty());
         lines.add(b"one\ntw");
-        assert_eq!(lines.take(None), ["one"]);
+        assert_eq!(lines.take(None, None), ["one"]);
         lines.add(b"o\r\n");
-        assert_eq!(lines.take(None), ["two"]);
+        assert_eq!(lines.take(None, None), ["two"]);
         let long = "x".repeat(MAX_LINE_CHARS + 10) + "\n";
         lines.add(long.as_bytes());
-        let taken = lines.take(None);
+        let taken = lines.take(None, None);
         assert_eq!(taken[0].chars().count(), MAX_LINE_CHARS + 1);
         assert!(taken[0].ends_with('…'));
         for _ in 0..MAX_LINES + 5 {
             lines.add(b"again\n");
         }
-        let taken = lines.take(None);
+        let taken = lines.take(None, None);
         assert_eq!(
             taken.len(),
             MAX_LINES - 3 + 1,
@@ -190,7 +197,7 @@ mod tests {
         assert!(taken.last().is_some_and(|l| l.contains("cut here")));
         lines.new_game();
         lines.add(b"fresh\n");
-        assert_eq!(lines.take(None), ["fresh"]);
+        assert_eq!(lines.take(None, None), ["fresh"]);
     }
 
     /// The drain may have emptied the pipe and not yet added what it read: an answer taken
@@ -206,13 +213,13 @@ mod tests {
             std::thread::sleep(Duration::from_millis(30));
             drain.add(b"thinking\n");
         });
-        let taken = lines.take_within(Some(&peek), Duration::from_secs(60));
+        let taken = lines.take_within(Some(&peek), None, Duration::from_secs(60));
         slow_drain.join().expect("the drain thread");
         assert_eq!(taken, ["thinking"]);
         lines.reading();
         lines.read_nothing();
         assert!(
-            lines.take(Some(&peek)).is_empty(),
+            lines.take(Some(&peek), None).is_empty(),
             "an empty read ends the wait"
         );
     }
