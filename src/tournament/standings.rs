@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
-use crate::tournament::ratings::batch::{BatchFit, Side};
+use crate::tournament::ratings::batch::{BatchFit, FEW_GAMES, Side};
 use crate::tournament::ratings::normal::clean;
 use crate::tournament::ratings::sets;
 use crate::tournament::ratings::sprt::Decision;
@@ -193,18 +193,23 @@ fn is_zero(n: &u64) -> bool {
 pub struct HistoryPoint {
     /// Games folded in by then.
     pub games: u64,
-    /// Each entrant's Elo by index, null while it is not rated.
+    /// Each entrant's Elo by index, null while it is not rated or has played fewer than
+    /// [`FEW_GAMES`] games (a chart of it would be a guess: a chain of entrants with a game
+    /// or two each spans thousands of Elo).
     pub elo: Vec<Option<f64>>,
-    /// The half-width of each entrant's 95% interval by index, null without one.
+    /// The half-width of each entrant's 95% interval by index, null without one (or a rating).
     pub half_width: Vec<Option<f64>>,
 }
 
 impl HistoryPoint {
-    /// The point of `fit` after `games` games, for `entrants` entrants.
-    fn new(games: u64, fit: &BatchFit, entrants: usize) -> HistoryPoint {
-        let mut elo = vec![None; entrants];
-        let mut half_width = vec![None; entrants];
-        for r in &fit.entrants {
+    /// The point of `fit` after `games` games, for entrants that played `played` games each.
+    fn new(games: u64, fit: &BatchFit, played: &[Totals]) -> HistoryPoint {
+        let mut elo = vec![None; played.len()];
+        let mut half_width = vec![None; played.len()];
+        for r in fit.entrants.iter() {
+            if played[r.entrant].games < FEW_GAMES {
+                continue;
+            }
             elo[r.entrant] = Some(r.elo);
             half_width[r.entrant] = r.half_width().map(clean);
         }
@@ -478,7 +483,7 @@ impl Tally {
         }
         let fit = self.ratings();
         self.history
-            .push(HistoryPoint::new(self.games, &fit, self.names.len()));
+            .push(HistoryPoint::new(self.games, &fit, &self.totals));
         self.last_fit = Some(fit);
     }
 
@@ -490,7 +495,7 @@ impl Tally {
             history.pop();
         }
         if self.games > 0 && self.names.len() <= HISTORY_ENTRANTS {
-            history.push(HistoryPoint::new(self.games, now, self.names.len()));
+            history.push(HistoryPoint::new(self.games, now, &self.totals));
         }
         history
     }
@@ -550,18 +555,10 @@ impl Tally {
                 team_of[e] = Some(members);
             }
         }
-        let same_team = |a: usize, b: usize| team_of[a].is_some() && team_of[a] == team_of[b];
-        // Every ordered pair of opponents has a cell: counted first, so that a ladder of
-        // 100,000 entrants stops here.
-        let opponents = playing
-            .iter()
-            .map(|&a| {
-                playing
-                    .iter()
-                    .filter(|&&b| b != a && !same_team(a, b))
-                    .count()
-            })
-            .sum::<usize>();
+        // Every ordered pair of opponents has a cell: counted first (in one pass, so that a
+        // ladder of 100,000 entrants stops here at once).
+        let size = |e: usize| team_of[e].map_or(1, Vec::len);
+        let opponents: usize = playing.iter().map(|&e| playing.len() - size(e)).sum();
         if self.cross.len() != opponents || opponents == 0 {
             return false;
         }
@@ -842,6 +839,7 @@ mod tests {
         assert!(standings.history.len() <= HISTORY_POINTS + 1);
         let last = standings.history.last().expect("a point");
         for r in &standings.ratings.entrants {
+            // Every entrant played dozens of games by then.
             assert_eq!(last.elo[r.entrant], Some(r.elo));
             let half_width = standings.ratings.half_width(r.entrant).map(clean);
             assert_eq!(last.half_width[r.entrant], half_width);
@@ -874,15 +872,38 @@ mod tests {
     fn the_history_fits_each_point_as_a_cold_fit_would() {
         let standings = tally(5, 120).standings();
         for point in &standings.history {
-            let cold = tally(5, point.games).standings().ratings;
+            let cold = tally(5, point.games).standings();
             for (e, elo) in point.elo.iter().enumerate() {
-                let expected = cold.rating(e).map(|r| r.elo);
+                // Charted from FEW_GAMES games on.
+                let expected = cold.ratings.rating(e).map(|r| r.elo);
+                let expected = expected.filter(|_| cold.entrants[e].games >= FEW_GAMES);
                 match (elo, expected) {
                     (Some(x), Some(y)) => assert!((x - y).abs() < 1e-6, "{x} {y}"),
                     (x, y) => assert_eq!(*x, y, "entrant {e} at {}", point.games),
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_score_decides_only_when_everyone_met_everyone_equally() {
+        // 12 sets of 4 entrants: every pair twice. The lower index wins nearly always.
+        let whole = tally(4, 24).standings();
+        assert_eq!(whole.winner.by, Criterion::Score);
+        assert_eq!(whole.winner.names, vec!["e0".to_string()]);
+        assert_eq!(whole.order, vec![0, 1, 2, 3]);
+        // Cut short: some pairs met once, others twice, so the rating decides.
+        let cut = tally(4, 20).standings();
+        assert_eq!(cut.winner.by, Criterion::Rating);
+        let rated: Vec<usize> = cut.ratings.entrants.iter().map(|r| r.entrant).collect();
+        assert_eq!(cut.order, rated);
+        // Ten games each at most: no one is ahead at 95%.
+        assert_eq!(
+            cut.winner.none,
+            Some(NoWinner::NotSeparated),
+            "{:?}",
+            cut.winner
+        );
     }
 
     #[test]

@@ -244,7 +244,11 @@ fn fit_starting(
 ) -> BatchFit {
     let (rated, unfixed, comparable_sets) = match fixed_only {
         true => {
-            let found = identify(sets, anchor);
+            let entrant = match anchor {
+                Anchor::Entrant(e, _) => Some(e),
+                Anchor::Mean(_) => None,
+            };
+            let found = identify(sets, entrant);
             (found.main, found.unfixed, found.comparable_sets)
         }
         false => {
@@ -871,15 +875,25 @@ mod tests {
         assert!(rated(&t, 0) > rated(&t, 1), "{t:?}");
         assert_eq!(rated(&t, 1), rated(&t, 3));
         assert_eq!(rated(&t, 2), rated(&t, 3));
-        // Two entrants only ever partners cannot be told apart: they share the team's rating.
+        // Two entrants only ever partners cannot be told apart: none of the four is rated
+        // (a team's mean is fixed, not its members'), and no number is given for them.
         let mut partners = Sets::default();
         let split = |x: u32| vec![(vec![0, 1], x), (vec![2, 3], 3 - x)];
         partners.add(key(), &[split(1), split(2), split(1), split(1)]);
         let p = fit(&names(4), &partners, Anchor::Mean(0.0));
-        assert!(rated(&p, 0) > rated(&p, 2), "{p:?}");
-        // Told apart by nothing but rounding (the ridge's conditioning): level to 1e-3 Elo.
-        assert!((rated(&p, 0) - rated(&p, 1)).abs() < 1e-3, "{p:?}");
-        assert!((rated(&p, 2) - rated(&p, 3)).abs() < 1e-3, "{p:?}");
+        assert!(p.entrants.is_empty(), "{p:?}");
+        let why: Vec<(usize, Unfixed)> =
+            p.not_rated.iter().map(|n| (n.entrant, n.reason)).collect();
+        assert_eq!(
+            why,
+            (0..4)
+                .map(|e| (e, Unfixed::PartnersTogether))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(p.not_rated[0].partners, vec!["e1".to_string()]);
+        // Matchmaking still places them, at the team's rating.
+        let placed = fit_every_entrant(&names(4), &partners, Anchor::Mean(0.0));
+        assert!(rated(&placed, 0) > rated(&placed, 2), "{placed:?}");
     }
 
     #[test]

@@ -25,7 +25,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::batch::Anchor;
 use super::sets::Sets;
 
 /// Why an entrant that played a complete set has no rating.
@@ -52,13 +51,11 @@ pub struct Identified {
     pub comparable_sets: usize,
 }
 
-/// Which entrants of `sets` are rated, placed by `anchor`.
-pub fn identify(sets: &Sets, anchor: Anchor) -> Identified {
+/// Which entrants of `sets` are rated, placed by the mean of the rated set, or by entrant
+/// `anchor` if given.
+pub fn identify(sets: &Sets, anchor: Option<usize>) -> Identified {
     let parts = comparable_sets(sets);
-    let chosen = match anchor {
-        Anchor::Entrant(e, _) => parts.iter().position(|p| p.contains(&e)),
-        Anchor::Mean(_) => None,
-    };
+    let chosen = anchor.and_then(|e| parts.iter().position(|p| p.binary_search(&e).is_ok()));
     // Largest first, ties by their lowest entrant (each part is sorted); the chosen first.
     let mut order: Vec<usize> = (0..parts.len()).collect();
     order.sort_by_key(|&p| {
@@ -94,7 +91,7 @@ fn comparable_sets(sets: &Sets) -> Vec<Vec<usize>> {
         while parent[&r] != r {
             r = parent[&r];
         }
-        // Path halving is not needed for correctness; compress fully for speed.
+        // Every entrant on the way now points at the root: later finds take one step.
         let mut x = e;
         while parent[&x] != r {
             let next = parent[&x];
@@ -161,7 +158,7 @@ fn field(x: i64) -> u64 {
 fn confounded(
     sets: &Sets,
     main: &[usize],
-    anchor: Anchor,
+    anchor: Option<usize>,
 ) -> BTreeMap<usize, (Unfixed, Vec<usize>, usize)> {
     let column: BTreeMap<usize, usize> = main.iter().enumerate().map(|(i, &e)| (e, i)).collect();
     let within = |side: &[u32]| column.contains_key(&(side[0] as usize));
@@ -178,11 +175,9 @@ fn confounded(
         return BTreeMap::new();
     };
     // Fixed if orthogonal to every null vector v: v_i equals v's weighted mean by the anchor.
-    let fixed = |i: usize| match anchor {
-        Anchor::Entrant(a, _) if column.contains_key(&a) => {
-            null.iter().all(|v| v[i] == v[column[&a]])
-        }
-        _ => null.iter().all(|v| {
+    let fixed = |i: usize| match anchor.and_then(|a| column.get(&a)) {
+        Some(&a) => null.iter().all(|v| v[i] == v[a]),
+        None => null.iter().all(|v| {
             let total = v.iter().fold(0, |s, &x| (s + x) % PRIME);
             mul(v[i], field(n as i64)) == total
         }),
@@ -308,13 +303,13 @@ mod tests {
         game(&mut sets, 0, &[0], &[1]);
         game(&mut sets, 1, &[1], &[2]);
         game(&mut sets, 2, &[3], &[4]);
-        let found = identify(&sets, Anchor::Mean(0.0));
+        let found = identify(&sets, None);
         assert_eq!(found.main, vec![0, 1, 2]);
         assert_eq!(found.comparable_sets, 2);
         assert_eq!(found.unfixed[&3], (Unfixed::NeverMet, Vec::new(), 1));
         assert!(!found.unfixed.contains_key(&0));
         // Anchored on an entrant: its set is the rated one.
-        let anchored = identify(&sets, Anchor::Entrant(4, 0.0));
+        let anchored = identify(&sets, Some(4));
         assert_eq!(anchored.main, vec![3, 4]);
         assert_eq!(anchored.unfixed[&0].0, Unfixed::NeverMet);
     }
@@ -324,17 +319,17 @@ mod tests {
         let mut sets = Sets::default();
         game(&mut sets, 0, &[0, 1], &[2, 3]);
         game(&mut sets, 1, &[2, 3], &[0, 1]);
-        let found = identify(&sets, Anchor::Mean(0.0));
+        let found = identify(&sets, None);
         assert_eq!(found.unfixed[&0], (Unfixed::PartnersTogether, vec![1], 0));
         assert_eq!(found.unfixed.len(), 4);
         // Two of the three splits: no pair always together, yet no one told apart.
         game(&mut sets, 2, &[0, 2], &[1, 3]);
-        let found = identify(&sets, Anchor::Mean(0.0));
+        let found = identify(&sets, None);
         assert_eq!(found.unfixed[&0].0, Unfixed::TeamsConfounded);
         assert_eq!(found.unfixed.len(), 4);
         // All three: everyone fixed.
         game(&mut sets, 3, &[0, 3], &[1, 2]);
-        assert!(identify(&sets, Anchor::Mean(0.0)).unfixed.is_empty());
+        assert!(identify(&sets, None).unfixed.is_empty());
         // Partners together among varied others: the others are fixed against the mean.
         let mut mixed = Sets::default();
         game(&mut mixed, 0, &[0, 1], &[2, 3]);
@@ -342,7 +337,7 @@ mod tests {
         game(&mut mixed, 2, &[2, 4], &[3, 5]);
         game(&mut mixed, 3, &[2, 5], &[3, 4]);
         game(&mut mixed, 4, &[2, 3], &[4, 5]);
-        let found = identify(&mixed, Anchor::Mean(0.0));
+        let found = identify(&mixed, None);
         let unfixed: Vec<usize> = found.unfixed.keys().copied().collect();
         assert_eq!(unfixed, vec![0, 1], "{found:?}");
     }
