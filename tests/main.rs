@@ -37,3 +37,4 @@ mod starter_kit_tests;
 mod text_safety_tests;
 mod tournament_folder_tests;
 mod tournament_tests;
+mod unrated_tests;

@@ -271,3 +271,92 @@ fn a_live_tournament_and_a_later_standings_give_the_same_history() {
     assert!(live.as_array().is_some_and(|h| h.len() > 2), "{live:#}");
     assert_eq!(live, standings(&[&out], &[])["standings"]["history"]);
 }
+
+#[test]
+fn the_winner_and_the_order_follow_the_ratings_when_not_everyone_met_equally() {
+    // A ladder printed "winner: smart_b (63.8% score)" while its ratings ranked smart_d first:
+    // a score depends on whom one met. Of the Ordo fixture, a meets only c (65%), c also f
+    // (87%), and b only f (82%): b scores best, a rates best.
+    let sb = Sandbox::new();
+    let dir = ordo_games(&sb);
+    let results = dir.join("results.jsonl");
+    let text = fs::read_to_string(&results).expect("results");
+    let uneven: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let line: Value = serde_json::from_str(l).expect("a results line");
+            [[0, 2], [2, 5], [1, 5]]
+                .iter()
+                .any(|g| line["group"] == serde_json::json!(g))
+        })
+        .collect();
+    fs::write(&results, uneven.join("\n") + "\n").expect("write");
+    let report = standings(&[&dir], &[]);
+    let s = &report["standings"];
+    let rated: Vec<&Value> = s["ratings"]["entrants"]
+        .as_array()
+        .expect("ratings")
+        .iter()
+        .collect();
+    let by_score = s["entrants"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .max_by(|a, b| {
+            a["score_pct"]
+                .as_f64()
+                .partial_cmp(&b["score_pct"].as_f64())
+                .expect("numbers")
+        })
+        .expect("a row");
+    assert_ne!(
+        by_score["name"], rated[0]["name"],
+        "the case: score and rating disagree"
+    );
+    let winner = &s["winner"];
+    assert_eq!(winner["by"], "rating", "{winner}");
+    match rated[0]["separated_from_next"] == true {
+        true => assert_eq!(winner["names"], serde_json::json!([rated[0]["name"]])),
+        false => assert_eq!(winner["none"], "not_separated", "{winner}"),
+    }
+    let order: Vec<&Value> = s["order"].as_array().expect("an order").iter().collect();
+    let by_rating: Vec<&Value> = rated.iter().map(|r| &r["entrant"]).collect();
+    assert_eq!(
+        order[..by_rating.len()],
+        by_rating[..],
+        "the rated first, by rating"
+    );
+    let ran = allfives(&["standings", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let said = ran
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("winner"))
+        .expect("a winner line");
+    assert!(
+        said.starts_with("winner by rating: a (") || said.starts_with("winner: none by rating ("),
+        "{said}"
+    );
+    // The table of entrants follows the same order.
+    let table: Vec<&str> = ran
+        .stdout
+        .lines()
+        .skip(1)
+        .take(rated.len())
+        .map(|l| l.split_whitespace().next().expect("a name"))
+        .collect();
+    let names: Vec<&str> = rated
+        .iter()
+        .map(|r| r["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(table, names, "{}", ran.stdout);
+
+    // The whole round robin: everyone met everyone equally, so the score decides, and the
+    // ratings agree with it.
+    let other = Sandbox::new();
+    let whole = standings(&[&ordo_games(&other)], &[]);
+    let s = &whole["standings"];
+    assert_eq!(s["winner"]["by"], "score", "{:#}", s["winner"]);
+    let first_rated = &s["ratings"]["entrants"][0]["name"];
+    assert_eq!(s["winner"]["names"], serde_json::json!([first_rated]));
+}

@@ -13,13 +13,14 @@ use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::text::fixed;
 use crate::tournament::ratings::Sprt;
-use crate::tournament::ratings::batch::PROVISIONAL_RATIO;
+use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason};
+use crate::tournament::ratings::identified::Unfixed;
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::report_stream::Report;
 use crate::tournament::results::GameLine;
 use crate::tournament::schedule::Format;
 use crate::tournament::seeds::Master;
-use crate::tournament::standings::{Row, Standings};
+use crate::tournament::standings::{Criterion, NoWinner, Row, Standings};
 use allfives_engine::game::GameEnding;
 
 /// Writes `text` and a newline to stdout, flushed: a closed or full stdout is an error for the
@@ -147,7 +148,7 @@ pub fn standings_text(report: &Report, pairs: bool) -> String {
     text
 }
 
-/// The table of entrants, best score first.
+/// The table of entrants, best first by the winner's criterion.
 fn table_text(s: &Standings) -> String {
     let mut text = String::new();
     let width = name_width(s, 4);
@@ -156,8 +157,11 @@ fn table_text(s: &Standings) -> String {
         "{:<width$}  games  wins  draws  losses  score %  mean rank  pts for  pts against  mean ms  median ms*  p99 ms*  slowest ms*  faults",
         "name"
     );
-    let mut rows: Vec<&Row> = s.entrants.iter().collect();
-    rows.sort_by(|a, b| b.score_pct.total_cmp(&a.score_pct));
+    let rows: Vec<&Row> = match s.order.len() == s.entrants.len() {
+        true => s.order.iter().map(|&e| &s.entrants[e]).collect(),
+        // Standings read from an older report, without an order.
+        false => s.entrants.iter().collect(),
+    };
     for r in rows {
         let _ = writeln!(
             text,
@@ -286,18 +290,9 @@ fn ending_text(report: &Report) -> String {
     let s = &report.standings;
     let mut text = String::new();
     let gauntlet = report.tournament_format == Some(Format::Gauntlet);
-    match (&s.winner.names[..], s.winner.level) {
-        _ if gauntlet => text.push_str(&challenger_text(s)),
-        ([], true) => text.push_str("winner: none (level)"),
-        ([], false) => text.push_str("winner: none (no games)"),
-        (names, _) => {
-            let _ = write!(
-                text,
-                "winner: {} ({}% score)",
-                names.join("+"),
-                fixed(s.winner.score_pct, 1)
-            );
-        }
+    match gauntlet {
+        true => text.push_str(&challenger_text(s)),
+        false => text.push_str(&winner_text(s)),
     }
     let decided = s.sprt.as_ref().is_some_and(|t| t.decided.is_some());
     match (report.complete, decided) {
@@ -310,6 +305,53 @@ fn ending_text(report: &Report) -> String {
         ),
     }
     text
+}
+
+/// The winner by its criterion, or why there is none.
+fn winner_text(s: &Standings) -> String {
+    let w = &s.winner;
+    let rated = &s.ratings.entrants;
+    let reason = match w.none {
+        None => None,
+        Some(NoWinner::NoGames) => return "winner: none (no games)".to_string(),
+        Some(NoWinner::Level) => Some(format!("level at {}%", fixed(w.score_pct, 1))),
+        Some(NoWinner::NotRated) => Some("no rating yet: no complete set".to_string()),
+        Some(NoWinner::NotComparable) => Some(format!(
+            "{} not rated against the rest: the games do not compare everyone",
+            count(
+                s.entrants.iter().filter(|r| r.games > 0).count() as u64 - rated.len() as u64,
+                "entrant"
+            )
+        )),
+        Some(NoWinner::NotSeparated) => Some(format!(
+            "{} {} and {} {} are not separated at 95%",
+            rated[0].name,
+            signed(rated[0].elo),
+            rated[1].name,
+            signed(rated[1].elo)
+        )),
+    };
+    let by = match w.by {
+        Criterion::Score => "by score",
+        Criterion::Rating => "by rating",
+    };
+    if let Some(reason) = reason {
+        return format!("winner: none {by} ({reason})");
+    }
+    let names = w.names.join("+");
+    let score = fixed(w.score_pct, 1);
+    match (w.by, w.elo) {
+        (Criterion::Rating, Some(elo)) => {
+            let ahead = rated
+                .get(1)
+                .map_or(String::new(), |r| format!(", ahead of {} at 95%", r.name));
+            format!(
+                "winner by rating: {names} ({} Elo{ahead}; {score}% score)",
+                signed(elo)
+            )
+        }
+        _ => format!("winner by score: {names} ({score}%; everyone met everyone equally)"),
+    }
 }
 
 /// A gauntlet's summary: its challenger (the first entrant) against each opponent.
@@ -345,9 +387,10 @@ fn challenger_text(s: &Standings) -> String {
     text
 }
 
-/// The batch ratings as a table, best first, with which neighbours are separated at 95%.
+/// The batch ratings as a table, best first, with which neighbours are separated at 95%; then
+/// the entrants the games do not rate, with why.
 fn ratings_text(s: &Standings) -> String {
-    if s.ratings.entrants.is_empty() {
+    if s.ratings.entrants.is_empty() && s.ratings.not_rated.is_empty() {
         return String::new();
     }
     let width = name_width(s, 4);
@@ -364,24 +407,64 @@ fn ratings_text(s: &Standings) -> String {
             (Some(los), _) => format!("{:>7}% ~", fixed(los * 100.0, 1)),
             (None, _) => String::new(),
         };
-        let mark = if r.provisional { "?" } else { " " };
+        let (mark, why) = match r.reason {
+            Some(Reason::FewGames) => ("?", "  provisional: few games"),
+            Some(Reason::WideInterval) => ("?", "  provisional: wide interval"),
+            None => (" ", ""),
+        };
         let _ = writeln!(
             text,
-            "{:>4}  {:<width$}  {:>8}{mark} {interval:>20}  {next}",
+            "{:>4}  {:<width$}  {:>8}{mark} {interval:>20}  {next}{why}",
             place + 1,
             r.name,
             signed(r.elo)
         );
     }
+    text.push_str(&not_rated_text(s));
     if s.ratings.entrants.iter().any(|r| r.provisional) {
         let _ = writeln!(
             text,
-            "  ? provisional: no interval yet, or one more than {} times as wide as the median",
+            "  ? provisional: fewer than {FEW_GAMES} games, or no interval yet, or one more than {} times as wide as the median",
             PROVISIONAL_RATIO
         );
     }
     if s.ratings.prior {
         text.push_str("  (some entrant won or lost every game against the rest: one virtual draw between every two sides that met keeps the ratings finite)\n");
+    }
+    text
+}
+
+/// The entrants that played a complete set whose rating the games do not fix, with why: those
+/// of a comparable set apart on one line.
+fn not_rated_text(s: &Standings) -> String {
+    let width = name_width(s, 4);
+    let mut apart: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    let mut text = String::new();
+    for n in &s.ratings.not_rated {
+        let why = match n.reason {
+            Unfixed::NeverMet => {
+                apart.entry(n.comparable_set).or_default().push(&n.name);
+                continue;
+            }
+            Unfixed::PartnersTogether => format!(
+                "always partnered with {}: only their team's rating is fixed",
+                n.partners.join(", ")
+            ),
+            Unfixed::TeamsConfounded => {
+                "its teams varied too little to tell it from its partners".to_string()
+            }
+        };
+        let _ = writeln!(text, "{:>4}  {:<width$}  not rated: {why}", "-", n.name);
+    }
+    for (set, names) in apart {
+        let _ = writeln!(
+            text,
+            "{:>4}  {}  not rated: never met the rated entrants, even through others (comparable set {} of {})",
+            "-",
+            names.join(", "),
+            set + 1,
+            s.ratings.comparable_sets
+        );
     }
     text
 }

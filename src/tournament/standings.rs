@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
-use crate::tournament::ratings::batch::{BatchFit, Side};
+use crate::tournament::ratings::batch::{BatchFit, FEW_GAMES, Side};
 use crate::tournament::ratings::normal::clean;
 use crate::tournament::ratings::sets;
 use crate::tournament::ratings::sprt::Decision;
@@ -95,15 +95,53 @@ pub struct Cell {
     pub games: u64,
 }
 
-/// The winner: the best entrant (or team with partnerships), unless several share the top.
+/// The winner by the standings' [`Criterion`], unless it cannot pick one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Winner {
-    /// The winner's names (a team's entrants); empty when level or nothing was played.
+    /// The winner's names (a team's entrants); empty when none is named.
     pub names: Vec<String>,
-    /// Whether several share the best score.
+    /// Whether several share the best score (by score).
     pub level: bool,
-    /// The winner's score in percent.
+    /// The winner's score in percent (by score: the shared best when level).
     pub score_pct: f64,
+    /// What decided it, and the standings' order.
+    #[serde(default)]
+    pub by: Criterion,
+    /// The winner's rating (by rating).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo: Option<f64>,
+    /// Why no winner is named (absent when one is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub none: Option<NoWinner>,
+}
+
+/// What decides the winner and the order of the standings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Criterion {
+    /// The score: every entrant (every team, with fixed partners) met every other in as many
+    /// games, so the score ranks them as the ratings do (each entrant's expected score rises
+    /// with its rating against the same opponents).
+    #[default]
+    Score,
+    /// The batch rating: whom an entrant met changes what its score is worth.
+    Rating,
+}
+
+/// Why the criterion names no winner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoWinner {
+    /// Nothing was played.
+    NoGames,
+    /// By score: several share the best.
+    Level,
+    /// By rating: no rating yet (no complete set).
+    NotRated,
+    /// By rating: some entrant that played is not rated against the rest.
+    NotComparable,
+    /// By rating: the best is not ahead of the second at 95%.
+    NotSeparated,
 }
 
 /// The standings.
@@ -132,6 +170,10 @@ pub struct Standings {
     pub sprt: Option<Sprt>,
     /// The winner.
     pub winner: Winner,
+    /// Entrant indices in the order of the winner's criterion, best first: by score, or by
+    /// rating with the entrants not rated after, by score.
+    #[serde(default)]
+    pub order: Vec<usize>,
     /// The ratings as games were folded in, oldest first, the last at `games` (empty past
     /// [`HISTORY_ENTRANTS`] entrants).
     #[serde(default)]
@@ -151,18 +193,23 @@ fn is_zero(n: &u64) -> bool {
 pub struct HistoryPoint {
     /// Games folded in by then.
     pub games: u64,
-    /// Each entrant's Elo by index, null while it is not rated.
+    /// Each entrant's Elo by index, null while it is not rated or has played fewer than
+    /// [`FEW_GAMES`] games (a chart of it would be a guess: a chain of entrants with a game
+    /// or two each spans thousands of Elo).
     pub elo: Vec<Option<f64>>,
-    /// The half-width of each entrant's 95% interval by index, null without one.
+    /// The half-width of each entrant's 95% interval by index, null without one (or a rating).
     pub half_width: Vec<Option<f64>>,
 }
 
 impl HistoryPoint {
-    /// The point of `fit` after `games` games, for `entrants` entrants.
-    fn new(games: u64, fit: &BatchFit, entrants: usize) -> HistoryPoint {
-        let mut elo = vec![None; entrants];
-        let mut half_width = vec![None; entrants];
-        for r in &fit.entrants {
+    /// The point of `fit` after `games` games, for entrants that played `played` games each.
+    fn new(games: u64, fit: &BatchFit, played: &[Totals]) -> HistoryPoint {
+        let mut elo = vec![None; played.len()];
+        let mut half_width = vec![None; played.len()];
+        for r in fit.entrants.iter() {
+            if played[r.entrant].games < FEW_GAMES {
+                continue;
+            }
             elo[r.entrant] = Some(r.elo);
             half_width[r.entrant] = r.half_width().map(clean);
         }
@@ -448,7 +495,7 @@ impl Tally {
         }
         let fit = self.ratings();
         self.history
-            .push(HistoryPoint::new(self.games, &fit, self.names.len()));
+            .push(HistoryPoint::new(self.games, &fit, &self.totals));
         self.last_fit = Some(fit);
     }
 
@@ -460,7 +507,7 @@ impl Tally {
             history.pop();
         }
         if self.games > 0 && self.names.len() <= HISTORY_ENTRANTS {
-            history.push(HistoryPoint::new(self.games, now, self.names.len()));
+            history.push(HistoryPoint::new(self.games, now, &self.totals));
         }
         history
     }
@@ -501,6 +548,34 @@ impl Tally {
         let (group, deal, deal_seed) = &key;
         self.sets
             .add(sets::set_key(group, *deal, *deal_seed), &games);
+    }
+
+    /// Whether everyone met everyone equally: every two entrants that played (every two teams,
+    /// with partners always together) opposed in the same number of games. Partners that
+    /// change, or a schedule cut short, are not.
+    fn balanced(&self) -> bool {
+        let playing: Vec<usize> = (0..self.totals.len())
+            .filter(|&e| self.totals[e].games > 0)
+            .collect();
+        // Each entrant's team, the entrant alone without partnerships.
+        let mut team_of: Vec<Option<&Vec<usize>>> = vec![None; self.totals.len()];
+        for members in self.teams.keys() {
+            for &e in members {
+                if team_of[e].is_some_and(|t| t != members) {
+                    return false;
+                }
+                team_of[e] = Some(members);
+            }
+        }
+        // Every ordered pair of opponents has a cell: counted first (in one pass, so that a
+        // ladder of 100,000 entrants stops here at once).
+        let size = |e: usize| team_of[e].map_or(1, Vec::len);
+        let opponents: usize = playing.iter().map(|&e| playing.len() - size(e)).sum();
+        if self.cross.len() != opponents || opponents == 0 {
+            return false;
+        }
+        let games = self.cross.values().next().map(|c| c.games);
+        self.cross.values().all(|c| Some(c.games) == games)
     }
 
     /// The crosstable, empty past [`CROSSTABLE_LIMIT`] entrants.
@@ -575,12 +650,21 @@ impl Tally {
         let unfinished_games = self.pending.values().map(|s| s.games.len() as u64).sum();
         let mut fit = ratings::batch::fit(&self.names, &self.sets, self.anchor);
         fit.settled_by_games(|e| self.totals[e].games);
+        let by = match self.balanced() {
+            true => Criterion::Score,
+            false => Criterion::Rating,
+        };
+        let order = order(by, &entrants, &fit);
         Standings {
             games: self.games,
             complete_sets: self.complete_sets,
             unfinished_sets: self.pending.len() as u64,
             unfinished_games,
-            winner: winner(&entrants, &teams),
+            winner: match by {
+                Criterion::Score => winner(&entrants, &teams),
+                Criterion::Rating => winner_by_rating(&entrants, &fit),
+            },
+            order,
             crosstable: self.crosstable(),
             history: self.history(&fit),
             ratings: fit,
@@ -600,6 +684,62 @@ fn outcome(ranks: &[u32], side: usize) -> (bool, bool, u64) {
     let equal = ranks.iter().filter(|&&r| r == mine).count() as u64 - 1;
     let score = (2 * behind + equal) * (PARTS / 2) / (ranks.len() as u64 - 1).max(1);
     (mine == 1 && equal == 0, mine == 1 && equal > 0, score)
+}
+
+/// Entrant indices best first by `by`: by score (ties by index), or by rating with the entrants
+/// not rated after, by score.
+fn order(by: Criterion, rows: &[Row], fit: &BatchFit) -> Vec<usize> {
+    let mut by_score: Vec<usize> = (0..rows.len()).collect();
+    by_score.sort_by(|&a, &b| {
+        rows[b]
+            .score_pct
+            .total_cmp(&rows[a].score_pct)
+            .then(a.cmp(&b))
+    });
+    match by {
+        Criterion::Score => by_score,
+        Criterion::Rating => {
+            let mut order: Vec<usize> = fit.entrants.iter().map(|r| r.entrant).collect();
+            let rated: std::collections::BTreeSet<usize> = order.iter().copied().collect();
+            order.extend(by_score.into_iter().filter(|e| !rated.contains(e)));
+            order
+        }
+    }
+}
+
+/// The best rated entrant, if every entrant that played is rated against the others and it is
+/// ahead of the second at 95%.
+fn winner_by_rating(rows: &[Row], fit: &BatchFit) -> Winner {
+    let none = |why: NoWinner| Winner {
+        names: Vec::new(),
+        level: false,
+        score_pct: 0.0,
+        by: Criterion::Rating,
+        elo: None,
+        none: Some(why),
+    };
+    let played = rows.iter().filter(|r| r.games > 0).count();
+    let Some(best) = fit.entrants.first() else {
+        return none(if played == 0 {
+            NoWinner::NoGames
+        } else {
+            NoWinner::NotRated
+        });
+    };
+    if fit.entrants.len() < played {
+        return none(NoWinner::NotComparable);
+    }
+    if fit.entrants.len() > 1 && best.separated_from_next != Some(true) {
+        return none(NoWinner::NotSeparated);
+    }
+    Winner {
+        names: vec![best.name.clone()],
+        level: false,
+        score_pct: rows[best.entrant].score_pct,
+        by: Criterion::Rating,
+        elo: Some(best.elo),
+        none: None,
+    }
 }
 
 /// The best team (with partnerships) or entrant by score, or none if several share it.
@@ -625,11 +765,20 @@ fn winner(rows: &[Row], teams: &[TeamRow]) -> Winner {
             names: names.clone(),
             level: false,
             score_pct: *score,
+            by: Criterion::Score,
+            elo: None,
+            none: None,
         },
         _ => Winner {
             names: Vec::new(),
             level: !top.is_empty(),
             score_pct: if top.is_empty() { 0.0 } else { best },
+            by: Criterion::Score,
+            elo: None,
+            none: Some(match top.is_empty() {
+                true => NoWinner::NoGames,
+                false => NoWinner::Level,
+            }),
         },
     }
 }
@@ -702,6 +851,7 @@ mod tests {
         assert!(standings.history.len() <= HISTORY_POINTS + 1);
         let last = standings.history.last().expect("a point");
         for r in &standings.ratings.entrants {
+            // Every entrant played dozens of games by then.
             assert_eq!(last.elo[r.entrant], Some(r.elo));
             let half_width = standings.ratings.half_width(r.entrant).map(clean);
             assert_eq!(last.half_width[r.entrant], half_width);
@@ -734,15 +884,38 @@ mod tests {
     fn the_history_fits_each_point_as_a_cold_fit_would() {
         let standings = tally(5, 120).standings();
         for point in &standings.history {
-            let cold = tally(5, point.games).standings().ratings;
+            let cold = tally(5, point.games).standings();
             for (e, elo) in point.elo.iter().enumerate() {
-                let expected = cold.rating(e).map(|r| r.elo);
+                // Charted from FEW_GAMES games on.
+                let expected = cold.ratings.rating(e).map(|r| r.elo);
+                let expected = expected.filter(|_| cold.entrants[e].games >= FEW_GAMES);
                 match (elo, expected) {
                     (Some(x), Some(y)) => assert!((x - y).abs() < 1e-6, "{x} {y}"),
                     (x, y) => assert_eq!(*x, y, "entrant {e} at {}", point.games),
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_score_decides_only_when_everyone_met_everyone_equally() {
+        // 12 sets of 4 entrants: every pair twice. The lower index wins nearly always.
+        let whole = tally(4, 24).standings();
+        assert_eq!(whole.winner.by, Criterion::Score);
+        assert_eq!(whole.winner.names, vec!["e0".to_string()]);
+        assert_eq!(whole.order, vec![0, 1, 2, 3]);
+        // Cut short: some pairs met once, others twice, so the rating decides.
+        let cut = tally(4, 20).standings();
+        assert_eq!(cut.winner.by, Criterion::Rating);
+        let rated: Vec<usize> = cut.ratings.entrants.iter().map(|r| r.entrant).collect();
+        assert_eq!(cut.order, rated);
+        // Ten games each at most: no one is ahead at 95%.
+        assert_eq!(
+            cut.winner.none,
+            Some(NoWinner::NotSeparated),
+            "{:?}",
+            cut.winner
+        );
     }
 
     #[test]

@@ -163,7 +163,7 @@ impl Refits {
             self.fitted = next;
             self.ready = self.count_ready();
             if next >= self.skip_below {
-                let fit = batch::fit(&self.names, &self.sets, Anchor::Mean(0.0));
+                let fit = batch::fit_every_entrant(&self.names, &self.sets, Anchor::Mean(0.0));
                 fits.push((next, fit, self.tables.clone()));
             }
         }

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cholesky::{Cholesky, Square, dot};
 use super::existence::finite_maximum;
+use super::identified::{Unfixed, identify};
 use super::normal::{clean, normal_cdf};
 pub use super::sets::{Sets, Side};
 
@@ -59,7 +60,58 @@ pub struct BatchRating {
     /// anchor entrant's, exact by definition).
     #[serde(default)]
     pub provisional: bool,
+    /// `rated`, or `provisional` with its [`reason`](Self::reason).
+    #[serde(default)]
+    pub status: Status,
+    /// Why it is provisional (none when it is not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
 }
+
+/// How far the games pin an entrant's rating down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Fixed by the games, its interval settled.
+    #[default]
+    Rated,
+    /// Fixed, but still settling: printed with a mark.
+    Provisional,
+    /// Not fixed by the games at all: no number.
+    NotRated,
+}
+
+/// Why a rating is provisional.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Fewer than [`FEW_GAMES`] games.
+    FewGames,
+    /// No interval, or one more than [`PROVISIONAL_RATIO`] times as wide as the median.
+    WideInterval,
+}
+
+/// An entrant that played a complete set but whose rating the games do not fix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NotRated {
+    /// Its index.
+    pub entrant: usize,
+    /// Its name.
+    pub name: String,
+    /// Always `not_rated`.
+    pub status: Status,
+    /// Why.
+    pub reason: Unfixed,
+    /// The partners always on its side (with `partners_together`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partners: Vec<String>,
+    /// Its comparable set: 0 is the rated one, the others never met it (numbered largest first).
+    pub comparable_set: usize,
+}
+
+/// Games below which a rating is provisional whatever its interval: ten games at even odds
+/// give a 95% half-width of about 215 Elo at best (1.96 x 400 / ln 10 / sqrt(10 x 0.25)).
+pub const FEW_GAMES: u64 = 10;
 
 /// How many times the median half-width an entrant's half-width may be before its rating is
 /// provisional.
@@ -69,6 +121,16 @@ impl BatchRating {
     /// The half-width of its 95% interval in Elo, if it has one.
     pub fn half_width(&self) -> Option<f64> {
         self.interval.map(half_width)
+    }
+
+    /// Marks it provisional for `reason`, or rated without one.
+    fn mark(&mut self, reason: Option<Reason>) {
+        self.provisional = reason.is_some();
+        self.status = match reason {
+            Some(_) => Status::Provisional,
+            None => Status::Rated,
+        };
+        self.reason = reason;
     }
 }
 
@@ -87,6 +149,14 @@ pub struct BatchFit {
     /// against the rest), so one virtual draw was added between every two sides that met
     /// (BayesElo's prior) to keep the ratings finite.
     pub prior: bool,
+    /// Entrants that played a complete set whose rating the games do not fix: never printed
+    /// as a number (docs/results.md).
+    #[serde(default)]
+    pub not_rated: Vec<NotRated>,
+    /// The comparable sets (groups of entrants compared with each other through the games);
+    /// only the first is rated.
+    #[serde(default)]
+    pub comparable_sets: usize,
 }
 
 impl BatchFit {
@@ -106,9 +176,10 @@ impl BatchFit {
         self.rating(entrant).is_none_or(|r| r.provisional)
     }
 
-    /// Clears the mark of every entrant that played at least the median of the rated
-    /// entrants' `games`: its interval is wide for its place (the strongest and the weakest of
-    /// a round-robin win or lose most games, which tell less), not for want of games.
+    /// Marks by `games` played: provisional below [`FEW_GAMES`]; else the width's mark cleared
+    /// for every entrant that played at least the median of the rated entrants' games: its
+    /// interval is wide for its place (the strongest and the weakest of a round-robin win or
+    /// lose most games, which tell less), not for want of games.
     pub fn settled_by_games(&mut self, games: impl Fn(usize) -> u64) {
         let mut counts: Vec<u64> = self.entrants.iter().map(|r| games(r.entrant)).collect();
         counts.sort_unstable();
@@ -116,10 +187,18 @@ impl BatchFit {
             return;
         };
         for r in &mut self.entrants {
-            if r.interval.is_some() && games(r.entrant) >= median {
-                r.provisional = false;
+            let played = games(r.entrant);
+            if played < FEW_GAMES && (r.interval.is_some() || r.provisional) {
+                r.mark(Some(Reason::FewGames));
+            } else if r.interval.is_some() && played >= median {
+                r.mark(None);
             }
         }
+    }
+
+    /// Whether every entrant that played a complete set is rated, against the same anchor.
+    pub fn all_comparable(&self) -> bool {
+        self.not_rated.is_empty()
     }
 }
 
@@ -128,9 +207,18 @@ fn half_width((low, high): (f64, f64)) -> f64 {
     (high - low) / 2.0
 }
 
-/// The ratings of every entrant that played a complete set, sorted best first.
+/// The ratings the games fix (the rated comparable set, less entrants its teams confound:
+/// [`identified`](super::identified)), sorted best first; every other entrant that played a
+/// complete set listed as not rated, with why.
 pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
-    fit_starting(names, sets, anchor, &BTreeMap::new())
+    fit_starting(names, sets, anchor, &BTreeMap::new(), true)
+}
+
+/// A rating for every entrant that played a complete set, whether the games fix it or not:
+/// for matchmaking, which places everyone (an unfixed entrant's huge interval is what draws it
+/// to the tables that will fix it), never for printing.
+pub fn fit_every_entrant(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
+    fit_starting(names, sets, anchor, &BTreeMap::new(), false)
 }
 
 /// [`fit`], its search started from `previous` (a fit of fewer of the same games): a ladder that
@@ -142,27 +230,42 @@ pub fn fit_from(names: &[String], sets: &Sets, anchor: Anchor, previous: &BatchF
         .iter()
         .map(|r| (r.entrant, r.elo / SCALE))
         .collect();
-    fit_starting(names, sets, anchor, &start)
+    fit_starting(names, sets, anchor, &start, true)
 }
 
-/// The fit, its search started from `start` (natural units by entrant; others at their mean).
+/// The fit, its search started from `start` (natural units by entrant; others at their mean);
+/// of the entrants the games fix if `fixed_only`, else of everyone.
 fn fit_starting(
     names: &[String],
     sets: &Sets,
     anchor: Anchor,
     start: &BTreeMap<usize, f64>,
+    fixed_only: bool,
 ) -> BatchFit {
-    let rated: Vec<usize> = sets
-        .pairs()
-        .flat_map(|(a, b, _, _)| a.iter().chain(b))
-        .map(|&e| e as usize)
-        .collect::<std::collections::BTreeSet<usize>>()
-        .into_iter()
-        .collect();
+    let (rated, unfixed, comparable_sets) = match fixed_only {
+        true => {
+            let entrant = match anchor {
+                Anchor::Entrant(e, _) => Some(e),
+                Anchor::Mean(_) => None,
+            };
+            let found = identify(sets, entrant);
+            (found.main, found.unfixed, found.comparable_sets)
+        }
+        false => {
+            let everyone = sets
+                .pairs()
+                .flat_map(|(a, b, _, _)| a.iter().chain(b))
+                .map(|&e| e as usize)
+                .collect::<std::collections::BTreeSet<usize>>();
+            (everyone.into_iter().collect(), BTreeMap::new(), 1)
+        }
+    };
     if rated.is_empty() {
         return BatchFit {
             entrants: Vec::new(),
             prior: false,
+            not_rated: Vec::new(),
+            comparable_sets: 0,
         };
     }
     let column: BTreeMap<usize, usize> = rated.iter().enumerate().map(|(i, &e)| (e, i)).collect();
@@ -172,8 +275,10 @@ fn fit_starting(
         .iter()
         .map(|e| start.get(e).copied().unwrap_or(level))
         .collect();
+    // A pair's entrants are all in one comparable set: its first tells which.
+    let within = |side: &[u32]| column.contains_key(&(side[0] as usize));
     // Searched only if it may have a finite maximum.
-    let plain = match finite_maximum(sets) {
+    let plain = match finite_maximum(sets, &within) {
         Some(false) => None,
         _ => Some(Model::new(sets, &column, rated.len(), false)),
     };
@@ -188,9 +293,23 @@ fn fit_starting(
         }
     };
     let covariance = model.covariance(&strengths, factor);
+    let fixed: Vec<bool> = rated.iter().map(|e| !unfixed.contains_key(e)).collect();
+    let not_rated = unfixed
+        .into_iter()
+        .map(|(entrant, (reason, partners, set))| NotRated {
+            entrant,
+            name: names[entrant].clone(),
+            status: Status::NotRated,
+            reason,
+            partners: partners.iter().map(|&p| names[p].clone()).collect(),
+            comparable_set: set,
+        })
+        .collect();
     BatchFit {
-        entrants: place(names, &rated, &strengths, covariance, anchor),
+        entrants: place(names, &rated, &fixed, &strengths, covariance, anchor),
         prior,
+        not_rated,
+        comparable_sets,
     }
 }
 
@@ -226,8 +345,11 @@ impl Model {
             d
         };
         let virtual_draw = if prior { (1.0, 0.5) } else { (0.0, 0.0) };
+        // Only the rated set's comparisons: a pair's entrants are all in one set.
+        let within = |side: &[u32]| column.contains_key(&(side[0] as usize));
         let pairs = sets
             .pairs()
+            .filter(|(a, _, _, _)| within(a))
             .map(|(a, b, games, doubled)| {
                 (
                     direction(a, b),
@@ -242,6 +364,7 @@ impl Model {
             .map(|(cluster, n)| {
                 let compared = cluster
                     .iter()
+                    .filter(|(a, _, _, _)| within(a))
                     .map(|(a, b, games, doubled)| {
                         (
                             direction(a, b),
@@ -449,10 +572,13 @@ impl Covariance {
     }
 }
 
-/// Ratings placed by the anchor, with intervals and the separation of neighbours, best first.
+/// Ratings placed by the anchor, with intervals and the separation of neighbours, best first:
+/// of the `fixed` columns only (the others' numbers mean nothing, and neither would a mark
+/// between them and a neighbour).
 fn place(
     names: &[String],
     rated: &[usize],
+    fixed: &[bool],
     strengths: &[f64],
     covariance: Option<Covariance>,
     anchor: Anchor,
@@ -484,7 +610,7 @@ fn place(
         let u = v.image(&[i], anchor_image.as_deref());
         Some(v.variance(&u, &[(i, 1.0)], Some(&weights)) * SCALE * SCALE)
     };
-    let mut order: Vec<usize> = (0..m).collect();
+    let mut order: Vec<usize> = (0..m).filter(|&i| fixed[i]).collect();
     order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(rated[a].cmp(&rated[b])));
     let mut ratings: Vec<BatchRating> = order
         .iter()
@@ -516,6 +642,8 @@ fn place(
                 los_next: next.map(clean),
                 separated_from_next: next.map(|los| los > 0.975),
                 provisional: false,
+                status: Status::Rated,
+                reason: None,
             }
         })
         .collect();
@@ -542,11 +670,12 @@ fn mark_provisional(ratings: &mut [BatchRating], anchored: Option<usize>) {
         n => Some((widths[n / 2 - 1] + widths[n / 2]) / 2.0),
     };
     for r in ratings.iter_mut() {
-        r.provisional = match (r.interval, median) {
+        let wide = match (r.interval, median) {
             _ if Some(r.entrant) == anchored => false,
             (Some(interval), Some(median)) => half_width(interval) > PROVISIONAL_RATIO * median,
             _ => true,
         };
+        r.mark(wide.then_some(Reason::WideInterval));
     }
 }
 
@@ -746,15 +875,25 @@ mod tests {
         assert!(rated(&t, 0) > rated(&t, 1), "{t:?}");
         assert_eq!(rated(&t, 1), rated(&t, 3));
         assert_eq!(rated(&t, 2), rated(&t, 3));
-        // Two entrants only ever partners cannot be told apart: they share the team's rating.
+        // Two entrants only ever partners cannot be told apart: none of the four is rated
+        // (a team's mean is fixed, not its members'), and no number is given for them.
         let mut partners = Sets::default();
         let split = |x: u32| vec![(vec![0, 1], x), (vec![2, 3], 3 - x)];
         partners.add(key(), &[split(1), split(2), split(1), split(1)]);
         let p = fit(&names(4), &partners, Anchor::Mean(0.0));
-        assert!(rated(&p, 0) > rated(&p, 2), "{p:?}");
-        // Told apart by nothing but rounding (the ridge's conditioning): level to 1e-3 Elo.
-        assert!((rated(&p, 0) - rated(&p, 1)).abs() < 1e-3, "{p:?}");
-        assert!((rated(&p, 2) - rated(&p, 3)).abs() < 1e-3, "{p:?}");
+        assert!(p.entrants.is_empty(), "{p:?}");
+        let why: Vec<(usize, Unfixed)> =
+            p.not_rated.iter().map(|n| (n.entrant, n.reason)).collect();
+        assert_eq!(
+            why,
+            (0..4)
+                .map(|e| (e, Unfixed::PartnersTogether))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(p.not_rated[0].partners, vec!["e1".to_string()]);
+        // Matchmaking still places them, at the team's rating.
+        let placed = fit_every_entrant(&names(4), &partners, Anchor::Mean(0.0));
+        assert!(rated(&placed, 0) > rated(&placed, 2), "{placed:?}");
     }
 
     #[test]

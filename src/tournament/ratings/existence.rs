@@ -14,12 +14,13 @@ use std::collections::BTreeMap;
 
 use super::sets::Sets;
 
-/// `Some(false)` if the plain fit has no finite maximum, `Some(true)` if it has one, `None` when
-/// a side has several entrants (the condition is then on their combinations).
-pub fn finite_maximum(sets: &Sets) -> Option<bool> {
+/// `Some(false)` if the plain fit of the pairs `within` has no finite maximum, `Some(true)` if
+/// it has one, `None` when a side has several entrants (the condition is then on their
+/// combinations).
+pub fn finite_maximum(sets: &Sets, within: &dyn Fn(&[u32]) -> bool) -> Option<bool> {
     let mut index: BTreeMap<u32, usize> = BTreeMap::new();
     let mut edges: Vec<(usize, usize, bool, bool)> = Vec::new();
-    for (a, b, games, doubled) in sets.pairs() {
+    for (a, b, games, doubled) in sets.pairs().filter(|(a, _, _, _)| within(a)) {
         let ([a], [b]) = (a, b) else {
             return None;
         };
@@ -106,21 +107,21 @@ mod tests {
         game(&mut cycle, 0, (0, 1), (1, 2));
         game(&mut cycle, 1, (1, 1), (2, 2));
         game(&mut cycle, 2, (2, 1), (0, 2));
-        assert_eq!(finite_maximum(&cycle), Some(true));
+        assert_eq!(finite_maximum(&cycle, &|_| true), Some(true));
         let mut sweep = Sets::default();
         game(&mut sweep, 0, (0, 1), (1, 2));
         game(&mut sweep, 1, (1, 1), (2, 2));
         game(&mut sweep, 2, (0, 1), (2, 2));
         game(&mut sweep, 3, (1, 2), (2, 1));
-        assert_eq!(finite_maximum(&sweep), Some(false));
+        assert_eq!(finite_maximum(&sweep, &|_| true), Some(false));
         // A draw scores both ways; two groups that never met are each fine.
         let mut apart = Sets::default();
         game(&mut apart, 0, (0, 1), (1, 2));
         game(&mut apart, 1, (0, 2), (1, 1));
         game(&mut apart, 2, (5, 1), (6, 1));
-        assert_eq!(finite_maximum(&apart), Some(true));
+        assert_eq!(finite_maximum(&apart, &|_| true), Some(true));
         let mut teams = Sets::default();
         teams.add(0, &[vec![(vec![0, 1], 1), (vec![2, 3], 2)]]);
-        assert_eq!(finite_maximum(&teams), None);
+        assert_eq!(finite_maximum(&teams, &|_| true), None);
     }
 }

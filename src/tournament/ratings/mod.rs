@@ -5,6 +5,7 @@
 //! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
 //! - [`sets`]: the complete sets it reads, in memory flat in their number;
 //! - [`cholesky`]: the symmetric systems its Newton steps and covariance solve;
+//! - [`identified`]: which ratings the games fix (groups that never met, confounded partners);
 //! - [`existence`]: whether its plain fit has a finite maximum, known beforehand (Ford 1957);
 //! - [`normal`]: the normal distribution and clean figures for printing;
 //! - [`kendall`]: Kendall's tau-b between a ranking and a known order (the ladder's bench).
@@ -14,6 +15,7 @@
 pub mod batch;
 pub mod cholesky;
 pub mod existence;
+pub mod identified;
 pub mod kendall;
 pub mod normal;
 pub mod pentanomial;
