@@ -148,13 +148,17 @@ fn a_writer_kept_across_hands_and_games_starts_each_hand_afresh() {
     }
 }
 
-/// A compact move line, as most bots write it.
-fn move_line(id: u64, a: u8, b: u8, end: Option<&str>) -> String {
+/// A move line as most bots write it: compact, or `spaced` as Python's `json.dumps` writes it.
+fn move_line(id: u64, a: u8, b: u8, end: Option<&str>, spaced: bool) -> String {
     let end = match end {
         Some(name) => format!(r#","end":"{name}""#),
         None => String::new(),
     };
-    format!(r#"{{"type":"move","id":{id},"tile":[{a},{b}]{end}}}"#)
+    let line = format!(r#"{{"type":"move","id":{id},"tile":[{a},{b}]{end}}}"#);
+    match spaced {
+        true => line.replace(':', ": ").replace(',', ", "),
+        false => line,
+    }
 }
 
 proptest! {
@@ -168,9 +172,10 @@ proptest! {
         end in prop::option::of(prop::sample::select(vec![
             "left", "right", "up", "down", "up2", "down7", "up8", "Left", "", "null",
         ])),
+        spaced in any::<bool>(),
         edit in prop::option::of((any::<prop::sample::Index>(), any::<char>(), any::<bool>())),
     ) {
-        let mut line = move_line(id, a, b, end);
+        let mut line = move_line(id, a, b, end, spaced);
         if let Some((at, c, insert)) = edit {
             let chars: Vec<char> = line.chars().collect();
             let i = at.index(chars.len());
