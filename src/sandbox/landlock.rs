@@ -120,23 +120,24 @@ impl Walls<'_> {
 
     /// The entries of `dir` to consider: a carved folder's shown ones, else all there are.
     fn entries(&self, dir: &Path) -> Vec<(PathBuf, std::fs::FileType)> {
-        let listed: Vec<PathBuf> = match self.carved.carved.contains(dir) {
-            // The carved folders in it are entries too: their own shown entries are in them.
-            true => self
-                .carved
-                .shown
-                .iter()
-                .chain(&self.carved.carved)
-                .filter(|p| p.parent() == Some(dir))
-                .cloned()
-                .collect(),
-            false => std::fs::read_dir(dir)
-                .map(|e| e.flatten().map(|e| e.path()).collect())
-                .unwrap_or_default(),
-        };
-        listed
-            .into_iter()
-            .filter_map(|p| Some((p.clone(), std::fs::symlink_metadata(&p).ok()?.file_type())))
+        if !self.carved.carved.contains(dir) {
+            // The listing's own file types (no `stat` an entry: a bot's start lists folders
+            // of thousands).
+            return std::fs::read_dir(dir)
+                .map(|e| {
+                    e.flatten()
+                        .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        // The carved folders in it are entries too: their own shown entries are in them.
+        self.carved
+            .shown
+            .iter()
+            .chain(&self.carved.carved)
+            .filter(|p| p.parent() == Some(dir))
+            .filter_map(|p| Some((p.clone(), std::fs::symlink_metadata(p).ok()?.file_type())))
             .collect()
     }
 }
