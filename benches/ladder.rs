@@ -190,7 +190,7 @@ fn fail(why: &str) -> ! {
 struct Deal {
     members: Vec<usize>,
     seed: u64,
-    /// Its set's key for the fit's sample, as the standings make it (`sets::key_of` its group,
+    /// Its set's cluster key for the fit, as the standings make it (`sets::deal_key` of its
     /// deal and deal seed).
     key: u64,
     seatings: Vec<Vec<usize>>,
@@ -265,7 +265,7 @@ impl Source {
                 *dealt += 1;
                 let seed = deal_seed(*master, *dealt);
                 Some(Deal {
-                    key: sets::set_key(&members, *dealt, seed),
+                    key: sets::deal_key(*dealt, seed),
                     members,
                     seed,
                     seatings: orders(),
@@ -289,7 +289,7 @@ fn whole_set(games: &mut dyn Iterator<Item = GamePlan>, set_size: usize) -> Opti
     let plans: Vec<GamePlan> = games.take(set_size).collect();
     let first = plans.first()?;
     Some(Deal {
-        key: sets::set_key(&first.members, first.deal, first.deal_seed),
+        key: sets::deal_key(first.deal, first.deal_seed),
         members: first.members.clone(),
         seed: first.seed,
         seatings: plans.iter().map(|p| p.seating.clone()).collect(),

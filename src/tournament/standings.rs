@@ -312,6 +312,10 @@ pub struct Tally {
     history_step: u64,
     /// The fit of the history's last point, where the next one's search starts.
     last_fit: Option<BatchFit>,
+    /// A point due at the games counted now, fitted when the next game comes: the standings
+    /// read at this count put their own fit in its place, so a point at the last game is never
+    /// fitted.
+    due: bool,
 }
 
 impl Tally {
@@ -335,6 +339,7 @@ impl Tally {
             history: Vec::new(),
             history_step: first_history_step(set_size, n),
             last_fit: None,
+            due: false,
         }
     }
 
@@ -410,6 +415,7 @@ impl Tally {
 
     /// Folds in one game.
     pub fn add(&mut self, line: &GameLine) {
+        self.fit_due_point();
         self.games += 1;
         self.reused_processes += u64::from(line.reused_processes);
         let game = line.rated();
@@ -493,6 +499,14 @@ impl Tally {
                 return;
             }
         }
+        self.due = true;
+    }
+
+    /// Fits the point due, if one is, before the next game changes the sets.
+    fn fit_due_point(&mut self) {
+        if !std::mem::take(&mut self.due) {
+            return;
+        }
         let fit = self.ratings();
         self.history
             .push(HistoryPoint::new(self.games, &fit, &self.totals));
@@ -545,9 +559,8 @@ impl Tally {
                 test.observe(*counts);
             }
         }
-        let (group, deal, deal_seed) = &key;
-        self.sets
-            .add(sets::set_key(group, *deal, *deal_seed), &games);
+        let (_, deal, deal_seed) = &key;
+        self.sets.add(sets::deal_key(*deal, *deal_seed), &games);
     }
 
     /// Whether everyone met everyone equally: every two entrants that played (every two teams,

@@ -124,7 +124,7 @@ impl Refits {
         let set = line.deal / self.shards;
         debug_assert!(set >= self.fitted, "a set below a fit's cutoff is complete");
         let waiting = self.waiting.entry(set).or_insert_with(|| Waiting {
-            key: sets::set_key(&line.group, line.deal, line.deal_seed),
+            key: sets::deal_key(line.deal, line.deal_seed),
             group: line.group.clone(),
             games: Vec::new(),
         });

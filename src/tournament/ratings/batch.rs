@@ -10,9 +10,11 @@
 //! (for every entrant, expected points = points scored: the maximum of the likelihood) by Newton's
 //! method, each step a Cholesky solve of the information matrix. Their covariance is the sandwich
 //! `H^-1 J H^-1` (Varin, Reid and Firth, "An overview of composite likelihood methods",
-//! Statistica Sinica 21, 2011), `J` summing each duplicate set's score outer product: the games of
-//! a set share a deal, so they are counted as one cluster, never as independent games. Past
-//! [`SET_CAP`](super::sets::SET_CAP) distinct sets `J` sums a uniform sample of them, scaled up.
+//! Statistica Sinica 21, 2011), `J` summing each deal's score outer product: the games of a deal
+//! (every group dealt it, from the same seed) share its tiles, so they are counted as one
+//! cluster, never as independent games, and `J` is corrected for the clusters' number (CR1,
+//! [`small_sample`]). Past [`SET_CAP`](super::sets::SET_CAP) comparisons `J` sums a uniform
+//! sample of the deals, scaled up.
 //!
 //! Pure. The input is folded into sorted maps whose sums are exact (halves), so the fit is the
 //! same whatever order the sets arrive in.
@@ -359,21 +361,19 @@ impl Model {
             })
             .collect();
         let (clusters, weight) = sets.clusters();
+        // G / (G - 1) for G clusters: the sandwich's small-sample correction.
+        let weight = weight * small_sample(clusters.len());
         let clusters = clusters
             .iter()
-            .map(|(cluster, n)| {
+            .map(|cluster| {
                 let compared = cluster
                     .iter()
                     .filter(|(a, _, _, _)| within(a))
                     .map(|(a, b, games, doubled)| {
-                        (
-                            direction(a, b),
-                            f64::from(*games),
-                            f64::from(*doubled) / 2.0,
-                        )
+                        (direction(a, b), *games as f64, *doubled as f64 / 2.0)
                     })
                     .collect();
-                (compared, *n as f64 * weight)
+                (compared, weight)
             })
             .collect();
         Model {
@@ -511,6 +511,18 @@ impl Model {
             })
             .collect();
         Some(Covariance { inverse, meat })
+    }
+}
+
+/// The cluster-robust sandwich's small-sample correction for `g` clusters, `g / (g - 1)` (the
+/// CR1 estimator; A. C. Cameron and D. L. Miller, "A Practitioner's Guide to Cluster-Robust
+/// Inference", Journal of Human Resources 50, 2015, section VI.B): the scores are taken at the
+/// fitted ratings, which make them sum to zero, so their spread is read about their own mean.
+/// With one cluster the sandwich says nothing (its score is zero at the fit): 1.
+fn small_sample(g: usize) -> f64 {
+    match g {
+        0 | 1 => 1.0,
+        g => g as f64 / (g - 1) as f64,
     }
 }
 
@@ -819,6 +831,30 @@ mod tests {
         assert!(one.entrants.iter().all(|r| r.interval.is_some()), "{one:?}");
         let mean: f64 = one.entrants.iter().map(|r| r.elo).sum::<f64>() / 5.0;
         assert!(mean.abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_covariance_clusters_by_deal() {
+        // e0 against e1, four sets of two games on two deals: on deal A e0 wins both sets 2-0
+        // (two groups dealt it), on deal B loses both 0-2. The fit is level (8 games, 4 won) and
+        // the information of the difference x = r0 - r1 is H = 8 x 1/4 = 2 (natural units).
+        // Each deal's score is +-(4 - 4/2) = +-2, so J = 2 x 2^2 = 8, times G/(G-1) = 2 for two
+        // clusters: Var x = J / H^2 = 4 (the model alone says 1/H = 0.5; by set, J would be 4
+        // and Var x = 1). e0's rating against the mean is x / 2: Var 1, half-width 1.96 SCALE.
+        let mut sets = Sets::default();
+        let (a, b) = (
+            super::super::sets::deal_key(1, 7),
+            super::super::sets::deal_key(2, 7),
+        );
+        sets.add(a, &pair(0, 1, 1, 1));
+        sets.add(a, &pair(0, 1, 1, 1));
+        sets.add(b, &pair(0, 1, 2, 2));
+        sets.add(b, &pair(0, 1, 2, 2));
+        let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
+        assert!(!fit.prior);
+        let expected = 1.96 * SCALE;
+        let got = fit.half_width(0).expect("an interval");
+        assert!((got - expected).abs() < 1e-6, "{got} {expected}");
     }
 
     #[test]

@@ -2,11 +2,14 @@
 //!
 //! The likelihood, its gradient and its information need only each pair of sides' games and
 //! points: exact integer totals, as many as pairs of sides that met. The sandwich's `J` needs each
-//! set's own comparisons (a set is a cluster): kept exactly while there are at most
-//! [`SET_CAP`] distinct sets, past that a uniform sample of `SET_CAP` sets, the bottom-k sample by
-//! a hash of each set's key (E. Cohen and H. Kaplan, "Summarizing data using bottom-k sketches",
-//! PODC 2007): the sets whose hashes are smallest. What is kept depends on which sets arrived,
-//! never on their order.
+//! cluster's own comparisons. A cluster is every set dealt the same deal: a round-robin deals
+//! deal `d` to every group from the same seed, so the sets of one deal are not independent of
+//! each other (a deal that suits one entrant suits it in every group it sits in). The clusters
+//! are kept exactly while they hold at most [`SET_CAP`] comparisons (pairs of sides in a
+//! cluster), past that a uniform sample of the clusters, the bottom-k sample by a hash of each
+//! cluster's key (E. Cohen and H. Kaplan, "Summarizing data using bottom-k sketches", PODC 2007):
+//! the clusters whose hashes are smallest, as many as hold at most [`SET_CAP`] comparisons. What
+//! is kept depends on which sets arrived, never on their order.
 
 use std::collections::BTreeMap;
 
@@ -15,27 +18,30 @@ use crate::tournament::seeds;
 /// Entrants of one side (sorted, distinct: a team of copies is one entrant).
 pub type Side = Vec<usize>;
 
-/// Distinct sets kept exactly, and sets sampled past that.
+/// Comparisons (pairs of sides within a cluster) kept exactly, and sampled past that.
 pub const SET_CAP: usize = 100_000;
 
-/// One set, packed: its entrants' count, its entrants (sorted), then per pair of its sides that
-/// met a word of the first side's entrants (a bit mask over the set's entrants), the second's,
-/// their games and the first's points doubled, a byte each.
-type Packed = Box<[u32]>;
+/// A pair of sides, packed: the first's length, its entrants, then the second's entrants.
+type PairKey = Box<[u32]>;
+
+/// Per pair of sides (first < second): games and the first's points doubled.
+type Tally = BTreeMap<PairKey, (u64, u64)>;
 
 /// Every complete set folded in.
 #[derive(Debug, Clone)]
 pub struct Sets {
-    /// Per pair of sides (packed as the first's length, its entrants, the second's entrants;
-    /// first < second): games and the first's points doubled.
-    pairs: BTreeMap<Box<[u32]>, (u64, u64)>,
-    /// Each distinct set and how often it occurred, until there are more than `cap`.
-    exact: Option<BTreeMap<Packed, u64>>,
-    /// The `cap` sets (by hash of their key, then content) whose hashes are smallest.
-    sample: BTreeMap<(u64, Packed), u64>,
+    /// Per pair of sides over all sets.
+    pairs: Tally,
+    /// The clusters kept, by the hash of their key, then the key: each one's sets and pairs of
+    /// sides.
+    clusters: BTreeMap<(u64, u64), (u64, Tally)>,
+    /// The smallest hash of a cluster dropped: no cluster hashed at or above it is kept.
+    ceiling: Option<u64>,
+    /// Comparisons in the clusters kept.
+    kept: usize,
     /// Sets folded in.
     count: u64,
-    /// Sets in the sample.
+    /// Sets in the clusters kept.
     sampled: u64,
     cap: usize,
 }
@@ -46,16 +52,14 @@ impl Default for Sets {
     }
 }
 
-/// A set's comparisons: per pair of its sides (as entrant bit masks), games and doubled points.
-type Compared = BTreeMap<(u8, u8), (u32, u32)>;
-
 impl Sets {
-    /// No sets yet; sets kept exactly up to `cap` distinct ones, a sample of `cap` past that.
+    /// No sets yet; clusters kept exactly up to `cap` comparisons, a sample of them past that.
     pub fn with_cap(cap: usize) -> Sets {
         Sets {
-            pairs: BTreeMap::new(),
-            exact: Some(BTreeMap::new()),
-            sample: BTreeMap::new(),
+            pairs: Tally::new(),
+            clusters: BTreeMap::new(),
+            ceiling: None,
+            kept: 0,
             count: 0,
             sampled: 0,
             cap: cap.max(1),
@@ -63,22 +67,11 @@ impl Sets {
     }
 
     /// Folds in one complete set: each game as its sides and their ranks (1 best). `key` names
-    /// the set (one number per set, e.g. [`key_of`] its deal and group): the sample keeps the
-    /// sets whose keys hash lowest.
+    /// the set's cluster, the sets whose games are not independent of each other: [`deal_key`]
+    /// of its deal (sets of one key are one cluster of the sandwich). The sample keeps the
+    /// clusters whose keys hash lowest.
     pub fn add(&mut self, key: u64, games: &[Vec<(Side, u32)>]) {
-        let mut entrants: Vec<usize> = games
-            .iter()
-            .flatten()
-            .flat_map(|(s, _)| s.iter().copied())
-            .collect();
-        entrants.sort_unstable();
-        entrants.dedup();
-        let mask = |side: &Side| -> u8 {
-            side.iter()
-                .map(|e| 1u8 << entrants.binary_search(e).expect("the set's own entrant"))
-                .sum()
-        };
-        let mut compared = Compared::new();
+        let mut compared = Tally::new();
         for game in games {
             for (i, (a, rank_a)) in game.iter().enumerate() {
                 for (b, rank_b) in &game[i + 1..] {
@@ -93,10 +86,7 @@ impl Sets {
                         // The same entrants on both sides tell nothing of their strength.
                         std::cmp::Ordering::Equal => continue,
                     };
-                    let pair = self.pairs.entry(pair_key(first, second)).or_default();
-                    pair.0 += 1;
-                    pair.1 += u64::from(points);
-                    let cell = compared.entry((mask(first), mask(second))).or_default();
+                    let cell = compared.entry(pair_key(first, second)).or_default();
                     cell.0 += 1;
                     cell.1 += points;
                 }
@@ -105,24 +95,39 @@ impl Sets {
         if compared.is_empty() {
             return;
         }
-        self.keep(key, pack(&entrants, &compared));
+        for (pair, &(games, doubled)) in &compared {
+            let total = self.pairs.entry(pair.clone()).or_default();
+            total.0 += games;
+            total.1 += doubled;
+        }
+        self.keep(key, compared);
     }
 
-    /// Counts `set` among the clusters: exactly, and in the sample if its hash is low enough.
-    fn keep(&mut self, key: u64, set: Packed) {
+    /// Counts a set's comparisons in its cluster, if that cluster's hash is low enough; drops
+    /// the clusters hashed highest while those kept hold more than the cap (never the last).
+    fn keep(&mut self, key: u64, compared: Tally) {
         self.count += 1;
-        if let Some(exact) = &mut self.exact {
-            *exact.entry(set.clone()).or_default() += 1;
-            if exact.len() > self.cap {
-                self.exact = None;
-            }
+        let hash = seeds::mix(key);
+        if self.ceiling.is_some_and(|c| hash >= c) {
+            return;
         }
-        *self.sample.entry((seeds::mix(key), set)).or_default() += 1;
+        let (sets, cluster) = self.clusters.entry((hash, key)).or_default();
+        let before = cluster.len();
+        for (pair, (games, doubled)) in compared {
+            let cell = cluster.entry(pair).or_default();
+            cell.0 += games;
+            cell.1 += doubled;
+        }
+        *sets += 1;
+        self.kept += cluster.len() - before;
         self.sampled += 1;
-        if self.sample.len() > self.cap
-            && let Some((_, n)) = self.sample.pop_last()
-        {
-            self.sampled -= n;
+        while self.kept > self.cap && self.clusters.len() > 1 {
+            let Some(((hash, _), (sets, dropped))) = self.clusters.pop_last() else {
+                break;
+            };
+            self.kept -= dropped.len();
+            self.sampled -= sets;
+            self.ceiling = Some(hash);
         }
     }
 
@@ -130,38 +135,42 @@ impl Sets {
     /// first's points doubled.
     pub(super) fn pairs(&self) -> impl Iterator<Item = (&[u32], &[u32], u64, u64)> {
         self.pairs.iter().map(|(key, &(games, doubled))| {
-            let split = key[0] as usize + 1;
-            (&key[1..split], &key[split..], games, doubled)
+            let (first, second) = split(key);
+            (first, second, games, doubled)
         })
     }
 
     /// The clusters for the sandwich and the weight of each (the sets folded in per set kept):
-    /// every distinct set with its count, or past the cap the sample.
-    pub(super) fn clusters(&self) -> (Vec<(Cluster, u64)>, f64) {
-        match &self.exact {
-            Some(exact) => (exact.iter().map(|(s, &n)| (unpack(s), n)).collect(), 1.0),
-            None => (
-                self.sample
+    /// every cluster, or past the cap the sample.
+    pub(super) fn clusters(&self) -> (Vec<Cluster>, f64) {
+        let clusters = self
+            .clusters
+            .values()
+            .map(|(_, tally)| {
+                tally
                     .iter()
-                    .map(|((_, s), &n)| (unpack(s), n))
-                    .collect(),
-                self.count as f64 / self.sampled as f64,
-            ),
-        }
+                    .map(|(key, &(games, doubled))| {
+                        let (first, second) = split(key);
+                        (first.to_vec(), second.to_vec(), games, doubled)
+                    })
+                    .collect()
+            })
+            .collect();
+        (clusters, self.count as f64 / self.sampled.max(1) as f64)
     }
 
-    /// Whether the sandwich reads a sample of the sets rather than all of them.
+    /// Whether the sandwich reads a sample of the clusters rather than all of them.
     pub fn sampled(&self) -> bool {
-        self.exact.is_none()
+        self.ceiling.is_some()
     }
 }
 
-/// A set unpacked for the sandwich: per pair of sides, the first's entrants, the second's,
+/// A cluster unpacked for the sandwich: per pair of sides, the first's entrants, the second's,
 /// games and the first's points doubled.
-pub(super) type Cluster = Vec<(Vec<u32>, Vec<u32>, u32, u32)>;
+pub(super) type Cluster = Vec<(Vec<u32>, Vec<u32>, u64, u64)>;
 
-/// The key of a pair of sides in [`Sets::pairs`].
-fn pair_key(first: &Side, second: &Side) -> Box<[u32]> {
+/// The key of a pair of sides in a [`Tally`].
+fn pair_key(first: &Side, second: &Side) -> PairKey {
     let index = |e: &usize| u32::try_from(*e).expect("fewer than 4 billion entrants");
     std::iter::once(first.len() as u32)
         .chain(first.iter().map(index))
@@ -169,47 +178,20 @@ fn pair_key(first: &Side, second: &Side) -> Box<[u32]> {
         .collect()
 }
 
-fn pack(entrants: &[usize], compared: &Compared) -> Packed {
-    let index = |e: &usize| u32::try_from(*e).expect("fewer than 4 billion entrants");
-    let byte = |x: u32| x.min(255);
-    std::iter::once(entrants.len() as u32)
-        .chain(entrants.iter().map(index))
-        .chain(compared.iter().map(|(&(a, b), &(games, doubled))| {
-            u32::from(a) | u32::from(b) << 8 | byte(games) << 16 | byte(doubled) << 24
-        }))
-        .collect()
+/// A pair of sides' two sides.
+fn split(key: &[u32]) -> (&[u32], &[u32]) {
+    let split = key[0] as usize + 1;
+    (&key[1..split], &key[split..])
 }
 
-fn unpack(set: &[u32]) -> Cluster {
-    let count = set[0] as usize;
-    let entrants = &set[1..=count];
-    let members = |mask: u32| -> Vec<u32> {
-        (0..count)
-            .filter(|k| mask & (1 << k) != 0)
-            .map(|k| entrants[k])
-            .collect()
-    };
-    set[count + 1..]
-        .iter()
-        .map(|&w| {
-            (
-                members(w & 0xff),
-                members(w >> 8 & 0xff),
-                w >> 16 & 0xff,
-                w >> 24,
-            )
-        })
-        .collect()
+/// The cluster key of the sets dealt deal `deal` (seeded `deal_seed`), whatever their group.
+pub fn deal_key(deal: u64, deal_seed: u64) -> u64 {
+    key_of([deal, deal_seed])
 }
 
-/// The key of the duplicate set of `group` on the deal `deal` (seeded `deal_seed`).
-pub fn set_key(group: &[usize], deal: u64, deal_seed: u64) -> u64 {
-    key_of(group.iter().map(|&e| e as u64).chain([deal, deal_seed]))
-}
-
-/// A set's key as one number, for [`Sets::add`]: its parts mixed by SplitMix64's finalizer,
-/// every bit of which depends on every bit of its input, so that the smallest hashes are a
-/// uniform sample of the keys.
+/// A key as one number, for [`Sets::add`]: its parts mixed by SplitMix64's finalizer, every
+/// bit of which depends on every bit of its input, so that the smallest hashes are a uniform
+/// sample of the keys.
 pub fn key_of(parts: impl IntoIterator<Item = u64>) -> u64 {
     parts
         .into_iter()
@@ -229,7 +211,7 @@ mod tests {
     }
 
     #[test]
-    fn pairs_total_every_game_and_a_set_packs_and_unpacks() {
+    fn pairs_total_every_game_and_a_cluster_sums_its_sets() {
         let mut sets = Sets::default();
         sets.add(1, &pair(3, 1, 1, 1));
         sets.add(2, &pair(1, 3, 1, 2));
@@ -242,8 +224,8 @@ mod tests {
         let (clusters, weight) = sets.clusters();
         assert_eq!(weight, 1.0);
         let mut expected = vec![
-            (vec![(vec![1], vec![3], 2, 0)], 1),
-            (vec![(vec![1], vec![3], 2, 2)], 1),
+            vec![(vec![1], vec![3], 2, 0)],
+            vec![(vec![1], vec![3], 2, 2)],
         ];
         expected.sort();
         let mut clusters = clusters;
@@ -253,7 +235,22 @@ mod tests {
         let mut teams = Sets::default();
         teams.add(3, &[vec![(vec![2, 7], 2), (vec![0, 5], 1)]]);
         let (clusters, _) = teams.clusters();
-        assert_eq!(clusters, vec![(vec![(vec![0, 5], vec![2, 7], 1, 2)], 1)]);
+        assert_eq!(clusters, vec![vec![(vec![0, 5], vec![2, 7], 1, 2)]]);
+        // Two groups dealt one deal are one cluster, its pairs summed.
+        let mut dealt = Sets::default();
+        dealt.add(deal_key(4, 9), &pair(0, 1, 1, 2));
+        dealt.add(deal_key(4, 9), &pair(0, 2, 1, 1));
+        dealt.add(deal_key(4, 9), &pair(0, 1, 1, 1));
+        dealt.add(deal_key(5, 9), &pair(0, 1, 1, 1));
+        let (mut clusters, _) = dealt.clusters();
+        clusters.sort();
+        assert_eq!(
+            clusters,
+            vec![
+                vec![(vec![0], vec![1], 2, 4)],
+                vec![(vec![0], vec![1], 4, 6), (vec![0], vec![2], 2, 4)],
+            ]
+        );
     }
 
     #[test]
@@ -268,12 +265,25 @@ mod tests {
         assert!((weight - 10.0 / 3.0).abs() < 1e-12);
         let mut lowest: Vec<u64> = (0..10).map(seeds::mix).collect();
         lowest.sort_unstable();
-        let kept: Vec<u64> = sets.sample.keys().map(|(h, _)| *h).collect();
+        let kept: Vec<u64> = sets.clusters.keys().map(|(h, _)| *h).collect();
         assert_eq!(kept, lowest[..3]);
-        // Below the cap, the exact sets.
+        // Below the cap, every cluster.
         let mut few = Sets::with_cap(10);
         (0..10).for_each(|k| few.add(k, &pair(0, 1 + k as usize, 1, 2)));
         assert!(!few.sampled());
         assert_eq!(few.clusters().0.len(), 10);
+        // The cap counts comparisons: a cluster of 3 pairs, then 10 clusters of one, any order.
+        let big = |sets: &mut Sets| {
+            for b in 1..4 {
+                sets.add(100, &pair(0, 10 + b, 1, 2));
+            }
+        };
+        let (mut one, mut other) = (Sets::with_cap(5), Sets::with_cap(5));
+        big(&mut one);
+        (0..10).for_each(|k| one.add(k, &pair(0, 1 + k as usize, 1, 2)));
+        (0..10).for_each(|k| other.add(k, &pair(0, 1 + k as usize, 1, 2)));
+        big(&mut other);
+        assert_eq!(one.clusters(), other.clusters());
+        assert!(one.kept <= 5 && one.sampled());
     }
 }

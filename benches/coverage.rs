@@ -1,0 +1,269 @@
+//! Whether the batch ratings' 95% intervals hold the truth 95% of the time, at 2, 3 and 4
+//! players.
+//!
+//! Entrants are `builtin:mix:P` with P evenly spread (`P = i / (n - 1)`: entrant 0 is greedy,
+//! the last random), played a round-robin as `tournament` schedules it (`Schedule::games`: every
+//! group plays deal `d` from the same seed, each deal in every seat arrangement that matters),
+//! through the engine (`referee::builtin_game`: no process, no log). Each run plays `--deals`
+//! deals from its own master seed and fits the ratings (`ratings::batch::fit`, mean 0); the truth
+//! is the fit of one long run of `--truth-deals` deals from another seed (its own error is the
+//! run's times `deals / truth-deals` in variance). An interval covers when it holds the entrant's
+//! true rating. Reported: the intervals counted, the share that cover, its binomial standard
+//! error (`sqrt(p (1 - p) / N)`, as if the intervals were independent) and the standard error
+//! from the runs' own spread (the intervals of one run are not independent: they are relative to
+//! the run's mean), and the mean half-width beside the root-mean-square error it should match
+//! (`rms / 1.96`).
+//!
+//! Sets are clustered as the standings cluster them, by deal (`sets::deal_key`); `--by-set`
+//! keys each set (group and deal) apart instead, as they were before issue 30, to show what that
+//! covered.
+//!
+//! `cargo bench --bench coverage -- --players 3` (options: `--players 2|3|4`, `--teams` for
+//! 4-player partnerships with every split, `--entrants N` (6), `--deals D` (20), `--runs R`
+//! (200), `--truth-deals T` (4000), `--by-set`). Without `--bench` (as under `cargo test
+//! --benches`) it is a smoke run whose figures mean nothing. Figures and commands:
+//! docs/results.md.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use allfives::bot::builtin::Builtin;
+use allfives::engine::rules::Rules;
+use allfives::referee::builtin_game::{self, Scratch};
+use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side};
+use allfives::tournament::ratings::sets;
+use allfives::tournament::schedule::{Format, GamePlan, Schedule, Table};
+use allfives::tournament::seeds;
+
+/// The 95% interval's multiple of the standard error.
+const Z: f64 = 1.96;
+
+/// What the command line asked for.
+#[derive(Debug, Clone)]
+struct Options {
+    players: usize,
+    teams: bool,
+    entrants: usize,
+    deals: u64,
+    runs: u64,
+    truth_deals: u64,
+    by_set: bool,
+}
+
+impl Options {
+    fn from_args(args: &[String]) -> Options {
+        let value = |flag: &str| args.iter().position(|a| a == flag).map(|i| &args[i + 1..]);
+        let number = |flag: &str, default: u64| {
+            value(flag).map_or(default, |rest| {
+                rest.first()
+                    .and_then(|v| v.replace('_', "").parse().ok())
+                    .unwrap_or_else(|| fail(&format!("{flag} takes a whole number")))
+            })
+        };
+        let smoke = !args.iter().any(|a| a == "--bench");
+        let options = Options {
+            players: number("--players", 3) as usize,
+            teams: args.iter().any(|a| a == "--teams"),
+            entrants: number("--entrants", 6) as usize,
+            deals: number("--deals", if smoke { 2 } else { 20 }),
+            runs: number("--runs", if smoke { 2 } else { 200 }),
+            truth_deals: number("--truth-deals", if smoke { 4 } else { 4000 }),
+            by_set: args.iter().any(|a| a == "--by-set"),
+        };
+        if !(2..=4).contains(&options.players)
+            || options.entrants < options.players
+            || (options.teams && options.players != 4)
+        {
+            fail("--players is 2, 3 or 4 (--teams only at 4), --entrants at least that many");
+        }
+        options
+    }
+
+    fn table(&self) -> Table {
+        Table {
+            players: self.players,
+            teams: self.teams,
+            splits: self.teams,
+            all_orders: false,
+        }
+    }
+
+    fn rules(&self) -> Rules {
+        Rules {
+            teams: self.teams,
+            ..Rules::new(self.players)
+        }
+    }
+}
+
+/// Stops the bench with a message (a bench's usage error).
+fn fail(why: &str) -> ! {
+    eprintln!("coverage bench: {why}");
+    std::process::exit(2)
+}
+
+/// The probability of a random move of entrant `e` of `n`.
+fn mix_p(e: usize, n: usize) -> f64 {
+    e as f64 / (n - 1) as f64
+}
+
+/// Plays a set's games (one group, one deal, every arrangement) and returns each game as its
+/// sides and their ranks; partners (seats `s` and `s + 2`) are one side.
+fn play(plans: &[GamePlan], options: &Options, scratch: &mut Scratch) -> Vec<Vec<(Side, u32)>> {
+    let sides = if options.teams { 2 } else { options.players };
+    plans
+        .iter()
+        .map(|plan| {
+            let entrant = |seat: usize| plan.members[plan.seating[seat]];
+            let make =
+                |seat: usize, seed| Builtin::mix(mix_p(entrant(seat), options.entrants), seed);
+            let result = builtin_game::play(options.rules(), plan.seed, make, scratch)
+                .expect("the bench's rules are valid");
+            (0..sides)
+                .map(|side| {
+                    let mut members: Side = (side..options.players)
+                        .step_by(sides)
+                        .map(entrant)
+                        .collect();
+                    members.sort_unstable();
+                    members.dedup();
+                    (members, result.ranks[side])
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The fit of a round-robin of `deals` deals from `master`.
+fn run(options: &Options, deals: u64, master: u64, scratch: &mut Scratch) -> BatchFit {
+    let schedule = Arc::new(Schedule::new(
+        options.table(),
+        Format::RoundRobin,
+        options.entrants,
+        deals,
+        master,
+    ));
+    let set_size = schedule.set_size();
+    let mut games = schedule.into_games(None);
+    let mut folded = Sets::default();
+    loop {
+        let plans: Vec<GamePlan> = games.by_ref().take(set_size).collect();
+        let Some(first) = plans.first() else {
+            break;
+        };
+        let key = match options.by_set {
+            true => sets::key_of(
+                first
+                    .members
+                    .iter()
+                    .map(|&e| e as u64)
+                    .chain([first.deal, first.deal_seed]),
+            ),
+            false => sets::deal_key(first.deal, first.deal_seed),
+        };
+        folded.add(key, &play(&plans, options, scratch));
+    }
+    let names: Vec<String> = (0..options.entrants).map(|e| format!("mix-{e}")).collect();
+    batch::fit(&names, &folded, Anchor::Mean(0.0))
+}
+
+/// Each entrant's Elo in `fit` (by index), and its half-width.
+fn by_entrant(fit: &BatchFit, entrants: usize) -> Vec<(f64, Option<f64>)> {
+    (0..entrants)
+        .map(|e| {
+            let rating = fit.rating(e).expect("every entrant plays");
+            (rating.elo, rating.half_width())
+        })
+        .collect()
+}
+
+/// What the runs found.
+#[derive(Debug, Default)]
+struct Tally {
+    intervals: u64,
+    covered: u64,
+    /// Each run's share of covering intervals.
+    per_run: Vec<f64>,
+    squared_error: f64,
+    half_widths: f64,
+}
+
+impl Tally {
+    fn take(&mut self, fit: &[(f64, Option<f64>)], truth: &[(f64, Option<f64>)]) {
+        let mut covered = 0;
+        for ((elo, half), (true_elo, _)) in fit.iter().zip(truth) {
+            let half = half.unwrap_or(0.0);
+            let error = elo - true_elo;
+            covered += u64::from(error.abs() <= half);
+            self.squared_error += error * error;
+            self.half_widths += half;
+        }
+        self.intervals += fit.len() as u64;
+        self.covered += covered;
+        self.per_run.push(covered as f64 / fit.len() as f64);
+    }
+
+    fn report(&self) -> String {
+        let n = self.intervals as f64;
+        let p = self.covered as f64 / n;
+        let runs = self.per_run.len() as f64;
+        let mean = self.per_run.iter().sum::<f64>() / runs;
+        let spread = self.per_run.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (runs - 1.0);
+        format!(
+            "{} runs, {} intervals: coverage {:.2}% (binomial se {:.2}%, runs' se {:.2}%); \
+             mean half-width {:.1} Elo, rms error {:.1} Elo (x 1.96 = {:.1})",
+            self.per_run.len(),
+            self.intervals,
+            100.0 * p,
+            100.0 * (p * (1.0 - p) / n).sqrt(),
+            100.0 * (spread / runs).sqrt(),
+            self.half_widths / n,
+            (self.squared_error / n).sqrt(),
+            Z * (self.squared_error / n).sqrt(),
+        )
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = Options::from_args(&args);
+    let mode = match options.teams {
+        true => "partnerships (every split)",
+        false => "cut-throat",
+    };
+    println!(
+        "allfives coverage bench: {} players {mode}, {} entrants (builtin:mix:0 to 1), \
+         round-robin of {} deals a run, truth from {} deals, clustered by {}",
+        options.players,
+        options.entrants,
+        options.deals,
+        options.truth_deals,
+        if options.by_set { "set" } else { "deal" },
+    );
+    if !args.iter().any(|a| a == "--bench") {
+        println!("  SMOKE RUN (no --bench argument): figures are not meaningful; use cargo bench");
+    }
+    let started = Instant::now();
+    let mut scratch = Scratch::default();
+    let truth = run(
+        &options,
+        options.truth_deals,
+        seeds::derive(1, 0),
+        &mut scratch,
+    );
+    let truth = by_entrant(&truth, options.entrants);
+    let shown: Vec<String> = truth.iter().map(|(e, _)| format!("{e:+.1}")).collect();
+    println!("  truth (Elo, mean 0): {}", shown.join(" "));
+    let mut tally = Tally::default();
+    for seed in 1..=options.runs {
+        let fit = run(
+            &options,
+            options.deals,
+            seeds::derive(2, seed),
+            &mut scratch,
+        );
+        tally.take(&by_entrant(&fit, options.entrants), &truth);
+    }
+    println!("  {}", tally.report());
+    println!("  {:.0} s", started.elapsed().as_secs_f64());
+}
