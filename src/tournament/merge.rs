@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::text;
-use crate::tournament::audit;
+use crate::tournament::audit::{self, Verified};
 use crate::tournament::definition::{self, Definition};
 use crate::tournament::ladder::queue::Ladder;
 use crate::tournament::ratings::SprtSpec;
@@ -96,6 +96,7 @@ impl Shards {
         let mut complete = self.missing.is_empty();
         let mut unfinished = Vec::new();
         let mut ids = HashSet::new();
+        let mut verified = Verified::default();
         for (folder, (dir, d)) in self.dirs.iter().zip(&self.definitions).enumerate() {
             let mut twice = None;
             let mut ladder = (d.format == Format::Ladder).then(|| Ladder::new(d));
@@ -114,6 +115,7 @@ impl Shards {
                     twice.get_or_insert(line.id);
                 }
             })?;
+            verified.add(audited.verified);
             if let Some(id) = twice {
                 return Err(format!(
                     "game {id} of {} is in another folder too: give each shard once",
@@ -152,6 +154,7 @@ impl Shards {
         report.seed = Some(first.seed);
         report.public_seed = first.public_seed;
         report.rules = Some(first.rules);
+        report.verified = verify.then_some(verified);
         Ok(report)
     }
 }
