@@ -161,6 +161,31 @@ fn a_packed_tournament_replays_every_game_as_its_unpacked_twin() {
     let verified = standings_verify(&[&packed]);
     assert_eq!(verified.code, Some(0), "{}", verified.stderr);
     assert_eq!(verified.json()["complete"], true);
+    // It says what it checked: on stderr in one line, and in the JSON.
+    assert_eq!(
+        verified.json()["verified"],
+        serde_json::json!({"games": 6, "deals_from_seed": 6})
+    );
+    assert_eq!(
+        verified.stderr.trim(),
+        "allfives: verified 6 games: every log present with the SHA-256 its results line gives, \
+         replayed through the rules engine (every move legal, every deal the one its seed gives), \
+         and every result, seat and fault as replayed"
+    );
+    // As text, for logs in files: the report on stdout, the line on stderr.
+    let text = allfives(&["standings", "--verify", &dir]);
+    assert_eq!(text.code, Some(0), "{}", text.stderr);
+    assert!(
+        text.stderr.starts_with("allfives: verified 6 games: "),
+        "{}",
+        text.stderr
+    );
+    assert!(!text.stdout.contains("verified"), "{}", text.stdout);
+    // Without --verify, nothing is said of logs.
+    let unverified = allfives(&["standings", "--json", &p]);
+    assert_eq!(unverified.code, Some(0), "{}", unverified.stderr);
+    assert!(unverified.json().get("verified").is_none());
+    assert!(unverified.stderr.is_empty(), "{}", unverified.stderr);
 }
 
 #[test]

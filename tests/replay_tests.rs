@@ -294,6 +294,126 @@ fn replay_refuses_every_tampering_at_its_line() {
     }
 }
 
+/// `lines[at]` with `from` made `to`, the line otherwise as the referee lays it out (its fields
+/// in their order, no spaces): read as such a line is, whole, not field by field.
+fn replace_in(lines: &mut [String], at: usize, from: &str, to: &str) {
+    assert!(lines[at].contains(from), "{from} in {}", lines[at]);
+    lines[at] = lines[at].replacen(from, to, 1);
+}
+
+#[test]
+fn forgeries_laid_out_as_the_referee_writes_are_refused_too() {
+    let sb = Sandbox::new();
+    let base = lines_of(&base_log(&sb));
+    let chosen = chosen_play(&base);
+    let deal = first(&base, "hand_start", 0);
+    let draw = first(&base, "draw", 0);
+    let hand_end = first(&base, "hand_end", 0);
+    let end = base.len() - 1;
+    let play = value(&base[chosen]);
+    let points = format!("\"points\":{}", play["points"]);
+    let more_points = format!(
+        "\"points\":{}",
+        play["points"].as_u64().expect("points") + 5
+    );
+    let tile = format!("\"tile\":{}", play["tile"]);
+    let (other, other_text) = match play["tile"] == json!([6, 6]) {
+        true => ("\"tile\":[0,0]", "[0|0]"),
+        false => ("\"tile\":[6,6]", "[6|6]"),
+    };
+    let seed = format!("\"seed\":{},", value(&base[0])["seed"]);
+    let drawer = value(&base[draw])["seat"].as_u64().expect("a seat");
+    let (drew, other_drew) = (
+        format!("\"seat\":{drawer}"),
+        format!("\"seat\":{}", 1 - drawer),
+    );
+    // The case, the line changed, what in it becomes what, the line refused, what is said.
+    type Case<'a> = (&'a str, usize, &'a str, &'a str, usize, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "changed points",
+            chosen,
+            &points,
+            &more_points,
+            chosen + 1,
+            vec!["where the engine has"],
+        ),
+        (
+            "swapped tile",
+            chosen,
+            &tile,
+            other,
+            chosen + 1,
+            vec![other_text, "illegal"],
+        ),
+        (
+            "edited seed",
+            0,
+            &seed,
+            "\"seed\":8,",
+            deal + 1,
+            vec!["seed 8", "not this deal"],
+        ),
+        (
+            "another seat draws",
+            draw,
+            &drew,
+            &other_drew,
+            draw + 1,
+            vec!["where the engine has"],
+        ),
+        (
+            "a later hand",
+            hand_end,
+            "\"hand\":1,",
+            "\"hand\":2,",
+            hand_end + 1,
+            vec!["where the engine has"],
+        ),
+        (
+            "chosen move marked forced",
+            chosen,
+            ",\"id\":",
+            ",\"forced\":true,\"id\":",
+            chosen + 1,
+            vec!["marked forced"],
+        ),
+        (
+            "changed result",
+            end,
+            "\"scores\":[",
+            "\"scores\":[1",
+            end + 1,
+            vec!["the log's result", "engine's"],
+        ),
+    ];
+    for (case, at, from, to, line, says) in cases {
+        let mut lines = base.clone();
+        replace_in(&mut lines, at, from, to);
+        refused_at(&sb, &case.replace(' ', "-"), &lines, line, &says);
+    }
+}
+
+#[test]
+fn a_log_laid_out_otherwise_replays_as_the_same_game() {
+    let sb = Sandbox::new();
+    let log = base_log(&sb);
+    // Every line's fields in another order (sorted), as a tool that edits JSON may write them.
+    let relaid: Vec<String> = lines_of(&log)
+        .iter()
+        .map(|l| value(l).to_string())
+        .collect();
+    assert_ne!(relaid, lines_of(&log));
+    let other = sb.path("relaid.jsonl");
+    fs::write(&other, relaid.join("\n") + "\n").expect("write");
+    let json = |path: &Path| {
+        let ran = allfives(&["replay", "--json", &path.display().to_string()]);
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        ran.stdout
+    };
+    assert_eq!(json(&other), json(&log));
+}
+
 #[test]
 fn a_log_with_fallback_faults_verifies_and_its_forgeries_do_not() {
     let sb = Sandbox::new();

@@ -432,7 +432,8 @@ pub struct StandingsArgs {
     #[arg(long, value_name = "SPEC", value_parser = SprtSpec::parse)]
     pub sprt: Option<SprtSpec>,
     /// Check every results line against its game's log too: the log's SHA-256, then the game
-    /// replayed through the rules engine (every line is always checked against tournament.json).
+    /// replayed through the rules engine (every line is always checked against tournament.json);
+    /// what was checked is said on stderr in one line (and as `verified` with --json).
     #[arg(long)]
     pub verify: bool,
     /// How the ratings are shown.

@@ -3,6 +3,7 @@
 //! `--standings-every` games and notes on stderr, and the page's last word on how it ended.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use crate::cli::args::TournamentArgs;
 use crate::cli::output;
@@ -77,7 +78,12 @@ pub struct Shown<'a> {
     definition: Definition,
     /// The entrants as the report names them, once the folder is open.
     entrants: Vec<Entrant>,
+    /// Who led when last looked for, and when.
+    leader: Option<(Instant, String)>,
 }
+
+/// How often the progress line looks again for who leads.
+const LEADER_EVERY: Duration = Duration::from_millis(200);
 
 impl<'a> Shown<'a> {
     /// Shows a run of `definition` in `dir`, asked for by `args`.
@@ -93,6 +99,7 @@ impl<'a> Shown<'a> {
             progress: None,
             definition: definition.clone(),
             entrants: Vec::new(),
+            leader: None,
         }
     }
 
@@ -138,11 +145,21 @@ impl<'a> Shown<'a> {
                 output::standings_text(&report, self.args.rating.pairs)
             ));
         }
-        let leader = tally.leader().map_or(String::new(), |(name, pct)| {
-            format!("leader {name} {}%", crate::text::fixed(pct, 1))
-        });
+        // Who leads is looked for among every entrant: not for every game of thousands of
+        // entrants, only when shown, and at most every LEADER_EVERY.
         if let Some(progress) = &mut self.progress {
-            progress.update(played, &leader);
+            if self
+                .leader
+                .as_ref()
+                .is_none_or(|(at, _)| at.elapsed() >= LEADER_EVERY)
+            {
+                let leader = tally.leader().map_or(String::new(), |(name, pct)| {
+                    format!("leader {name} {}%", crate::text::fixed(pct, 1))
+                });
+                self.leader = Some((Instant::now(), leader));
+            }
+            let leader = self.leader.as_ref().map_or("", |(_, l)| l.as_str());
+            progress.update(played, leader);
         }
     }
 

@@ -3,12 +3,14 @@
 
 use allfives_engine::deal::Deal;
 use allfives_engine::game::{Event, Game, Move, Play, Status};
-use allfives_engine::protocol::{MAX_INFO, PROTOCOL_VERSION};
+use allfives_engine::layout::EndId;
+use allfives_engine::protocol::{Info, MAX_INFO, PROTOCOL_VERSION};
 use allfives_engine::rules::Seat;
+use allfives_engine::tile::Tile;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::describe;
@@ -16,6 +18,7 @@ use super::format::{
     Decision, GameEnd, Header, LOG_FORMAT, Logged, OLDEST_LOG_FORMAT, RefereeLine, SeatFault,
     StderrRecord,
 };
+use super::writer::write_event;
 use crate::bot::fault::{EXCERPT, FaultKind};
 use crate::bot::stderr_lines::{MAX_LINE_CHARS, MAX_LINES};
 
@@ -141,25 +144,161 @@ pub fn replay(text: &str) -> Result<Replay, LogError> {
         if text.trim().is_empty() {
             return Err(fail(line, "an empty line (the referee writes none)".into()));
         }
-        let value: Value = match serde_json::from_str(text) {
-            Ok(value) => value,
-            Err(_) if !whole && line == count => {
-                checker.replay.torn = Some(line);
-                break;
-            }
-            Err(e) => {
-                let why = crate::input::json_error(&e);
-                return Err(fail(line, format!("not JSON ({why})")));
-            }
+        let read = match exact(text) {
+            Some(read) => Ok(read),
+            None => match serde_json::from_str::<Value>(text) {
+                Ok(value) => parse(&value),
+                Err(_) if !whole && line == count => {
+                    checker.replay.torn = Some(line);
+                    break;
+                }
+                Err(e) => {
+                    let why = crate::input::json_error(&e);
+                    return Err(fail(line, format!("not JSON ({why})")));
+                }
+            },
         };
-        checker.line(&value).map_err(|why| fail(line, why))?;
+        read.and_then(|read| checker.read(read))
+            .map_err(|why| fail(line, why))?;
         let Replay { game, events, .. } = &mut checker.replay;
         events.extend_from_slice(game.events_since(events.len()));
     }
     Ok(checker.replay)
 }
 
+/// A line read and checked to be one the referee writes: its own, or an engine event.
+enum Line {
+    Referee(RefereeLine),
+    Event(Logged),
+}
+
+/// `text` read as a line exactly as the referee writes it, byte for byte (its fields in their
+/// order, no spacing); `None` for any other text, which is then read field by field (to accept
+/// a line that differs only in spacing or order, or to say what is wrong). Most of a check's
+/// time went into that reading, for lines that are, almost always, exactly as written.
+fn exact(text: &str) -> Option<Line> {
+    let kind = text.strip_prefix(r#"{"type":""#)?.split('"').next()?;
+    let plain = |event| Logged {
+        event,
+        decision: Decision::default(),
+    };
+    let logged = match kind {
+        "play" => serde_json::from_str::<PlayLine>(text).ok()?.logged(),
+        "draw" => {
+            let DrawLine { seat, tile, .. } = serde_json::from_str(text).ok()?;
+            plain(Event::Draw { seat, tile })
+        }
+        "pass" => {
+            let PassLine { seat, .. } = serde_json::from_str(text).ok()?;
+            plain(Event::Pass { seat })
+        }
+        "hand_start" => {
+            let HandStartLine { hand, deal, .. } = serde_json::from_str(text).ok()?;
+            plain(Event::HandStart { hand, deal })
+        }
+        "hand_end" => plain(serde_json::from_str(text).ok()?),
+        _ => {
+            let line: RefereeLine = serde_json::from_str(text).ok()?;
+            let canonical = serde_json::to_vec(&line).ok()?;
+            return (canonical == text.as_bytes()).then_some(Line::Referee(line));
+        }
+    };
+    let mut canonical = Vec::with_capacity(text.len());
+    write_event(&logged.event, &logged.decision, &mut canonical).ok()?;
+    (canonical == text.as_bytes()).then_some(Line::Event(logged))
+}
+
+/// A line read field by field, each as the referee writes it.
+fn parse(value: &Value) -> Result<Line, String> {
+    let kind = value
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or("a line without a \"type\"")?;
+    match kind {
+        "header" => Err("a second header".into()),
+        "fault" | "game_end" | "stderr" => Ok(Line::Referee(strict(value, kind)?)),
+        "hand_start" | "play" | "draw" | "pass" | "hand_end" => {
+            Ok(Line::Event(strict_event(value, kind)?))
+        }
+        other => Err(format!("\"{other}\" is not a kind of log line")),
+    }
+}
+
+/// A play line's fields, read straight into their types: reading an event line as [`Logged`]
+/// (two flattened parts, one of them tagged) buffers every field first, and most lines are plays,
+/// draws and deals. What these read counts only once written back exactly as the line is
+/// ([`exact`]).
+#[derive(Deserialize)]
+struct PlayLine {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    seat: Seat,
+    tile: Tile,
+    end: Option<EndId>,
+    sum: u32,
+    points: u32,
+    time_us: Option<u64>,
+    #[serde(default)]
+    forced: bool,
+    #[serde(default)]
+    fallback: bool,
+    id: Option<u64>,
+    info: Option<Info>,
+}
+
+/// A draw line's fields (see [`PlayLine`]).
+#[derive(Deserialize)]
+struct DrawLine {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    seat: Seat,
+    tile: Tile,
+}
+
+/// A pass line's fields (see [`PlayLine`]).
+#[derive(Deserialize)]
+struct PassLine {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    seat: Seat,
+}
+
+/// A hand's start line's fields (see [`PlayLine`]).
+#[derive(Deserialize)]
+struct HandStartLine {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    hand: u32,
+    deal: Box<Deal>,
+}
+
+impl PlayLine {
+    fn logged(self) -> Logged {
+        let play = Play {
+            seat: self.seat,
+            tile: self.tile,
+            end: self.end,
+            sum: self.sum,
+            points: self.points,
+        };
+        let decision = Decision {
+            time_us: self.time_us,
+            forced: self.forced,
+            fallback: self.fallback,
+            id: self.id,
+            info: self.info,
+        };
+        Logged {
+            event: Event::Play(play),
+            decision,
+        }
+    }
+}
+
 fn read_header(text: &str, complete: bool) -> Result<Header, String> {
+    if let Some(Line::Referee(RefereeLine::Header(header))) = exact(text) {
+        return Ok(header);
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| match complete {
         true => format!("the header is not JSON ({})", crate::input::json_error(&e)),
         false => "the log is cut off inside its header".into(),
@@ -334,21 +473,14 @@ impl Checker {
         })
     }
 
-    fn line(&mut self, value: &Value) -> Result<(), String> {
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or("a line without a \"type\"")?;
-        match kind {
-            "header" => Err("a second header".into()),
-            "fault" | "game_end" | "stderr" => match strict::<RefereeLine>(value, kind)? {
-                RefereeLine::Fault(fault) => self.fault(fault),
-                RefereeLine::Stderr(record) => self.stderr(record),
-                RefereeLine::GameEnd(end) => self.game_end(end),
-                RefereeLine::Header(_) => Err("a second header".into()),
-            },
-            "hand_start" | "play" | "draw" | "pass" | "hand_end" => {
-                let logged = strict_event(value, kind)?;
+    /// Checks a line read against the game so far.
+    fn read(&mut self, line: Line) -> Result<(), String> {
+        match line {
+            Line::Referee(RefereeLine::Fault(fault)) => self.fault(fault),
+            Line::Referee(RefereeLine::Stderr(record)) => self.stderr(record),
+            Line::Referee(RefereeLine::GameEnd(end)) => self.game_end(end),
+            Line::Referee(RefereeLine::Header(_)) => Err("a second header".into()),
+            Line::Event(logged) => {
                 if let Some(seat) = self.forfeited.first() {
                     return Err(format!(
                         "the game goes on after seat {seat}'s fault cost it the game"
@@ -356,7 +488,6 @@ impl Checker {
                 }
                 self.event(&logged)
             }
-            other => Err(format!("\"{other}\" is not a kind of log line")),
         }
     }
 
@@ -372,8 +503,8 @@ impl Checker {
             return Err(self.unfollowed_fault());
         }
         let game = &self.replay.game;
-        let said = describe::event(&logged.event);
         let expected = game.events_since(self.checked).first().ok_or_else(|| {
+            let said = describe::event(&logged.event);
             let next = match game.status() {
                 Status::Dealing { .. } => "the next deal".to_string(),
                 Status::ToPlay { seat } => format!("a move by seat {seat}"),

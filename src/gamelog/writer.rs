@@ -88,32 +88,7 @@ impl GameLog {
 
     /// Writes an engine event; `decision` goes with plays.
     pub fn event(&mut self, event: &Event, decision: &Decision) -> io::Result<()> {
-        // The events of play are most of a log: they are written by hand.
-        let seen = match *event {
-            Event::Play(play) => {
-                return self.write_with(|line| {
-                    write_logged_play(&play, decision, line);
-                    Ok(())
-                });
-            }
-            // The drawing seat's view of a draw shows the tile, as the log does.
-            Event::Draw { seat, tile } => Seen::Draw {
-                seat,
-                tile: Some(tile),
-            },
-            Event::Pass { seat } => Seen::Pass { seat },
-            // A hand's start and end by hand too; a game's end (once a game) through serde.
-            _ => {
-                return self.write_with(|line| match write_hand_event(event, line) {
-                    Some(()) => Ok(()),
-                    None => serde_json::to_writer(line, event),
-                });
-            }
-        };
-        self.write_with(|line| {
-            write_seen(&seen, line);
-            Ok(())
-        })
+        self.write_with(|line| write_event(event, decision, line))
     }
 
     /// Writes a fault.
@@ -173,6 +148,37 @@ impl GameLog {
 
 /// A play with its decision's fields spliced into its object: the same bytes as serde writes
 /// with the two flattened into one object.
+/// Appends an engine event's line (no newline) as the log holds it; `decision` goes with plays.
+/// Replaying a log compares each event line with this, byte for byte.
+pub fn write_event(
+    event: &Event,
+    decision: &Decision,
+    line: &mut Vec<u8>,
+) -> serde_json::Result<()> {
+    // The events of play are most of a log: they are written by hand.
+    let seen = match *event {
+        Event::Play(play) => {
+            write_logged_play(&play, decision, line);
+            return Ok(());
+        }
+        // The drawing seat's view of a draw shows the tile, as the log does.
+        Event::Draw { seat, tile } => Seen::Draw {
+            seat,
+            tile: Some(tile),
+        },
+        Event::Pass { seat } => Seen::Pass { seat },
+        // A hand's start and end by hand too; a game's end (once a game) through serde.
+        _ => {
+            return match write_hand_event(event, line) {
+                Some(()) => Ok(()),
+                None => serde_json::to_writer(line, event),
+            };
+        }
+    };
+    write_seen(&seen, line);
+    Ok(())
+}
+
 fn write_logged_play(play: &Play, decision: &Decision, line: &mut Vec<u8>) {
     write_play(play, line);
     line.pop();

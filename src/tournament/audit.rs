@@ -9,7 +9,11 @@ use std::collections::hash_map::Entry;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::gamelog::replay::replay;
+use crate::text;
 use crate::tournament::definition::Definition;
 use crate::tournament::game_logs::LineLog;
 use crate::tournament::results::{GameLine, RESULTS, read_results};
@@ -25,6 +29,47 @@ pub struct Audited {
     pub notes: Vec<String>,
     /// Line numbers to drop when the file is written again (repeats, a torn tail).
     pub dropped: Vec<usize>,
+    /// With `verify`: what the logs showed.
+    pub verified: Verified,
+}
+
+/// What checking results lines against their logs (`standings --verify`) found: every game
+/// counted had its log, with the SHA-256 its line gives, replayed through the rules engine to
+/// the line's result.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Verified {
+    /// Games checked against their logs: every game counted.
+    pub games: u64,
+    /// Of them, the games whose every deal was checked against the seed (the others' hands, some
+    /// or all, came from a deal file, or their log, of format 1, does not say: checked against
+    /// the rules only).
+    pub deals_from_seed: u64,
+}
+
+impl Verified {
+    /// Adds `other`'s games (another folder's).
+    pub fn add(&mut self, other: Verified) {
+        self.games += other.games;
+        self.deals_from_seed += other.deals_from_seed;
+    }
+
+    /// What was checked, in one sentence.
+    pub fn sentence(&self) -> String {
+        let deals = match self.games - self.deals_from_seed {
+            0 => "every deal the one its seed gives".to_string(),
+            other => format!(
+                "the deals of {} the ones their seeds give; those of {other} came from a deal file \
+                 (or a format 1 log, which does not say), checked against the rules only",
+                text::count(self.deals_from_seed, "game")
+            ),
+        };
+        format!(
+            "verified {}: every log present with the SHA-256 its results line gives, replayed \
+             through the rules engine (every move legal, {deals}), and every result, seat and \
+             fault as replayed",
+            text::count(self.games, "game")
+        )
+    }
 }
 
 /// Reads `DIR/results.jsonl` (absent: no games) checked against `definition`, passing each game
@@ -71,7 +116,11 @@ pub fn read_checked(
             }
         }
         if verify {
-            verify_log(dir, &line).map_err(at)?;
+            let from_seed = verify_log(dir, &line).map_err(at)?;
+            audited.verified.add(Verified {
+                games: 1,
+                deals_from_seed: u64::from(from_seed),
+            });
         }
         audited.counted += 1;
         each(line);
@@ -218,8 +267,9 @@ fn check_seats(definition: &Definition, line: &GameLine, seating: &[usize]) -> R
 }
 
 /// The line's log is the one it names (its digest), and replayed through the rules engine it
-/// gives the line's result, seats and seed; a packed log as well as a file.
-fn verify_log(dir: &Path, line: &GameLine) -> Result<(), String> {
+/// gives the line's result, seats and seed; a packed log as well as a file. Whether its every
+/// deal was checked against the seed (none came from a deal file).
+fn verify_log(dir: &Path, line: &GameLine) -> Result<bool, String> {
     let logged = LineLog::of(line)?;
     let place = &logged.place;
     if line.log_sha256.is_none() {
@@ -252,7 +302,7 @@ fn verify_log(dir: &Path, line: &GameLine) -> Result<(), String> {
             .map(|f| f.fault.fault.kind)
             .eq(line.faults.iter().map(|f| f.kind));
     match agrees {
-        true => Ok(()),
+        true => Ok(replayed.deals_checked()),
         false => Err(format!(
             "its result differs from {place} replayed (seed, seats, scores, ranks, hands, ending or faults)"
         )),

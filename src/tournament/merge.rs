@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::text;
-use crate::tournament::audit;
+use crate::tournament::audit::{self, Verified};
 use crate::tournament::decision;
 use crate::tournament::definition::{self, Definition};
 use crate::tournament::ladder::queue::Ladder;
@@ -116,6 +116,7 @@ impl Shards {
         let mut complete = self.missing.is_empty();
         let mut unfinished = Vec::new();
         let mut ids = HashSet::new();
+        let mut verified = Verified::default();
         for (folder, (dir, d)) in self.dirs.iter().zip(&self.definitions).enumerate() {
             let mut twice = None;
             let mut ladder = (d.format == Format::Ladder).then(|| Ladder::new(d));
@@ -134,6 +135,7 @@ impl Shards {
                     twice.get_or_insert(line.id);
                 }
             })?;
+            verified.add(audited.verified);
             if let Some(id) = twice {
                 return Err(format!(
                     "game {id} of {} is in another folder too: give each shard once",
@@ -172,6 +174,7 @@ impl Shards {
         report.seed = Some(first.seed);
         report.public_seed = first.public_seed;
         report.rules = Some(first.rules);
+        report.verified = verify.then_some(verified);
         Ok(report)
     }
 }

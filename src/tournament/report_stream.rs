@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::text;
+use crate::tournament::audit::Verified;
 use crate::tournament::results::{Entrant, GameLine, RESULTS_VERSION};
 use crate::tournament::schedule::Format;
 use crate::tournament::standings::Standings;
@@ -53,6 +54,9 @@ pub struct Report {
     pub complete: bool,
     /// The standings.
     pub standings: Standings,
+    /// What `standings --verify` checked against the games' logs (absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verified>,
 }
 
 impl Report {
@@ -70,6 +74,7 @@ impl Report {
             games: None,
             complete,
             standings,
+            verified: None,
         }
     }
 }

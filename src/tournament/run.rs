@@ -369,7 +369,10 @@ pub fn play(
             ),
         };
         let queue: Queue = Arc::new(Mutex::new(games));
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        // Bounded: when recording a game costs more than playing one (many entrants), the
+        // games waiting are held in the workers, not gathered without end, and a stop request
+        // is heard after at most this many games.
+        let (tx, mut rx) = mpsc::channel(WAITING_GAMES * options.concurrency.max(1));
         let mut collector = Collector {
             dir: run.dir.clone(),
             played: 0,
@@ -440,6 +443,9 @@ pub fn play(
         report: report(&definition, entrants, complete, &tally),
     }
 }
+
+/// Games finished and not yet recorded, per worker, before the workers wait.
+const WAITING_GAMES: usize = 16;
 
 /// What the dispatcher has seen.
 struct Collector {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::Sender;
 
 use crate::bot::lifetime::Processes;
 use crate::bot::player::{BotSpec, Player};
@@ -79,7 +79,7 @@ pub fn start(
     concurrency: usize,
     placement: Placement,
     stop: Arc<AtomicBool>,
-    results: UnboundedSender<Result<GameLine, String>>,
+    results: Sender<Result<GameLine, String>>,
 ) -> std::io::Result<Workers> {
     let (abort, aborted) = tokio::sync::watch::channel(false);
     let mut threads = Vec::with_capacity(concurrency);
@@ -105,7 +105,8 @@ pub fn start(
                 {
                     Ok(runtime) => runtime,
                     Err(e) => {
-                        let _ = results.send(Err(format!("cannot start a worker's runtime: {e}")));
+                        let _ = results
+                            .blocking_send(Err(format!("cannot start a worker's runtime: {e}")));
                         return;
                     }
                 };
@@ -155,14 +156,16 @@ impl Worker {
         mut self,
         queue: Queue,
         stop: Arc<AtomicBool>,
-        results: UnboundedSender<Result<GameLine, String>>,
+        results: Sender<Result<GameLine, String>>,
     ) {
         while !stop.load(Ordering::SeqCst) {
             let next = queue.lock().map(|mut games| games.next()).unwrap_or(None);
             let Some(plan) = next else { break };
             let played = self.play(&plan).await;
             let failed = played.is_err();
-            if results.send(played).is_err() || failed {
+            // A full channel holds the worker back: the games the collector has not yet taken
+            // stay few, whatever each costs it.
+            if results.send(played).await.is_err() || failed {
                 break;
             }
         }
