@@ -552,7 +552,8 @@ fn faults(faults: &BTreeMap<FaultKind, u64>) -> String {
         .join(", ")
 }
 
-/// Prints a report: as pretty JSON with `json`, else as the standings' text.
+/// Prints a report: as pretty JSON with `json`, else as the standings' text; then, on stderr,
+/// what a verified report stands on.
 pub fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
     let text = match json {
         true => crate::text::json(
@@ -560,5 +561,10 @@ pub fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result
         ),
         false => standings_text(report, pairs),
     };
-    print_line(&text)
+    print_line(&text)?;
+    // Said once the report is out (`standings --verify`): what its figures stand on.
+    if let Some(verified) = &report.verified {
+        eprintln!("allfives: {}", verified.sentence());
+    }
+    Ok(())
 }

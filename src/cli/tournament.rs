@@ -370,12 +370,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     {
         return fail(BAD_INPUT, message);
     }
-    // Said once the report is out: what its figures stand on.
-    let printed = output::print_report(&report, args.json, args.rating.pairs);
-    if let (Ok(()), Some(verified)) = (&printed, &report.verified) {
-        eprintln!("allfives: {}", verified.sentence());
-    }
-    match printed {
+    match output::print_report(&report, args.json, args.rating.pairs) {
         Ok(()) => 0,
         Err(e) => output_failed(&e),
     }
