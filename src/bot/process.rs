@@ -615,17 +615,17 @@ impl LineReader {
             // Once seen with bytes, stderr stays readable until the drain reads it: it is
             // not watched again, or the wait would spin.
             let watched = stderr.filter(|_| stderr_ready != Some(true));
-            let mut ready: Vec<PollFd> = std::iter::once(self.stdout.as_fd())
-                .chain(watched)
-                .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
-                .collect();
-            let answered = ppoll(&mut ready, Some(TimeSpec::from_duration(left)), None);
+            let out = self.stdout.as_fd();
+            // On the stack: this runs on every move.
+            let mut ready =
+                [out, watched.unwrap_or(out)].map(|fd| PollFd::new(fd, PollFlags::POLLIN));
+            let ready = &mut ready[..1 + usize::from(watched.is_some())];
+            let answered = ppoll(ready, Some(TimeSpec::from_duration(left)), None);
             if !matches!(answered, Ok(n) if n > 0) {
                 return (None, None);
             }
             if let Some(err) = ready.get(1) {
-                let bytes = err.revents().is_some_and(|r| r.contains(PollFlags::POLLIN));
-                stderr_ready = Some(bytes || stderr_ready == Some(true));
+                stderr_ready = Some(err.revents().is_some_and(|r| r.contains(PollFlags::POLLIN)));
             }
             let out = ready[0].revents().unwrap_or(PollFlags::empty());
             if out.is_empty() {
