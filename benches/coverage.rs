@@ -24,6 +24,7 @@
 //! --benches`) it is a smoke run whose figures mean nothing. Figures and commands:
 //! docs/results.md.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -143,14 +144,19 @@ fn run(options: &Options, deals: u64, master: u64, scratch: &mut Scratch) -> Bat
         deals,
         master,
     ));
-    let set_size = schedule.set_size();
-    let mut games = schedule.into_games(None);
+    // A set is one group's games of one deal, every arrangement: gathered by group and deal,
+    // since the schedule plays a block of deals one arrangement at a time.
+    let mut gathered: BTreeMap<(Vec<usize>, u64), Vec<GamePlan>> = BTreeMap::new();
+    for plan in schedule.into_games(None) {
+        gathered
+            .entry((plan.members.clone(), plan.deal))
+            .or_default()
+            .push(plan);
+    }
     let mut folded = Sets::default();
-    loop {
-        let plans: Vec<GamePlan> = games.by_ref().take(set_size).collect();
-        let Some(first) = plans.first() else {
-            break;
-        };
+    for mut plans in gathered.into_values() {
+        plans.sort_by_key(|plan| plan.arrangement);
+        let first = &plans[0];
         let key = match options.by_set {
             true => sets::key_of(
                 first

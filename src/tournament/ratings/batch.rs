@@ -29,6 +29,7 @@ use super::existence::finite_maximum;
 use super::identified::{Unfixed, identify};
 use super::normal::{clean, normal_cdf};
 pub use super::sets::{Sets, Side};
+use super::student::{student_cdf, student_quantile};
 
 /// How the ratings are placed: their mean, or one entrant's rating, equals `value`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -329,6 +330,8 @@ struct Model {
     size: usize,
     pairs: Vec<Compared>,
     clusters: Vec<(Vec<Compared>, f64)>,
+    /// The sandwich's degrees of freedom: [`freedom`] of the clusters' number.
+    freedom: Option<f64>,
 }
 
 impl Model {
@@ -361,25 +364,27 @@ impl Model {
             })
             .collect();
         let (clusters, weight) = sets.clusters();
-        // G / (G - 1) for G clusters: the sandwich's small-sample correction.
-        let weight = weight * small_sample(clusters.len());
-        let clusters = clusters
+        // The clusters of the rated set: another set's deals say nothing of it.
+        let clusters: Vec<Vec<Compared>> = clusters
             .iter()
             .map(|cluster| {
-                let compared = cluster
+                cluster
                     .iter()
                     .filter(|(a, _, _, _)| within(a))
                     .map(|(a, b, games, doubled)| {
                         (direction(a, b), *games as f64, *doubled as f64 / 2.0)
                     })
-                    .collect();
-                (compared, weight)
+                    .collect::<Vec<_>>()
             })
+            .filter(|compared| !compared.is_empty())
             .collect();
+        // G / (G - 1) for G clusters: the sandwich's small-sample correction.
+        let weight = weight * small_sample(clusters.len());
         Model {
             size,
             pairs,
-            clusters,
+            freedom: freedom(clusters.len()),
+            clusters: clusters.into_iter().map(|c| (c, weight)).collect(),
         }
     }
 
@@ -510,8 +515,29 @@ impl Model {
                     .collect()
             })
             .collect();
-        Some(Covariance { inverse, meat })
+        Some(Covariance {
+            inverse,
+            meat,
+            critical: critical(self.freedom),
+            freedom: self.freedom,
+        })
     }
+}
+
+/// The degrees of freedom of a sandwich summed over `g` clusters, `g - 1` (Cameron and Miller,
+/// section VI.D); none below two clusters, where the sandwich is no estimate at all (its one
+/// score is zero at the fit) and only the model's variance counts.
+fn freedom(g: usize) -> Option<f64> {
+    (g >= 2).then(|| (g - 1) as f64)
+}
+
+/// The normal distribution's 97.5% quantile, as the model's 95% intervals use it.
+const NORMAL_95: f64 = 1.96;
+
+/// The two-sided 95% critical value of the sandwich: Student's t with `freedom` degrees of
+/// freedom.
+fn critical(freedom: Option<f64>) -> f64 {
+    freedom.map_or(NORMAL_95, |f| student_quantile(0.975, f))
 }
 
 /// The cluster-robust sandwich's small-sample correction for `g` clusters, `g / (g - 1)` (the
@@ -537,10 +563,68 @@ fn regularized(m: &Square) -> Option<Cholesky> {
 }
 
 /// The sandwich `G J G`, kept as its two factors: `G` (the regularized information's inverse)
-/// and `J` by sparse rows.
+/// and `J` by sparse rows; with the degrees of freedom of `J`'s estimate and its critical value.
 struct Covariance {
     inverse: Square,
     meat: Vec<Vec<(usize, f64)>>,
+    critical: f64,
+    freedom: Option<f64>,
+}
+
+/// A variance read two ways: the sandwich's `x' G J G x`, estimated from the clusters (Student's
+/// t with [`freedom`] degrees of freedom), and the model's `x' G x`, its floor (normal). An
+/// entrant with few sets makes the sandwich biased low (with one set, its score at the fit is
+/// zero, and so is its share of `J`; Kauermann and Carroll, "A note on the efficiency of
+/// sandwich covariance matrix estimation", JASA 96, 2001): the model's variance, known in form,
+/// is never undercut. Whichever of the two is the more uncertain decides.
+#[derive(Debug, Clone, Copy)]
+struct Spread {
+    sandwich: f64,
+    model: f64,
+}
+
+impl Spread {
+    /// Both variances times `k`.
+    fn scaled(self, k: f64) -> Spread {
+        Spread {
+            sandwich: self.sandwich * k,
+            model: self.model * k,
+        }
+    }
+
+    /// The larger variance: whether there is any spread at all.
+    fn largest(self) -> f64 {
+        self.sandwich.max(self.model)
+    }
+
+    /// The 95% half-width: the wider of the sandwich's t interval and the model's normal one.
+    fn half_width(self, covariance: &Covariance) -> f64 {
+        let sandwich = covariance.critical * self.sandwich.max(0.0).sqrt();
+        sandwich.max(NORMAL_95 * self.model.max(0.0).sqrt())
+    }
+
+    /// The likelihood that the difference is above 0 when it is estimated at `gap`: by each
+    /// variance's distribution, the one nearer even (the less sure), so that it passes 0.975
+    /// exactly when `gap` is past the 95% half-width.
+    fn superiority(self, gap: f64, covariance: &Covariance) -> Option<f64> {
+        let spread = |v: f64| (v > 1e-18).then(|| v.sqrt());
+        let sandwich = spread(self.sandwich).map(|se| match covariance.freedom {
+            Some(f) => student_cdf(gap / se, f),
+            None => normal_cdf(gap / se),
+        });
+        let model = spread(self.model).map(|se| normal_cdf(gap / se));
+        let nearer_even = |a: f64, b: f64| {
+            if (a - 0.5).abs() <= (b - 0.5).abs() {
+                a
+            } else {
+                b
+            }
+        };
+        match (sandwich, model) {
+            (Some(a), Some(b)) => Some(nearer_even(a, b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 impl Covariance {
@@ -560,12 +644,8 @@ impl Covariance {
         u
     }
 
-    /// The variance of `x' r` from `u = G x` and `x` itself: the sandwich's `x' G J G x`, but
-    /// never below the model's `x' G x`. An entrant with few sets makes the sandwich biased low
-    /// (with one set, its score at the fit is zero, and so is its share of `J`; Kauermann and
-    /// Carroll, "A note on the efficiency of sandwich covariance matrix estimation", JASA 96,
-    /// 2001): the model's variance is the floor.
-    fn variance(&self, u: &[f64], x: &[(usize, f64)], minus: Option<&[f64]>) -> f64 {
+    /// The variance of `x' r` from `u = G x` and `x` itself, both ways ([`Spread`]).
+    fn variance(&self, u: &[f64], x: &[(usize, f64)], minus: Option<&[f64]>) -> Spread {
         let sandwich: f64 = self
             .meat
             .iter()
@@ -575,7 +655,7 @@ impl Covariance {
         // x' G x = x' u, x being the unit vectors `x` less the weights `minus`.
         let model =
             x.iter().map(|&(i, w)| w * u[i]).sum::<f64>() - minus.map_or(0.0, |m| dot(m, u));
-        sandwich.max(model)
+        Spread { sandwich, model }
     }
 
     /// `G w`.
@@ -620,7 +700,10 @@ fn place(
     let variance_of = |i: usize| {
         let v = covariance.as_ref()?;
         let u = v.image(&[i], anchor_image.as_deref());
-        Some(v.variance(&u, &[(i, 1.0)], Some(&weights)) * SCALE * SCALE)
+        Some(
+            v.variance(&u, &[(i, 1.0)], Some(&weights))
+                .scaled(SCALE * SCALE),
+        )
     };
     let mut order: Vec<usize> = (0..m).filter(|&i| fixed[i]).collect();
     order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(rated[a].cmp(&rated[b])));
@@ -628,23 +711,21 @@ fn place(
         .iter()
         .enumerate()
         .map(|(place, &i)| {
-            let spread = variance_of(i).filter(|&v| v > 1e-18 && !unbounded(i));
-            let interval = spread.map(|v| {
-                let half = 1.96 * v.sqrt();
+            let spread = variance_of(i).filter(|v| v.largest() > 1e-18 && !unbounded(i));
+            let interval = spread.zip(covariance.as_ref()).map(|(v, c)| {
+                let half = v.half_width(c);
                 (clean(elo[i] - half), clean(elo[i] + half))
             });
             let next = order.get(place + 1).and_then(|&j| {
                 let v = covariance.as_ref()?;
                 let u = v.image(&[i], Some(v.inverse.row(j)));
-                let se = (v.variance(&u, &[(i, 1.0), (j, -1.0)], None) * SCALE * SCALE)
-                    .max(0.0)
-                    .sqrt();
+                let spread = v
+                    .variance(&u, &[(i, 1.0), (j, -1.0)], None)
+                    .scaled(SCALE * SCALE);
                 let gap = elo[i] - elo[j];
-                match se > 1e-9 {
-                    true => Some(normal_cdf(gap / se)),
-                    // No spread: level entrants are not separated, others are.
-                    false => Some(if gap.abs() < 1e-9 { 0.5 } else { 1.0 }),
-                }
+                // No spread: level entrants are not separated, others are.
+                let certain = if gap.abs() < 1e-9 { 0.5 } else { 1.0 };
+                Some(spread.superiority(gap, v).unwrap_or(certain))
             });
             BatchRating {
                 entrant: rated[i],
@@ -840,7 +921,9 @@ mod tests {
         // the information of the difference x = r0 - r1 is H = 8 x 1/4 = 2 (natural units).
         // Each deal's score is +-(4 - 4/2) = +-2, so J = 2 x 2^2 = 8, times G/(G-1) = 2 for two
         // clusters: Var x = J / H^2 = 4 (the model alone says 1/H = 0.5; by set, J would be 4
-        // and Var x = 1). e0's rating against the mean is x / 2: Var 1, half-width 1.96 SCALE.
+        // and Var x = 1). e0's rating against the mean is x / 2: Var 1. Estimated from two
+        // clusters, it has one degree of freedom: half-width t(0.975, 1) SCALE = 12.706 SCALE
+        // (the normal's 1.96 would claim a precision two deals cannot give).
         let mut sets = Sets::default();
         let (a, b) = (
             super::super::sets::deal_key(1, 7),
@@ -852,9 +935,40 @@ mod tests {
         sets.add(b, &pair(0, 1, 2, 2));
         let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
         assert!(!fit.prior);
-        let expected = 1.96 * SCALE;
+        let expected = 12.706_204_736 * SCALE;
         let got = fit.half_width(0).expect("an interval");
-        assert!((got - expected).abs() < 1e-6, "{got} {expected}");
+        assert!((got / expected - 1.0).abs() < 1e-8, "{got} {expected}");
+    }
+
+    #[test]
+    fn the_sandwich_reads_student_t_and_the_model_the_normal() {
+        let covariance = |freedom: Option<f64>| Covariance {
+            inverse: Square::zeros(1),
+            meat: Vec::new(),
+            critical: critical(freedom),
+            freedom,
+        };
+        let twenty = covariance(freedom(20));
+        // The sandwich the larger: t(0.975, 19) = 2.093024 standard errors.
+        let sandwich = Spread {
+            sandwich: 1.0,
+            model: 0.25,
+        };
+        assert!((sandwich.half_width(&twenty) - 2.093_024).abs() < 1e-6);
+        // Separated exactly past the half-width, by the same distribution.
+        let los = |gap: f64| sandwich.superiority(gap, &twenty).expect("a spread");
+        assert!(los(2.0930) < 0.975 && los(2.0931) > 0.975);
+        // The model the larger: the normal's 1.96, whatever the clusters.
+        let model = Spread {
+            sandwich: 0.5,
+            model: 1.0,
+        };
+        assert!((model.half_width(&twenty) - 1.96).abs() < 1e-12);
+        assert!((model.superiority(1.0, &twenty).expect("a spread") - 0.841_344_7).abs() < 1e-6);
+        // One cluster: no estimate to read by t; two: one degree of freedom.
+        assert_eq!(freedom(1), None);
+        assert_eq!(covariance(None).critical, 1.96);
+        assert!((covariance(freedom(2)).critical - 12.706_204_736).abs() < 1e-8);
     }
 
     #[test]

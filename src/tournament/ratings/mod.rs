@@ -8,6 +8,7 @@
 //! - [`identified`]: which ratings the games fix (groups that never met, confounded partners);
 //! - [`existence`]: whether its plain fit has a finite maximum, known beforehand (Ford 1957);
 //! - [`normal`]: the normal distribution and clean figures for printing;
+//! - [`student`]: Student's t, the critical values of a variance from few clusters;
 //! - [`kendall`]: Kendall's tau-b between a ranking and a known order (the ladder's bench).
 //!
 //! Every formula and its source is in docs/results.md.
@@ -23,6 +24,7 @@ pub mod sets;
 pub mod sprt;
 #[cfg(test)]
 mod sprt_simulation;
+pub mod student;
 
 pub use batch::{Anchor, BatchFit, BatchRating, Sets};
 pub use pentanomial::{Elo, elo};
