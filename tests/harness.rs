@@ -256,7 +256,9 @@ pub fn allfives_as_nobody<S: AsRef<str>>(
 }
 
 /// Waits for a referee's run to end (killing it and failing if it hangs).
-fn finish(child: Child, args: &[String], start: Instant) -> Ran {
+/// Waits for `child` (spawned with `args` at `start`) to end (killing it and failing if it
+/// hangs).
+pub fn finish(child: Child, args: &[String], start: Instant) -> Ran {
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {

@@ -594,3 +594,66 @@ fn a_hundred_thousand_entrants_start_and_a_sigterm_at_start_is_obeyed() {
     );
     assert_eq!(report["standings"]["crosstable"], serde_json::json!([]));
 }
+
+#[test]
+fn more_entrants_met_than_one_fit_rates_stop_at_once_and_are_not_rated() {
+    // 2,100 entrants: the round-robin plays entrant 0 against each of the others first, so past
+    // 4,100 games one comparable set holds more than the 2,000 one fit rates. Its dense fit
+    // took minutes (and the stop waited for it); now no fit is made, and the report says why.
+    let sb = Sandbox::new();
+    let bots: Vec<Value> = (0..2100)
+        .map(|i| serde_json::json!({"name": format!("b{i}"), "command": "builtin:random"}))
+        .collect();
+    let file = sb.path("bots.json");
+    fs::write(&file, serde_json::json!({ "bots": bots }).to_string()).expect("a bots file");
+    let out = sb.path("t");
+    let args: Vec<String> = [
+        "tournament",
+        "--json",
+        "--quiet",
+        "--deals",
+        "1",
+        "--seed",
+        "1",
+        "--public-seed",
+        "-j",
+        "2",
+        "--bots",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .chain([
+        file.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ])
+    .collect();
+    let start = std::time::Instant::now();
+    let child = spawn(&args);
+    let results = out.join("results.jsonl");
+    let deadline = start + 10 * HUNG;
+    while fs::read(&results).map_or(0, |r| r.iter().filter(|&&b| b == b'\n').count()) < 4100 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "4,100 games never came"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    // Within a minute (it took minutes before), at the first signal.
+    let ended = finish(child, &args, start);
+    assert_eq!(ended.code, Some(130), "{}", ended.stderr);
+    let report = ended.json();
+    let ratings = &report["standings"]["ratings"];
+    assert_eq!(ratings["entrants"], serde_json::json!([]));
+    let not_rated = ratings["not_rated"].as_array().expect("not rated");
+    assert!(not_rated.len() > 2000, "{}", not_rated.len());
+    assert!(not_rated.iter().all(|n| n["reason"] == "too_many"));
+    let text = allfives(&["standings", &out.display().to_string()]);
+    assert!(
+        text.stdout.contains("not rated: one comparable set of"),
+        "{}",
+        text.stdout
+    );
+}

@@ -443,8 +443,8 @@ pub struct StandingsArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the report page (docs/report.md) to FILE: ratings, crosstable, charts, every
-    /// game linked to its replay page; one self-contained HTML file (replaced if it exists;
-    /// not `-`: the page is a file).
+    /// game (past 50,000 an even sample) linked to its replay page; one self-contained HTML file
+    /// (replaced if it exists; not `-`: the page is a file).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// With --html: also write every game's replay page, and their index, in replay/ beside FILE

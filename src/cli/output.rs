@@ -14,7 +14,7 @@ use crate::referee::matchplay::MatchConfig;
 use crate::text::fixed;
 use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason};
-use crate::tournament::ratings::identified::Unfixed;
+use crate::tournament::ratings::identified::{FIT_ENTRANTS, Unfixed};
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::report_stream::Report;
 use crate::tournament::results::GameLine;
@@ -440,12 +440,26 @@ fn not_rated_text(s: &Standings) -> String {
     let width = name_width(s, 4);
     let mut apart: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
     let mut text = String::new();
+    let count = s
+        .ratings
+        .not_rated
+        .iter()
+        .filter(|n| n.reason == Unfixed::TooMany)
+        .count();
+    if count > 0 {
+        let _ = writeln!(
+            text,
+            "{:>4}  {count} entrants not rated: one comparable set of {count}, more than the {FIT_ENTRANTS} one fit rates (docs/results.md)",
+            "-"
+        );
+    }
     for n in &s.ratings.not_rated {
         let why = match n.reason {
             Unfixed::NeverMet => {
                 apart.entry(n.comparable_set).or_default().push(&n.name);
                 continue;
             }
+            Unfixed::TooMany => continue,
             Unfixed::PartnersTogether => format!(
                 "always partnered with {}: only their team's rating is fixed",
                 n.partners.join(", ")

@@ -1,6 +1,10 @@
 //! Every game of a tournament as columns: one array (or one string of digits) per field, with
 //! entrants by index, and what can be derived (a game's id from its group, deal and
 //! arrangement) written only where it differs. A game costs about 25 bytes of the page.
+//!
+//! A long run keeps a sample: past twice [`GAMES_KEPT`] games every other one is dropped and
+//! only every `stride`-th game is listed from then on, so that the columns, in memory and on the
+//! page, stay bounded however many games are played (the standings count every game).
 
 use std::collections::BTreeMap;
 
@@ -13,14 +17,22 @@ use allfives_engine::game::GameEnding;
 /// faults would otherwise weigh its details in megabytes. Their kinds are all kept.
 pub const DETAILS_KEPT: usize = 2000;
 
+/// Games listed at least once past it (at most twice as many): every `stride`-th game.
+pub const GAMES_KEPT: usize = 25_000;
+
 /// Characters of a fault's detail kept.
 const DETAIL_CHARS: usize = 160;
 
 /// The games, column by column, in the order they were recorded.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Games {
     /// Games listed.
     pub count: usize,
+    /// Games of the listed shape recorded, listed or not.
+    pub recorded: usize,
+    /// The games listed are every `stride`-th recorded (the first, then each `stride` later):
+    /// listed game `g` is recorded game `g * stride`.
+    pub stride: usize,
     /// Members of each game's group (a team of copies is listed twice).
     pub group_size: usize,
     /// Seats at each table.
@@ -72,8 +84,33 @@ pub struct Faults {
     pub detail: Vec<String>,
 }
 
+impl Default for Games {
+    fn default() -> Games {
+        Games {
+            count: 0,
+            recorded: 0,
+            stride: 1,
+            group_size: 0,
+            players: 0,
+            sides: 0,
+            group: Vec::new(),
+            deal: Vec::new(),
+            arrangement: String::new(),
+            members: String::new(),
+            ranks: String::new(),
+            scores: Vec::new(),
+            hands: Vec::new(),
+            ending: String::new(),
+            ids: BTreeMap::new(),
+            folder: Vec::new(),
+            faults: Faults::default(),
+            unlisted: 0,
+        }
+    }
+}
+
 impl Games {
-    /// Adds a game, recorded in folder `folder` of `folders`.
+    /// Adds a game, recorded in folder `folder` of `folders`: listed if it is a `stride`-th.
     pub fn add(&mut self, line: &GameLine, folder: usize, folders: usize) {
         let sides = line.sides().len();
         if self.count == 0 && self.unlisted == 0 {
@@ -86,6 +123,10 @@ impl Games {
             || line.scores.len() != sides
         {
             self.unlisted += 1;
+            return;
+        }
+        self.recorded += 1;
+        if !(self.recorded - 1).is_multiple_of(self.stride) {
             return;
         }
         let game = self.count;
@@ -117,7 +158,49 @@ impl Games {
         for fault in &line.faults {
             self.faults.add(game, fault);
         }
+        if self.count >= 2 * GAMES_KEPT {
+            self.halve();
+        }
     }
+
+    /// Drops every other game listed (the first stays) and doubles the stride.
+    fn halve(&mut self) {
+        every_other(&mut self.group, self.group_size);
+        every_other(&mut self.deal, 1);
+        every_other_char(&mut self.arrangement, 1);
+        every_other_char(&mut self.members, self.players);
+        every_other_char(&mut self.ranks, self.sides);
+        every_other(&mut self.scores, self.sides);
+        every_other(&mut self.hands, 1);
+        every_other_char(&mut self.ending, 1);
+        self.ids = std::mem::take(&mut self.ids)
+            .into_iter()
+            .filter(|(g, _)| g % 2 == 0)
+            .map(|(g, id)| (g / 2, id))
+            .collect();
+        every_other(&mut self.folder, 1);
+        self.faults.halve();
+        self.count = self.count.div_ceil(2);
+        self.stride *= 2;
+    }
+}
+
+/// Keeps the even-numbered runs of `width` items (a game's share of a column).
+fn every_other<T>(column: &mut Vec<T>, width: usize) {
+    let mut i = 0;
+    column.retain(|_| {
+        i += 1;
+        ((i - 1) / width.max(1)).is_multiple_of(2)
+    });
+}
+
+/// [`every_other`] for a column of one character per item.
+fn every_other_char(column: &mut String, width: usize) {
+    let mut i = 0;
+    column.retain(|_| {
+        i += 1;
+        ((i - 1) / width.max(1)).is_multiple_of(2)
+    });
 }
 
 impl Faults {
@@ -134,10 +217,36 @@ impl Faults {
         self.seat.push(digit(fault.seat));
         self.kind.push(digit(kind));
         self.forfeit.push(if fault.forfeit { '1' } else { '0' });
-        if self.detail.len() < DETAILS_KEPT {
+        // Details stay those of the first faults listed: none once one was not kept.
+        if self.detail.len() < DETAILS_KEPT && self.detail.len() + 1 == self.game.len() {
             self.detail
                 .push(fault.detail.chars().take(DETAIL_CHARS).collect());
         }
+    }
+}
+
+impl Faults {
+    /// Keeps the faults of the even-numbered games, renumbered for [`Games::halve`].
+    fn halve(&mut self) {
+        let kept: Vec<bool> = self.game.iter().map(|g| g % 2 == 0).collect();
+        let keep = |i: &mut usize| {
+            *i += 1;
+            kept[*i - 1]
+        };
+        let mut i = 0;
+        self.seat.retain(|_| keep(&mut i));
+        i = 0;
+        self.kind.retain(|_| keep(&mut i));
+        i = 0;
+        self.forfeit.retain(|_| keep(&mut i));
+        i = 0;
+        self.detail.retain(|_| keep(&mut i));
+        self.game = self
+            .game
+            .iter()
+            .filter(|g| *g % 2 == 0)
+            .map(|g| g / 2)
+            .collect();
     }
 }
 
@@ -196,5 +305,51 @@ mod tests {
         );
         assert_eq!(games.faults.detail, ["<b>late</b>"]);
         assert!(games.folder.is_empty(), "one folder: no column");
+    }
+
+    #[test]
+    fn a_long_run_lists_every_stride_th_game_and_stays_bounded() {
+        let template = line("3-7/0/1", [(7, 2), (3, 1)], serde_json::json!([]));
+        let fault = line(
+            "x",
+            [(7, 2), (3, 1)],
+            serde_json::json!([{"seat": 0, "entrant": 7, "kind": "timeout", "detail": "late",
+                "forfeit": false}]),
+        )
+        .faults;
+        let mut games = Games::default();
+        let recorded = 4 * GAMES_KEPT + 3;
+        for t in 0..recorded {
+            let mut game = template.clone();
+            game.deal = t as u64;
+            game.id = match t % 5 {
+                0 => format!("odd{t}"),
+                _ => format!("3-7/{t}/1"),
+            };
+            if t % 3 == 0 {
+                game.faults = fault.clone();
+            }
+            games.add(&game, 0, 1);
+            assert!(games.count < 2 * GAMES_KEPT, "{} games listed", games.count);
+        }
+        assert_eq!((games.recorded, games.stride), (recorded, 4));
+        assert_eq!(games.count, recorded.div_ceil(4));
+        // Listed game g is recorded game 4g: its deal, its id, its faults.
+        assert!(
+            games
+                .deal
+                .iter()
+                .enumerate()
+                .all(|(g, &d)| d == 4 * g as u64)
+        );
+        assert_eq!(games.ranks.len(), 2 * games.count);
+        assert_eq!(games.group.len(), 2 * games.count);
+        let odd: Vec<(usize, String)> = games.ids.clone().into_iter().take(2).collect();
+        assert_eq!(odd, [(0, "odd0".to_string()), (5, "odd20".to_string())]);
+        let faulted: Vec<usize> = (0..games.count).filter(|g| (4 * g) % 3 == 0).collect();
+        assert_eq!(games.faults.game, faulted);
+        assert_eq!(games.faults.seat.len(), faulted.len());
+        assert!(games.faults.detail.len() <= DETAILS_KEPT);
+        assert!(games.faults.detail.iter().all(|d| d == "late"));
     }
 }

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cholesky::{Cholesky, Square, dot};
 use super::existence::finite_maximum;
+pub use super::identified::FIT_ENTRANTS;
 use super::identified::{Unfixed, identify};
 use super::normal::{clean, normal_cdf};
 pub use super::sets::{Sets, Side};
@@ -271,6 +272,15 @@ fn fit_starting(
             comparable_sets: 0,
         };
     }
+    if fixed_only && rated.len() > FIT_ENTRANTS {
+        // Too many to fit densely: every entrant is listed not rated, and why.
+        return BatchFit {
+            entrants: Vec::new(),
+            prior: false,
+            not_rated: not_rated(names, unfixed),
+            comparable_sets,
+        };
+    }
     let column: BTreeMap<usize, usize> = rated.iter().enumerate().map(|(i, &e)| (e, i)).collect();
     let known: Vec<f64> = rated.iter().filter_map(|e| start.get(e).copied()).collect();
     let level = known.iter().sum::<f64>() / known.len().max(1) as f64;
@@ -297,7 +307,20 @@ fn fit_starting(
     };
     let covariance = model.covariance(&strengths, factor);
     let fixed: Vec<bool> = rated.iter().map(|e| !unfixed.contains_key(e)).collect();
-    let not_rated = unfixed
+    BatchFit {
+        entrants: place(names, &rated, &fixed, &strengths, covariance, anchor),
+        prior,
+        not_rated: not_rated(names, unfixed),
+        comparable_sets,
+    }
+}
+
+/// The entrants whose rating the games do not fix, with why.
+fn not_rated(
+    names: &[String],
+    unfixed: BTreeMap<usize, (Unfixed, Vec<usize>, usize)>,
+) -> Vec<NotRated> {
+    unfixed
         .into_iter()
         .map(|(entrant, (reason, partners, set))| NotRated {
             entrant,
@@ -307,13 +330,7 @@ fn fit_starting(
             partners: partners.iter().map(|&p| names[p].clone()).collect(),
             comparable_set: set,
         })
-        .collect();
-    BatchFit {
-        entrants: place(names, &rated, &fixed, &strengths, covariance, anchor),
-        prior,
-        not_rated,
-        comparable_sets,
-    }
+        .collect()
 }
 
 /// A sparse difference vector: (column, weight) pairs, a column possibly more than once (every
@@ -325,7 +342,8 @@ type Direction = Vec<(usize, f64)>;
 type Compared = (Direction, f64, f64);
 
 /// The comparisons in the fit's own columns: each pair of sides with its games and points, and
-/// each cluster (a distinct set, or a sampled one) with its weight in `J`.
+/// each distinct cluster (the deals kept whose comparisons are these) with its weight in `J`
+/// times their number.
 struct Model {
     size: usize,
     pairs: Vec<Compared>,
@@ -364,27 +382,34 @@ impl Model {
             })
             .collect();
         let (clusters, weight) = sets.clusters();
-        // The clusters of the rated set: another set's deals say nothing of it.
-        let clusters: Vec<Vec<Compared>> = clusters
+        // The clusters of the rated set (another set's deals say nothing of it), each distinct
+        // one with the number of deals that had its comparisons.
+        let clusters: Vec<(Vec<Compared>, u64)> = clusters
             .iter()
-            .map(|cluster| {
-                cluster
+            .map(|(cluster, count)| {
+                let compared = cluster
                     .iter()
                     .filter(|(a, _, _, _)| within(a))
                     .map(|(a, b, games, doubled)| {
                         (direction(a, b), *games as f64, *doubled as f64 / 2.0)
                     })
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>();
+                (compared, *count)
             })
-            .filter(|compared| !compared.is_empty())
+            .filter(|(compared, _)| !compared.is_empty())
             .collect();
+        let deals: u64 = clusters.iter().map(|(_, count)| count).sum();
         // G / (G - 1) for G clusters: the sandwich's small-sample correction.
-        let weight = weight * small_sample(clusters.len());
+        let weight = weight * small_sample(deals as usize);
         Model {
             size,
             pairs,
-            freedom: freedom(clusters.len()),
-            clusters: clusters.into_iter().map(|c| (c, weight)).collect(),
+            freedom: freedom(deals as usize),
+            // Deals of the same comparisons have the same score: counted at once.
+            clusters: clusters
+                .into_iter()
+                .map(|(c, count)| (c, weight * count as f64))
+                .collect(),
         }
     }
 
@@ -835,6 +860,27 @@ mod tests {
         // Two games: the model gives +-1.96 * sqrt(1 / (2 * 0.25)) natural units, about 480 Elo.
         assert!(hi - lo > 600.0, "{lo} {hi}");
         assert!(newcomer.provisional);
+    }
+
+    #[test]
+    fn a_set_of_more_entrants_than_one_fit_rates_is_not_fitted() {
+        // Entrant 0 meets each of the others once, as a round-robin of many starts.
+        let star = |n: usize| {
+            let mut sets = Sets::default();
+            (1..n).for_each(|b| sets.add(b as u64, &pair(0, b, 1, 2)));
+            sets
+        };
+        let over = fit(
+            &names(FIT_ENTRANTS + 1),
+            &star(FIT_ENTRANTS + 1),
+            Anchor::Mean(0.0),
+        );
+        assert!(over.entrants.is_empty());
+        assert_eq!(over.not_rated.len(), FIT_ENTRANTS + 1);
+        assert!(over.not_rated.iter().all(|n| n.reason == Unfixed::TooMany));
+        assert!(!over.all_comparable());
+        // As many as the cap: rated (the fit itself is left out, slow in a debug build).
+        assert!(identify(&star(FIT_ENTRANTS), None).unfixed.is_empty());
     }
 
     #[test]

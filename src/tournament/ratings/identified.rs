@@ -37,7 +37,14 @@ pub enum Unfixed {
     PartnersTogether,
     /// Its teams varied too little to tell it from its partners.
     TeamsConfounded,
+    /// Its comparable set has more entrants than one fit rates ([`FIT_ENTRANTS`]): a dense fit of
+    /// that many (a matrix of their number squared, factored) is not made.
+    TooMany,
 }
+
+/// The most entrants one batch fit rates: a fit holds a few dense matrices of their number
+/// squared (2,000 entrants: 32 MB each) and factors them, in time their number cubed.
+pub const FIT_ENTRANTS: usize = 2000;
 
 /// Which entrants the games rate.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,8 +79,16 @@ pub fn identify(sets: &Sets, anchor: Option<usize>) -> Identified {
         }
     }
     let main = order.first().map_or_else(Vec::new, |&p| parts[p].clone());
-    for (e, why) in confounded(sets, &main, anchor) {
-        unfixed.insert(e, why);
+    if main.len() > FIT_ENTRANTS {
+        // Not fitted: none of the set is rated (nor searched for partners confounded, an
+        // elimination as dense as the fit).
+        for &e in &main {
+            unfixed.insert(e, (Unfixed::TooMany, Vec::new(), 0));
+        }
+    } else {
+        for (e, why) in confounded(sets, &main, anchor) {
+            unfixed.insert(e, why);
+        }
     }
     Identified {
         main,

@@ -10,8 +10,13 @@
 //! cluster's key (E. Cohen and H. Kaplan, "Summarizing data using bottom-k sketches", PODC 2007):
 //! the clusters whose hashes are smallest, as many as hold at most [`SET_CAP`] comparisons. What
 //! is kept depends on which sets arrived, never on their order.
+//!
+//! A cluster's comparisons are stored once however many clusters have them (a match of two
+//! entrants has a handful of distinct deal outcomes): a cluster kept costs its hash, its sets and
+//! a shared pointer, and `J` reads each distinct cluster once with its count.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::tournament::seeds;
 
@@ -27,14 +32,20 @@ type PairKey = Box<[u32]>;
 /// Per pair of sides (first < second): games and the first's points doubled.
 type Tally = BTreeMap<PairKey, (u64, u64)>;
 
+/// A cluster's comparisons, sorted by pair of sides: each pair, its games and the first's points
+/// doubled.
+type Content = Box<[(PairKey, u64, u64)]>;
+
 /// Every complete set folded in.
 #[derive(Debug, Clone)]
 pub struct Sets {
     /// Per pair of sides over all sets.
     pairs: Tally,
-    /// The clusters kept, by the hash of their key, then the key: each one's sets and pairs of
-    /// sides.
-    clusters: BTreeMap<(u64, u64), (u64, Tally)>,
+    /// The clusters kept, by the hash of their key (a bijection: one cluster a hash): each one's
+    /// sets and comparisons, shared with every other cluster of the same comparisons.
+    clusters: BTreeMap<u64, (u64, Arc<Content>)>,
+    /// Each distinct cluster's comparisons once, and how many clusters kept have them.
+    contents: BTreeMap<Arc<Content>, u64>,
     /// The smallest hash of a cluster dropped: no cluster hashed at or above it is kept.
     ceiling: Option<u64>,
     /// Comparisons in the clusters kept.
@@ -58,6 +69,7 @@ impl Sets {
         Sets {
             pairs: Tally::new(),
             clusters: BTreeMap::new(),
+            contents: BTreeMap::new(),
             ceiling: None,
             kept: 0,
             count: 0,
@@ -111,23 +123,57 @@ impl Sets {
         if self.ceiling.is_some_and(|c| hash >= c) {
             return;
         }
-        let (sets, cluster) = self.clusters.entry((hash, key)).or_default();
-        let before = cluster.len();
-        for (pair, (games, doubled)) in compared {
-            let cell = cluster.entry(pair).or_default();
-            cell.0 += games;
-            cell.1 += doubled;
-        }
-        *sets += 1;
-        self.kept += cluster.len() - before;
+        let (sets, content) = match self.clusters.remove(&hash) {
+            Some((sets, before)) => {
+                let mut merged = compared;
+                for (pair, games, doubled) in before.iter() {
+                    let cell = merged.entry(pair.clone()).or_default();
+                    cell.0 += games;
+                    cell.1 += doubled;
+                }
+                self.kept -= before.len();
+                self.release(before);
+                (sets, merged)
+            }
+            None => (0, compared),
+        };
+        let content = self.intern(content);
+        self.kept += content.len();
+        self.clusters.insert(hash, (sets + 1, content));
         self.sampled += 1;
         while self.kept > self.cap && self.clusters.len() > 1 {
-            let Some(((hash, _), (sets, dropped))) = self.clusters.pop_last() else {
+            let Some((hash, (sets, dropped))) = self.clusters.pop_last() else {
                 break;
             };
             self.kept -= dropped.len();
             self.sampled -= sets;
+            self.release(dropped);
             self.ceiling = Some(hash);
+        }
+    }
+
+    /// The shared copy of a cluster's comparisons, counted once more.
+    fn intern(&mut self, tally: Tally) -> Arc<Content> {
+        let content: Content = tally.into_iter().map(|(p, (g, d))| (p, g, d)).collect();
+        if let Some((shared, _)) = self.contents.get_key_value(&content) {
+            let shared = Arc::clone(shared);
+            *self.contents.get_mut(&content).expect("just found") += 1;
+            return shared;
+        }
+        let shared = Arc::new(content);
+        self.contents.insert(Arc::clone(&shared), 1);
+        shared
+    }
+
+    /// Counts a cluster's comparisons once less, forgotten when no cluster kept has them.
+    fn release(&mut self, content: Arc<Content>) {
+        let clusters = self
+            .contents
+            .get_mut(&content)
+            .expect("a cluster's comparisons are interned");
+        *clusters -= 1;
+        if *clusters == 0 {
+            self.contents.remove(&content);
         }
     }
 
@@ -140,20 +186,22 @@ impl Sets {
         })
     }
 
-    /// The clusters for the sandwich and the weight of each (the sets folded in per set kept):
-    /// every cluster, or past the cap the sample.
-    pub(super) fn clusters(&self) -> (Vec<Cluster>, f64) {
+    /// The distinct clusters for the sandwich, each with the number of clusters kept that have
+    /// its comparisons, and the weight of each cluster (the sets folded in per set kept): every
+    /// cluster, or past the cap the sample.
+    pub(super) fn clusters(&self) -> (Vec<(Cluster, u64)>, f64) {
         let clusters = self
-            .clusters
-            .values()
-            .map(|(_, tally)| {
-                tally
+            .contents
+            .iter()
+            .map(|(content, &count)| {
+                let cluster = content
                     .iter()
-                    .map(|(key, &(games, doubled))| {
+                    .map(|(key, games, doubled)| {
                         let (first, second) = split(key);
-                        (first.to_vec(), second.to_vec(), games, doubled)
+                        (first.to_vec(), second.to_vec(), *games, *doubled)
                     })
-                    .collect()
+                    .collect();
+                (cluster, count)
             })
             .collect();
         (clusters, self.count as f64 / self.sampled.max(1) as f64)
@@ -224,8 +272,8 @@ mod tests {
         let (clusters, weight) = sets.clusters();
         assert_eq!(weight, 1.0);
         let mut expected = vec![
-            vec![(vec![1], vec![3], 2, 0)],
-            vec![(vec![1], vec![3], 2, 2)],
+            (vec![(vec![1], vec![3], 2, 0)], 1),
+            (vec![(vec![1], vec![3], 2, 2)], 1),
         ];
         expected.sort();
         let mut clusters = clusters;
@@ -235,7 +283,7 @@ mod tests {
         let mut teams = Sets::default();
         teams.add(3, &[vec![(vec![2, 7], 2), (vec![0, 5], 1)]]);
         let (clusters, _) = teams.clusters();
-        assert_eq!(clusters, vec![vec![(vec![0, 5], vec![2, 7], 1, 2)]]);
+        assert_eq!(clusters, vec![(vec![(vec![0, 5], vec![2, 7], 1, 2)], 1)]);
         // Two groups dealt one deal are one cluster, its pairs summed.
         let mut dealt = Sets::default();
         dealt.add(deal_key(4, 9), &pair(0, 1, 1, 2));
@@ -247,8 +295,8 @@ mod tests {
         assert_eq!(
             clusters,
             vec![
-                vec![(vec![0], vec![1], 2, 4)],
-                vec![(vec![0], vec![1], 4, 6), (vec![0], vec![2], 2, 4)],
+                (vec![(vec![0], vec![1], 2, 4)], 1),
+                (vec![(vec![0], vec![1], 4, 6), (vec![0], vec![2], 2, 4)], 1),
             ]
         );
     }
@@ -265,7 +313,7 @@ mod tests {
         assert!((weight - 10.0 / 3.0).abs() < 1e-12);
         let mut lowest: Vec<u64> = (0..10).map(seeds::mix).collect();
         lowest.sort_unstable();
-        let kept: Vec<u64> = sets.clusters.keys().map(|(h, _)| *h).collect();
+        let kept: Vec<u64> = sets.clusters.keys().copied().collect();
         assert_eq!(kept, lowest[..3]);
         // Below the cap, every cluster.
         let mut few = Sets::with_cap(10);
@@ -285,5 +333,39 @@ mod tests {
         big(&mut other);
         assert_eq!(one.clusters(), other.clusters());
         assert!(one.kept <= 5 && one.sampled());
+    }
+
+    #[test]
+    fn clusters_of_the_same_comparisons_are_stored_once_with_their_count() {
+        // 10,000 deals of two entrants: a deal's set ends one of five ways (0 to 4 half points),
+        // so five distinct clusters are stored, however many deals.
+        let mut sets = Sets::default();
+        for deal in 0..10_000u64 {
+            let (first, second) = ((deal % 3) as u32 + 1, (deal / 3 % 3) as u32 + 1);
+            sets.add(deal_key(deal, 9), &pair(0, 1, first.min(2), second.min(2)));
+        }
+        let (clusters, weight) = sets.clusters();
+        assert!(clusters.len() <= 5, "{} distinct clusters", clusters.len());
+        assert_eq!(clusters.iter().map(|(_, n)| n).sum::<u64>(), 10_000);
+        assert_eq!((sets.contents.len(), weight), (clusters.len(), 1.0));
+        // A deal played again by the group moves to the cluster of its summed comparisons, and
+        // a cluster no deal has any more is forgotten.
+        let mut again = Sets::default();
+        again.add(deal_key(1, 9), &pair(0, 1, 1, 1));
+        again.add(deal_key(2, 9), &pair(0, 1, 1, 1));
+        again.add(deal_key(1, 9), &pair(0, 1, 2, 2));
+        let (mut clusters, _) = again.clusters();
+        clusters.sort();
+        assert_eq!(
+            clusters,
+            vec![
+                (vec![(vec![0], vec![1], 2, 4)], 1),
+                (vec![(vec![0], vec![1], 4, 4)], 1),
+            ]
+        );
+        // Past the cap, a dropped cluster's comparisons are forgotten with it.
+        let mut capped = Sets::with_cap(3);
+        (0..10).for_each(|k| capped.add(k, &pair(0, 1 + k as usize, 1, 2)));
+        assert_eq!(capped.contents.len(), 3);
     }
 }
