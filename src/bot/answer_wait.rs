@@ -115,7 +115,7 @@ mod tests {
         let mut wait = AnswerWait::new(out_r.as_fd(), Some(err_r.as_fd())).expect("a set");
         nix::unistd::write(&out_w, b"{}\n").expect("written");
         let seen = wait.wait(LONG).expect("the answer is there");
-        assert_eq!(seen.stdout, true);
+        assert!(seen.stdout);
         assert_eq!(seen.stderr, None);
         assert!(wait.watches_stderr());
     }
