@@ -2,7 +2,7 @@
 //! stdout and (when its stderr lines are logged with its moves) its stderr, registered once.
 //!
 //! A `ppoll` registers its interest in every descriptor it is given, and takes it back, on
-//! every call: watching stderr beside stdout that way cost the referee about 0.3 us of CPU an
+//! every call: watching stderr beside stdout that way cost the referee 0.1-0.3 us of CPU an
 //! asked move on this project's machine, and the `ppoll` itself 0.15-0.3 us more than an
 //! `epoll_wait` on a set that keeps both (docs/benchmarks.md). A wait is one call however many
 //! pipes it watches.
