@@ -19,6 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::{timeout, timeout_at};
 
+use crate::bot::answer_wait::AnswerWait;
 use crate::bot::framing::{LineFramer, Received};
 use crate::bot::stderr_lines::StderrLines;
 use crate::sandbox::{self, Containment, Policy};
@@ -30,9 +31,9 @@ const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How long a bot's answer is awaited before its process's exit is watched for too (a bot
 /// that exits while a child of its own holds its output open is known to have ended only so).
 const QUICK: Duration = Duration::from_millis(20);
-/// How long the referee's thread waits for an answer in a plain blocking `poll` before it hands
-/// the wait to the async runtime: most bots answer well within it, and a wait in `poll` costs
-/// the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (other
+/// How long the referee's thread waits for an answer in a plain blocking wait
+/// ([`AnswerWait`]) before it hands the wait to the async runtime: most bots answer well within
+/// it, and a blocking wait costs the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (other
 /// games of a tournament) wait at most this long; a signal ends the wait at once. Stderr is
 /// drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
@@ -153,6 +154,8 @@ pub struct BotProcess {
     /// How much of `pending` is already written (writes can be cut short by a deadline).
     written: usize,
     stdout: LineReader,
+    /// The blocking wait's watch on stdout and stderr, kept from move to move.
+    waiter: AnswerWait,
     exit: Option<ExitStatus>,
     /// Requests answered in time: a timeout tells a bot never flushed from one late once.
     answers: u64,
@@ -224,6 +227,14 @@ impl BotProcess {
                 return Err(e);
             }
         };
+        let peek = stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
+        let waiter = match AnswerWait::new(stdout.as_fd(), peek) {
+            Ok(waiter) => waiter,
+            Err(e) => {
+                let _ = killpg(pgid, Signal::SIGKILL);
+                return Err(e);
+            }
+        };
         crate::bot::shutdown::register(pgid);
         Ok(BotProcess {
             child,
@@ -233,6 +244,7 @@ impl BotProcess {
             pending: Vec::with_capacity(16 * 1024),
             written: 0,
             stdout: LineReader::new(stdout, max_line),
+            waiter,
             exit: None,
             answers: 0,
             stderr,
@@ -335,7 +347,9 @@ impl BotProcess {
             .min(since + BLOCKING)
             .saturating_duration_since(since);
         let stderr = self.stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
-        let (line, stderr_ready) = self.stdout.next_line_blocking(since, blocking, stderr);
+        let (line, stderr_ready) =
+            self.stdout
+                .next_line_blocking(since, blocking, &mut self.waiter, stderr);
         self.stderr_ready.set(stderr_ready);
         if let Some(line) = line {
             return line;
@@ -586,24 +600,26 @@ impl LineReader {
     }
 
     /// The next line if it comes within `wait` from `since` (a moment ago), waited for in a
-    /// blocking `ppoll` on this thread; `None` if it does not, at the end of the output, on a
-    /// signal or on any error: the async wait then takes over and sees what happened.
+    /// blocking wait on this thread ([`AnswerWait`]); `None` if it does not, at the end of the
+    /// output, on a signal or on any error: the async wait then takes over and sees what
+    /// happened.
     ///
-    /// The same `ppoll` looks at the bot's `stderr` pipe, and says whether it held bytes when
-    /// the line came (`None`: not looked at). The stderr lines taken with the answer need that
-    /// look, which would otherwise cost a system call of its own on every move.
+    /// The same wait watches the bot's `stderr` pipe (`stderr`, when its lines are gathered),
+    /// and says whether it held bytes when the line came (`None`: not looked at). The stderr
+    /// lines taken with the answer need that look, which would otherwise cost a system call of
+    /// its own on every move.
     fn next_line_blocking(
         &mut self,
         since: tokio::time::Instant,
         wait: Duration,
+        waiter: &mut AnswerWait,
         stderr: Option<BorrowedFd<'_>>,
     ) -> (Option<Received>, Option<bool>) {
-        use nix::poll::{PollFd, PollFlags, ppoll};
-        use nix::sys::time::TimeSpec;
         let until = since + wait;
         // The first wait is taken as given: the clock is read again only for a line that
         // comes in pieces.
         let mut left = wait;
+        waiter.rearm(stderr);
         let mut stderr_ready = None;
         loop {
             if let Some(line) = self.framer.next_line() {
@@ -612,34 +628,25 @@ impl LineReader {
             if self.eof || left.is_zero() {
                 return (None, None);
             }
-            // Once seen with bytes, stderr stays readable until the drain reads it: it is
-            // not watched again, or the wait would spin.
-            let watched = stderr.filter(|_| stderr_ready != Some(true));
-            let out = self.stdout.as_fd();
-            // On the stack: this runs on every move.
-            let mut ready =
-                [out, watched.unwrap_or(out)].map(|fd| PollFd::new(fd, PollFlags::POLLIN));
-            let ready = &mut ready[..1 + usize::from(watched.is_some())];
-            let answered = ppoll(ready, Some(TimeSpec::from_duration(left)), None);
-            if !matches!(answered, Ok(n) if n > 0) {
+            let Some(seen) = waiter.wait(left) else {
                 return (None, None);
-            }
-            if let Some(err) = ready.get(1) {
-                stderr_ready = Some(err.revents().is_some_and(|r| r.contains(PollFlags::POLLIN)));
-            }
-            let out = ready[0].revents().unwrap_or(PollFlags::empty());
-            if out.is_empty() {
-                // Only stderr was written to: the answer is still to come.
-                left = until.saturating_duration_since(tokio::time::Instant::now());
-                continue;
-            }
-            match nix::unistd::read(&self.stdout, &mut self.scratch) {
-                Ok(0) | Err(_) => return (None, None),
-                Ok(n) => {
-                    self.framer.buffer().extend_from_slice(&self.scratch[..n]);
-                    self.total += n as u64;
+            };
+            stderr_ready = match seen.stderr {
+                Some(ready) => Some(ready),
+                // Watched and not reported: it held nothing when stdout was.
+                None if waiter.watches_stderr() => stderr_ready.or(Some(false)),
+                None => stderr_ready,
+            };
+            if seen.stdout {
+                match nix::unistd::read(&self.stdout, &mut self.scratch) {
+                    Ok(0) | Err(_) => return (None, None),
+                    Ok(n) => {
+                        self.framer.buffer().extend_from_slice(&self.scratch[..n]);
+                        self.total += n as u64;
+                    }
                 }
             }
+            // Only stderr was written to, or a piece of the line came: the rest is to come.
             left = until.saturating_duration_since(tokio::time::Instant::now());
         }
     }

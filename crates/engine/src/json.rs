@@ -499,9 +499,9 @@ fn push_i64(out: &mut Vec<u8>, n: i64) {
 }
 
 /// Reads a bot's line: [`FromBot`] as `serde_json` reads it, with a fast path for the line a bot
-/// writes most, a move in the protocol's field order, written without spaces
-/// (`{"type":"move","id":7,"tile":[4,5],"end":"right"}`) or with a space after each `:` and `,`
-/// as Python's `json.dumps` writes it; any other line goes to serde.
+/// writes most, a move in the protocol's field order (its `info` last, if any), written without
+/// spaces (`{"type":"move","id":7,"tile":[4,5],"end":"right"}`) or with a space after each `:`
+/// and `,` as Python's `json.dumps` writes it; any other line goes to serde.
 pub fn read_from_bot(line: &str) -> serde_json::Result<FromBot> {
     match read_move(line.as_bytes()) {
         Some(answer) => Ok(answer),
@@ -527,25 +527,36 @@ fn read_move(line: &[u8]) -> Option<FromBot> {
     };
     let rest = token(rest, b"]")?;
     let tile = Tile::new(a.wrapping_sub(b'0'), b.wrapping_sub(b'0')).ok()?;
-    let end = match rest {
+    let (end, rest) = match token(rest, br#","end":"#) {
+        Some(value) => read_end(value)?,
+        None => (None, rest),
+    };
+    // The info, last as the protocol lists it, is read alone: serde's read of the whole line
+    // (an internally tagged enum) buffers every field first, and Python's greedy sample bot
+    // sends an info with every move.
+    let info = match rest {
         b"}" => None,
-        _ => {
-            let rest = token(rest, br#","end":"#)?.strip_suffix(b"}")?;
-            match rest {
-                b"null" => None,
-                quoted => {
-                    let name = quoted.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-                    Some(EndId::from_name(name)?)
-                }
-            }
-        }
+        _ => Some(serde_json::from_slice(token(rest, br#","info":"#)?.strip_suffix(b"}")?).ok()?),
     };
     Some(FromBot::Move {
         id,
         tile,
         end,
-        info: None,
+        info,
     })
+}
+
+/// A move's end, `null` or a quoted name, and what follows it.
+fn read_end(value: &[u8]) -> Option<(Option<EndId>, &[u8])> {
+    if let Some(rest) = value.strip_prefix(b"null") {
+        return Some((None, rest));
+    }
+    let quoted = value.strip_prefix(b"\"")?;
+    let close = quoted.iter().position(|&b| b == b'"')?;
+    Some((
+        Some(EndId::from_name(&quoted[..close])?),
+        &quoted[close + 1..],
+    ))
 }
 
 /// What follows `expected` at the start of `line`, where a space after a `:` or `,` of
@@ -576,5 +587,20 @@ mod tests {
         // Two spaces, or a space elsewhere, are serde's to read.
         assert!(read_move(br#"{"type":  "move", "id": 20, "tile": [4, 5]}"#).is_none());
         assert!(read_move(br#"{ "type": "move", "id": 20, "tile": [4, 5]}"#).is_none());
+    }
+
+    /// Python's greedy sample bot sends an info with every move: its moves took serde's path.
+    #[test]
+    fn a_move_with_its_info_takes_the_fast_path() {
+        let greedy = br#"{"type": "move", "id": 20, "tile": [4, 5], "end": "right", "info": {"points": 5, "choices": 3}}"#;
+        let Some(FromBot::Move { info, .. }) = read_move(greedy) else {
+            panic!("the fast path reads it");
+        };
+        let expected = serde_json::json!({"points": 5, "choices": 3});
+        assert_eq!(serde_json::to_value(info).expect("a value"), expected);
+        assert!(read_move(br#"{"type":"move","id":2,"tile":[4,5],"info":"a text"}"#).is_some());
+        // Anything after the info, or an info that is no text or object, is serde's to read.
+        assert!(read_move(br#"{"type":"move","id":2,"tile":[4,5],"info":"a","x":1}"#).is_none());
+        assert!(read_move(br#"{"type":"move","id":2,"tile":[4,5],"info":null}"#).is_none());
     }
 }

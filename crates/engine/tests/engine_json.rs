@@ -148,13 +148,18 @@ fn a_writer_kept_across_hands_and_games_starts_each_hand_afresh() {
     }
 }
 
-/// A move line as most bots write it: compact, or `spaced` as Python's `json.dumps` writes it.
-fn move_line(id: u64, a: u8, b: u8, end: Option<&str>, spaced: bool) -> String {
+/// A move line as most bots write it: compact, or `spaced` as Python's `json.dumps` writes it
+/// (the info's own `:` and `,` too).
+fn move_line(id: u64, a: u8, b: u8, end: Option<&str>, info: Option<&str>, spaced: bool) -> String {
     let end = match end {
         Some(name) => format!(r#","end":"{name}""#),
         None => String::new(),
     };
-    let line = format!(r#"{{"type":"move","id":{id},"tile":[{a},{b}]{end}}}"#);
+    let info = match info {
+        Some(value) => format!(r#","info":{value}"#),
+        None => String::new(),
+    };
+    let line = format!(r#"{{"type":"move","id":{id},"tile":[{a},{b}]{end}{info}}}"#);
     match spaced {
         true => line.replace(':', ": ").replace(',', ", "),
         false => line,
@@ -172,10 +177,14 @@ proptest! {
         end in prop::option::of(prop::sample::select(vec![
             "left", "right", "up", "down", "up2", "down7", "up8", "Left", "", "null",
         ])),
+        info in prop::option::of(prop::sample::select(vec![
+            r#"{"points":5,"choices":3}"#, r#""a text""#, r#"{}"#, r#"{"a":[1,{"b":null}],"c":-2.5e3}"#,
+            r#""""#, r#""é\u00e9""#, "null", "7", "[1]", r#"{"a":1}}"#,
+        ])),
         spaced in any::<bool>(),
         edit in prop::option::of((any::<prop::sample::Index>(), any::<char>(), any::<bool>())),
     ) {
-        let mut line = move_line(id, a, b, end, spaced);
+        let mut line = move_line(id, a, b, end, info, spaced);
         if let Some((at, c, insert)) = edit {
             let chars: Vec<char> = line.chars().collect();
             let i = at.index(chars.len());
@@ -201,6 +210,12 @@ fn other_forms_of_a_move_read_the_same() {
         r#"{ "type": "move", "id": 3, "tile": [6, 4], "end": "left" }"#,
         r#"{"id":3,"type":"move","tile":[6,4],"end":"left"}"#,
         r#"{"type":"hello","id":1,"name":"x"}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":"left","info":{"a":1},"x":2}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":"left","info":{"a":1} }"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":"left","info":  "two spaces"}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":null,"info":"x"}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"info":{"a":1,"a":2}}"#,
+        r#"{"type":"move","id":3,"tile":[6,4],"end":"left""info":"x"}"#,
     ] {
         let fast = read_from_bot(line).map_err(|e| e.to_string());
         let serde = serde_json::from_str::<FromBot>(line).map_err(|e| e.to_string());
