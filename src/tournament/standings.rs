@@ -591,11 +591,11 @@ impl Tally {
         if !std::mem::take(&mut self.due) {
             return;
         }
-        let played: Vec<u64> = self.totals.iter().map(|t| t.games).collect();
+        let played = self.played();
         let fitted = self.history.len() + self.apart.as_ref().map_or(0, |a| a.sent);
         // Each point a cold fit (none started from the one before): the points are
         // independent, so every other one can be fitted apart.
-        let played = match self.apart.as_mut().filter(|_| fitted % 2 == 0) {
+        let played = match self.apart.as_mut().filter(|_| fitted.is_multiple_of(2)) {
             Some(apart) => apart.send((self.games, self.sets.clone(), played)),
             None => Some(played),
         };
@@ -604,6 +604,11 @@ impl Tally {
             self.history
                 .push(HistoryPoint::new(self.games, &fit, &played));
         }
+    }
+
+    /// Each entrant's games so far.
+    fn played(&self) -> Vec<u64> {
+        self.totals.iter().map(|t| t.games).collect()
     }
 
     /// The history's points, those fitted apart included, by game count.
@@ -624,8 +629,7 @@ impl Tally {
             history.pop();
         }
         if self.games > 0 && self.names.len() <= HISTORY_ENTRANTS {
-            let played: Vec<u64> = self.totals.iter().map(|t| t.games).collect();
-            history.push(HistoryPoint::new(self.games, now, &played));
+            history.push(HistoryPoint::new(self.games, now, &self.played()));
         }
         history
     }
