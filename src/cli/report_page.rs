@@ -27,7 +27,7 @@ pub const LIVE_PAGE: &str = "report.html";
 const EVERY: Duration = Duration::from_secs(5);
 
 /// The most of the dispatcher's time the live page takes: a page whose standings take long
-/// (a fit of 1,000 entrants, about a second) is written less often than every [`EVERY`].
+/// (a fit of 1,000 entrants, a few tenths of a second) is written less often than every [`EVERY`].
 const SHARE: u32 = 10;
 
 /// A report page being gathered and written.

@@ -123,12 +123,18 @@ impl<'a> Shown<'a> {
         }
     }
 
-    /// A game recorded: the page refreshed, the standings every so often, the progress.
-    fn recorded(&mut self, played: u64, line: &GameLine, tally: &Tally) {
+    /// A game recorded: the page refreshed (unless it is the `last`: the final write follows),
+    /// the standings every so often, the progress.
+    fn recorded(&mut self, played: u64, line: &GameLine, tally: &Tally, last: bool) {
         if let Some(live) = &mut self.live {
             live.add(0, line, tally);
-            let written =
-                live.refresh(|| run::report(&self.definition, self.entrants.clone(), false, tally));
+            // The final write follows the last game at once: the standings' fit, the costly
+            // part, is made once.
+            let written = match last {
+                true => Ok(()),
+                false => live
+                    .refresh(|| run::report(&self.definition, self.entrants.clone(), false, tally)),
+            };
             if let Err(e) = written {
                 self.note(&format!(
                     "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
@@ -205,7 +211,8 @@ impl Sink for Shown<'_> {
                 played,
                 line,
                 tally,
-            } => self.recorded(played, line, tally),
+                last,
+            } => self.recorded(played, line, tally, last),
             Event::Note(note) => {
                 self.note(&format!("allfives: note: {}", crate::text::terminal(note)))
             }

@@ -110,9 +110,11 @@ impl Shards {
             Some(asked) => self.stored_decision(asked)?,
             None => None,
         };
+        // Read, not played: the history's fits may take the second core.
         let mut tally = Tally::new(names, first.schedule().set_size(), sprt)
             .anchored(anchor)
-            .sprt_decided(stored);
+            .sprt_decided(stored)
+            .history_apart();
         let mut complete = self.missing.is_empty();
         let mut unfinished = Vec::new();
         let mut ids = HashSet::new();

@@ -51,6 +51,9 @@ pub enum Event<'a> {
         line: &'a GameLine,
         /// The standings with it counted.
         tally: &'a Tally,
+        /// Whether it is the run's last game (every game it hands out recorded): the final
+        /// report follows at once, so a page refreshed now would be rewritten right away.
+        last: bool,
     },
     /// Something honoured or repaired, in one sentence.
     Note(&'a str),
@@ -379,6 +382,8 @@ pub fn play(
             interrupts: 0,
             error: None,
             sprt_decided: decided.is_some(),
+            missing,
+            ladder: ladder.clone(),
             refits: ladder.clone().zip(refits),
         };
         let workers = workers::start(
@@ -455,11 +460,26 @@ struct Collector {
     interrupts: usize,
     error: Option<String>,
     sprt_decided: bool,
+    /// The games a schedule's run has to play (a ladder's count is only estimated).
+    missing: u64,
+    /// The ladder whose tables are played, if it is one.
+    ladder: Option<Arc<SharedLadder>>,
     /// A matchmaking ladder, and the fits its draw reads.
     refits: Option<(Arc<SharedLadder>, Refits)>,
 }
 
 impl Collector {
+    /// Whether every game the run hands out is recorded, `tally` counting them all.
+    fn all_recorded(&self, tally: &Tally) -> bool {
+        match &self.ladder {
+            Some(ladder) => {
+                let ladder = ladder.lock();
+                ladder.all_handed_out() && ladder.handed() == tally.games()
+            }
+            None => self.played == self.missing,
+        }
+    }
+
     /// Records finished games (or a worker's error): results lines first (synced), then the
     /// standings, each told to `sink`.
     fn take(
@@ -493,6 +513,7 @@ impl Collector {
                 played: self.played,
                 line,
                 tally,
+                last: self.all_recorded(tally),
             });
             // Games already running when the test decides are still recorded; the decision
             // stands.
@@ -508,7 +529,10 @@ impl Collector {
                 }
             }
         }
-        if let Some((ladder, refits)) = self.refits.as_mut() {
+        // A ladder whose last table is drawn reads no fit any more.
+        if let Some((ladder, refits)) = self.refits.as_mut()
+            && !ladder.lock().all_handed_out()
+        {
             lines.iter().for_each(|line| refits.add(line));
             for fit in refits.fits() {
                 ladder.fitted(&fit);

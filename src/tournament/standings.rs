@@ -4,6 +4,7 @@
 //! left unfinished are counted apart.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, mpsc};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -203,11 +204,11 @@ pub struct HistoryPoint {
 
 impl HistoryPoint {
     /// The point of `fit` after `games` games, for entrants that played `played` games each.
-    fn new(games: u64, fit: &BatchFit, played: &[Totals]) -> HistoryPoint {
+    fn new(games: u64, fit: &BatchFit, played: &[u64]) -> HistoryPoint {
         let mut elo = vec![None; played.len()];
         let mut half_width = vec![None; played.len()];
         for r in fit.entrants.iter() {
-            if played[r.entrant].games < FEW_GAMES {
+            if played[r.entrant] < FEW_GAMES {
                 continue;
             }
             elo[r.entrant] = Some(r.elo);
@@ -289,6 +290,83 @@ struct PendingSet {
     games: Vec<(usize, RatedGame)>,
 }
 
+/// A history point to fit: its game count, the sets then, and each entrant's games then.
+type PointJob = (u64, Sets, Vec<u64>);
+
+/// The thread fitting history points apart ([`Tally::history_apart`]).
+#[derive(Debug)]
+struct Apart {
+    /// Points to fit; at most one waits, so that the sets' copies stay few.
+    jobs: mpsc::SyncSender<PointJob>,
+    /// The points fitted, and those received so far.
+    fitted: Mutex<(mpsc::Receiver<HistoryPoint>, Vec<HistoryPoint>)>,
+    /// Points sent since the history last gathered them.
+    sent: usize,
+}
+
+impl Apart {
+    /// The thread fitting the points of the entrants `names`, placed by `anchor`; `None` if
+    /// no thread could start (the points are then all fitted in line).
+    fn start(names: Vec<String>, anchor: Anchor) -> Option<Apart> {
+        let (jobs, inbox) = mpsc::sync_channel::<PointJob>(1);
+        let (outbox, fitted) = mpsc::channel();
+        let fit_points = move || {
+            for (games, sets, played) in inbox {
+                let fit = ratings::batch::fit(&names, &sets, anchor);
+                if outbox
+                    .send(HistoryPoint::new(games, &fit, &played))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        };
+        std::thread::Builder::new()
+            .name("history".into())
+            .spawn(fit_points)
+            .ok()?;
+        Some(Apart {
+            jobs,
+            fitted: Mutex::new((fitted, Vec::new())),
+            sent: 0,
+        })
+    }
+
+    /// Sends `job` to the thread; gives back its entrants' games if the thread is gone.
+    fn send(&mut self, job: PointJob) -> Option<Vec<u64>> {
+        match self.jobs.send(job) {
+            Ok(()) => {
+                self.sent += 1;
+                None
+            }
+            Err(mpsc::SendError((_, _, played))) => Some(played),
+        }
+    }
+
+    /// The points sent since the history last took them, once all are fitted.
+    fn fitted(&self) -> Vec<HistoryPoint> {
+        let mut fitted = self.fitted.lock().unwrap_or_else(|p| p.into_inner());
+        let (inbox, received) = &mut *fitted;
+        while received.len() < self.sent {
+            match inbox.recv() {
+                Ok(point) => received.push(point),
+                // The thread is gone (it cannot be but by a panic): its points with it.
+                Err(_) => break,
+            }
+        }
+        received.clone()
+    }
+
+    /// The same, taken: the next call gives only the points sent after.
+    fn take(&mut self) -> Vec<HistoryPoint> {
+        let points = self.fitted();
+        let mut fitted = self.fitted.lock().unwrap_or_else(|p| p.into_inner());
+        fitted.1.clear();
+        self.sent = 0;
+        points
+    }
+}
+
 /// Standings being folded.
 #[derive(Debug)]
 pub struct Tally {
@@ -310,8 +388,8 @@ pub struct Tally {
     history: Vec<HistoryPoint>,
     /// Games between two points of the history.
     history_step: u64,
-    /// The fit of the history's last point, where the next one's search starts.
-    last_fit: Option<BatchFit>,
+    /// The thread that fits every other point of the history, if there is one.
+    apart: Option<Apart>,
     /// A point due at the games counted now, fitted when the next game comes: the standings
     /// read at this count put their own fit in its place, so a point at the last game is never
     /// fitted.
@@ -338,7 +416,7 @@ impl Tally {
             sprt: sprt.map(SprtTest::new),
             history: Vec::new(),
             history_step: first_history_step(set_size, n),
-            last_fit: None,
+            apart: None,
             due: false,
         }
     }
@@ -346,6 +424,15 @@ impl Tally {
     /// Places the ratings by `anchor` (default: their mean is 0).
     pub fn anchored(mut self, anchor: Anchor) -> Tally {
         self.anchor = anchor;
+        self
+    }
+
+    /// Fits every other point of the history on a thread of its own, beside the reading of the
+    /// results and the standings' own fit: for `standings` of a folder, whose second core is
+    /// free, never in a running tournament, whose workers need the cores. The points are the
+    /// same (each a cold fit of the sets at its count). Comes after [`Tally::anchored`].
+    pub fn history_apart(mut self) -> Tally {
+        self.apart = Apart::start(self.names.clone(), self.anchor);
         self
     }
 
@@ -391,16 +478,9 @@ impl Tally {
         self.complete_sets
     }
 
-    /// The batch fit of every complete set so far (the standings' ratings, alone, to a
-    /// millionth of an Elo).
+    /// The batch fit of every complete set so far (the standings' ratings, alone).
     pub fn ratings(&self) -> BatchFit {
-        // From the last checkpoint's fit when there is one: the history fits often.
-        match &self.last_fit {
-            Some(previous) => {
-                ratings::batch::fit_from(&self.names, &self.sets, self.anchor, previous)
-            }
-            None => ratings::batch::fit(&self.names, &self.sets, self.anchor),
-        }
+        ratings::batch::fit(&self.names, &self.sets, self.anchor)
     }
 
     /// The entrant with the best score so far, and its score in percent (cheap: for progress).
@@ -491,7 +571,11 @@ impl Tally {
         if self.names.len() > HISTORY_ENTRANTS || !self.games.is_multiple_of(self.history_step) {
             return;
         }
-        if self.history.len() == HISTORY_POINTS {
+        if self.history.len() + self.apart.as_ref().map_or(0, |a| a.sent) == HISTORY_POINTS {
+            if let Some(apart) = self.apart.as_mut() {
+                self.history.extend(apart.take());
+                self.history.sort_by_key(|p| p.games);
+            }
             self.history_step *= 2;
             let step = self.history_step;
             self.history.retain(|p| p.games.is_multiple_of(step));
@@ -507,21 +591,45 @@ impl Tally {
         if !std::mem::take(&mut self.due) {
             return;
         }
-        let fit = self.ratings();
-        self.history
-            .push(HistoryPoint::new(self.games, &fit, &self.totals));
-        self.last_fit = Some(fit);
+        let played = self.played();
+        let fitted = self.history.len() + self.apart.as_ref().map_or(0, |a| a.sent);
+        // Each point a cold fit (none started from the one before): the points are
+        // independent, so every other one can be fitted apart.
+        let played = match self.apart.as_mut().filter(|_| fitted.is_multiple_of(2)) {
+            Some(apart) => apart.send((self.games, self.sets.clone(), played)),
+            None => Some(played),
+        };
+        if let Some(played) = played {
+            let fit = self.ratings();
+            self.history
+                .push(HistoryPoint::new(self.games, &fit, &played));
+        }
+    }
+
+    /// Each entrant's games so far.
+    fn played(&self) -> Vec<u64> {
+        self.totals.iter().map(|t| t.games).collect()
+    }
+
+    /// The history's points, those fitted apart included, by game count.
+    fn gathered(&self) -> Vec<HistoryPoint> {
+        let mut history = self.history.clone();
+        if let Some(apart) = &self.apart {
+            history.extend(apart.fitted());
+            history.sort_by_key(|p| p.games);
+        }
+        history
     }
 
     /// The history, ending with `now` (the standings' own fit) in place of a point at the same
-    /// count (fitted from a warm start: the same to 2e-7 Elo, not to the last printed digit).
+    /// count (the same fit).
     fn history(&self, now: &BatchFit) -> Vec<HistoryPoint> {
-        let mut history = self.history.clone();
+        let mut history = self.gathered();
         if history.last().is_some_and(|p| p.games == self.games) {
             history.pop();
         }
         if self.games > 0 && self.names.len() <= HISTORY_ENTRANTS {
-            history.push(HistoryPoint::new(self.games, now, &self.totals));
+            history.push(HistoryPoint::new(self.games, now, &self.played()));
         }
         history
     }
@@ -894,6 +1002,18 @@ mod tests {
     }
 
     #[test]
+    fn the_history_fitted_apart_is_the_history_fitted_in_line() {
+        let names: Vec<String> = (0..5).map(|e| format!("e{e}")).collect();
+        let mut apart = Tally::new(names, 2, None).history_apart();
+        assert!(apart.apart.is_some(), "a thread to fit on");
+        // Past 64 points: the step doubles with points still being fitted apart.
+        (0..301).for_each(|g| apart.add(&line(g, 5)));
+        let (apart, in_line) = (apart.standings(), tally(5, 301).standings());
+        assert_eq!(apart.history, in_line.history);
+        assert!(apart.history.len() > 30);
+    }
+
+    #[test]
     fn the_history_fits_each_point_as_a_cold_fit_would() {
         let standings = tally(5, 120).standings();
         for point in &standings.history {
@@ -902,10 +1022,8 @@ mod tests {
                 // Charted from FEW_GAMES games on.
                 let expected = cold.ratings.rating(e).map(|r| r.elo);
                 let expected = expected.filter(|_| cold.entrants[e].games >= FEW_GAMES);
-                match (elo, expected) {
-                    (Some(x), Some(y)) => assert!((x - y).abs() < 1e-6, "{x} {y}"),
-                    (x, y) => assert_eq!(*x, y, "entrant {e} at {}", point.games),
-                }
+                // Each point a cold fit: the same to the last bit.
+                assert_eq!(*elo, expected, "entrant {e} at {}", point.games);
             }
         }
     }

@@ -196,6 +196,16 @@ impl Ladder {
         self.spent
     }
 
+    /// Whether every game was handed out: no table is left to draw, none of its games waits.
+    pub fn all_handed_out(&self) -> bool {
+        self.pending.is_empty() && (self.spent || self.budget_spent())
+    }
+
+    /// The games played or handed out in this folder.
+    pub fn handed(&self) -> u64 {
+        self.handed
+    }
+
     /// About how many games are still to be handed out (the unfinished sets' included).
     pub fn remaining(&self) -> u64 {
         let set = self.schedule.set_size() as u64;
@@ -329,5 +339,45 @@ impl Iterator for LadderGames {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A balanced ladder of three entrants and a budget of `games` games.
+    fn ladder(games: u64) -> Ladder {
+        let entrant = |i: usize| format!(r#"{{"name": "e{i}", "command": "builtin:greedy"}}"#);
+        let text = format!(
+            r#"{{"kind": "allfives-tournament", "version": 1,
+            "entrants": [{}, {}, {}], "format": "ladder",
+            "table": {{"players": 2, "teams": false, "splits": false, "all_orders": false}},
+            "deals": 1, "seed": 5,
+            "rules": {{"players": 2, "teams": false, "hand_size": 9, "spinner": "first",
+                "hand_end": "penalty", "target": 250, "finish": "immediate", "max_hands": 200}},
+            "clock": {{"startup_ms": 10000, "move_ms": 1000, "bank_ms": 0}},
+            "on_fault": {{"policy": "forfeit"}}, "max_line": 65536, "shard": null,
+            "ladder": {{"games": {games}, "matchmaking": false}}}}"#,
+            entrant(0),
+            entrant(1),
+            entrant(2)
+        );
+        Ladder::new(&Definition::parse(&text).expect("a ladder's definition"))
+    }
+
+    /// The dispatcher skips the live page's refresh at the last game: it must know the game is
+    /// the last before asking for another.
+    #[test]
+    fn every_game_is_known_handed_out_with_the_last() {
+        let mut ladder = ladder(6);
+        let mut handed = 0;
+        while !ladder.all_handed_out() {
+            assert!(matches!(ladder.next_game(), Next::Game(_)), "at {handed}");
+            handed += 1;
+        }
+        assert_eq!((handed, ladder.handed()), (6, 6));
+        assert!(matches!(ladder.next_game(), Next::Done));
+        assert!(ladder.all_handed_out());
     }
 }

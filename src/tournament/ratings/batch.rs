@@ -425,22 +425,32 @@ impl Model {
             .sum()
     }
 
-    /// The log-likelihood's gradient and negated Hessian (the information) at `r`.
-    fn derivatives(&self, r: &[f64]) -> (Vec<f64>, Square) {
+    /// The log-likelihood's gradient at `r`.
+    fn gradient(&self, r: &[f64]) -> Vec<f64> {
         let mut gradient = vec![0.0; self.size];
-        let mut information = Square::zeros(self.size);
         for (d, games, points) in &self.pairs {
-            let e = logistic(sparse_dot(d, r));
-            let residual = points - games * e;
-            let weight = games * e * (1.0 - e);
+            let residual = points - games * logistic(sparse_dot(d, r));
             for &(i, wi) in d {
                 gradient[i] += residual * wi;
+            }
+        }
+        gradient
+    }
+
+    /// The log-likelihood's negated Hessian (the information) at `r`: built only where it is
+    /// factored, a dense matrix being the costly part.
+    fn information(&self, r: &[f64]) -> Square {
+        let mut information = Square::zeros(self.size);
+        for (d, games, _) in &self.pairs {
+            let e = logistic(sparse_dot(d, r));
+            let weight = games * e * (1.0 - e);
+            for &(i, wi) in d {
                 for &(j, wj) in d {
                     information.add(i, j, weight * wi * wj);
                 }
             }
         }
-        (gradient, information)
+        information
     }
 
     /// The strengths (natural units, level free) that maximize the likelihood, searched from
@@ -458,12 +468,12 @@ impl Model {
         // Whether the last step taken was a Newton step (from a fresh factor).
         let mut newton = false;
         for _ in 0..200 {
-            let (gradient, information) = self.derivatives(&r);
+            let gradient = self.gradient(&r);
             let mut step = factor.as_ref().map(|f: &Cholesky| f.solve(&gradient));
             let stale =
                 |step: &Option<Vec<f64>>| step.as_ref().is_none_or(|s| largest(s) > last / 4.0);
             if !fresh && stale(&step) {
-                let refactored = regularized(&information)?;
+                let refactored = regularized(self.information(&r))?;
                 step = Some(refactored.solve(&gradient));
                 (factor, fresh) = (Some(refactored), true);
             }
@@ -512,12 +522,12 @@ impl Model {
     fn covariance(&self, r: &[f64], factor: Option<Cholesky>) -> Option<Covariance> {
         let factor = match factor {
             Some(factor) => factor,
-            None => regularized(&self.derivatives(r).1)?,
+            None => regularized(self.information(r))?,
         };
         let inverse = factor.inverse();
-        // J, summed densely (a set touches only its own entrants' columns), then kept sparse:
-        // a ladder's entrant meets few of the others.
-        let mut meat = Square::zeros(self.size);
+        // J by sparse rows (a ladder's entrant meets few of the others): each entry's terms
+        // gathered in the clusters' order, then added in that order, as a dense sum would.
+        let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.size];
         for (cluster, n) in &self.clusters {
             let mut score: BTreeMap<usize, f64> = BTreeMap::new();
             for (d, games, points) in cluster {
@@ -528,18 +538,11 @@ impl Model {
             }
             for (&i, si) in &score {
                 for (&j, sj) in &score {
-                    meat.add(i, j, n * si * sj);
+                    terms[i].push((j, n * si * sj));
                 }
             }
         }
-        let meat = (0..self.size)
-            .map(|i| {
-                let row = meat.row(i).iter().enumerate();
-                row.filter(|(_, x)| **x != 0.0)
-                    .map(|(j, x)| (j, *x))
-                    .collect()
-            })
-            .collect();
+        let meat = terms.into_iter().map(summed).collect();
         Some(Covariance {
             inverse,
             meat,
@@ -565,6 +568,22 @@ fn critical(freedom: Option<f64>) -> f64 {
     freedom.map_or(NORMAL_95, |f| student_quantile(0.975, f))
 }
 
+/// A sparse row's terms (column, value) added up by column, in the order they come, the
+/// columns ascending; the zeros left out.
+fn summed(mut terms: Vec<(usize, f64)>) -> Vec<(usize, f64)> {
+    // Stable: each column's terms keep their order.
+    terms.sort_by_key(|&(j, _)| j);
+    let mut row: Vec<(usize, f64)> = Vec::new();
+    for (j, x) in terms {
+        match row.last_mut() {
+            Some((last, sum)) if *last == j => *sum += x,
+            _ => row.push((j, x)),
+        }
+    }
+    row.retain(|&(_, x)| x != 0.0);
+    row
+}
+
 /// The cluster-robust sandwich's small-sample correction for `g` clusters, `g / (g - 1)` (the
 /// CR1 estimator; A. C. Cameron and D. L. Miller, "A Practitioner's Guide to Cluster-Robust
 /// Inference", Journal of Human Resources 50, 2015, section VI.B): the scores are taken at the
@@ -582,9 +601,10 @@ fn small_sample(g: usize) -> f64 {
 /// makes it as well conditioned as the rest without changing anything orthogonal to it. A ridge
 /// far below any real information does the same for directions the games never tell apart (two
 /// entrants only ever partners). `None` if `m` is not finite.
-fn regularized(m: &Square) -> Option<Cholesky> {
+fn regularized(m: Square) -> Option<Cholesky> {
     let largest = m.largest().max(1e-300);
-    Cholesky::new(&m.shifted(largest / m.size() as f64, 1e-9 * largest))
+    let size = m.size() as f64;
+    Cholesky::new(m.shifted(largest / size, 1e-9 * largest))
 }
 
 /// The sandwich `G J G`, kept as its two factors: `G` (the regularized information's inverse)
