@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     if allfives::sandbox::is_init() {
         allfives::sandbox::init_main();
     }
+    keep_freed_memory();
     let cli = match allfives::cli::args::parse() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
@@ -21,4 +22,20 @@ fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     ExitCode::from(allfives::cli::commands::run(cli))
+}
+
+/// Keeps the memory the rating fits free for the next fit. Each fit allocates matrices of
+/// megabytes (8 MB each at 1,000 entrants) and frees them; glibc hands blocks that large back to
+/// the kernel (mmap past 128 KB by default, and the heap's top trimmed past 128 KB), so every
+/// fit faulted its pages in again: 0.4-0.5 s of system time in a 1.5 s `standings` of 1,000
+/// entrants, 0.12-0.15 s with these settings, peak memory the same (docs/benchmarks.md). A
+/// matrix up to 32 MB (2,000 entrants, the most one fit rates) comes from the heap, and up to
+/// 256 MB freed at its top stays for reuse.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's thresholds, before any thread is started.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
 }
