@@ -541,16 +541,16 @@ fn a_bot_reseeded_from_bot_seed_plays_the_same_with_any_number_of_workers() {
     sb.assert_no_bot_left();
 }
 
-#[test]
-fn a_hundred_thousand_entrants_start_and_a_sigterm_at_start_is_obeyed() {
-    let sb = Sandbox::new();
-    let bots: Vec<Value> = (0..100_000)
+/// The arguments of a one-deal round-robin of `n` `builtin:random` entrants from a bots file,
+/// `jobs` at once, reporting JSON quietly; and its folder.
+fn random_entrants(sb: &Sandbox, n: usize, jobs: usize) -> (Vec<String>, std::path::PathBuf) {
+    let bots: Vec<Value> = (0..n)
         .map(|i| serde_json::json!({"name": format!("b{i}"), "command": "builtin:random"}))
         .collect();
     let file = sb.path("bots.json");
     fs::write(&file, serde_json::json!({ "bots": bots }).to_string()).expect("a bots file");
     let out = sb.path("t");
-    let args: Vec<String> = [
+    let args = [
         "tournament",
         "--json",
         "--quiet",
@@ -560,17 +560,22 @@ fn a_hundred_thousand_entrants_start_and_a_sigterm_at_start_is_obeyed() {
         "1",
         "--public-seed",
         "-j",
-        "1",
+        &jobs.to_string(),
         "--bots",
+        &file.display().to_string(),
+        "--out",
+        &out.display().to_string(),
     ]
     .iter()
     .map(|a| a.to_string())
-    .chain([
-        file.display().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ])
     .collect();
+    (args, out)
+}
+
+#[test]
+fn a_hundred_thousand_entrants_start_and_a_sigterm_at_start_is_obeyed() {
+    let sb = Sandbox::new();
+    let (args, out) = random_entrants(&sb, 100_000, 1);
     let child = spawn(&args);
     // The lock names the run once it holds the folder, its handlers already in place: the
     // signal comes while it starts (or plays its first games).
@@ -601,33 +606,7 @@ fn more_entrants_met_than_one_fit_rates_stop_at_once_and_are_not_rated() {
     // 4,100 games one comparable set holds more than the 2,000 one fit rates. Its dense fit
     // took minutes (and the stop waited for it); now no fit is made, and the report says why.
     let sb = Sandbox::new();
-    let bots: Vec<Value> = (0..2100)
-        .map(|i| serde_json::json!({"name": format!("b{i}"), "command": "builtin:random"}))
-        .collect();
-    let file = sb.path("bots.json");
-    fs::write(&file, serde_json::json!({ "bots": bots }).to_string()).expect("a bots file");
-    let out = sb.path("t");
-    let args: Vec<String> = [
-        "tournament",
-        "--json",
-        "--quiet",
-        "--deals",
-        "1",
-        "--seed",
-        "1",
-        "--public-seed",
-        "-j",
-        "2",
-        "--bots",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .chain([
-        file.display().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ])
-    .collect();
+    let (args, out) = random_entrants(&sb, 2100, 2);
     let start = std::time::Instant::now();
     let child = spawn(&args);
     let results = out.join("results.jsonl");
