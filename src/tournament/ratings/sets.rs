@@ -30,8 +30,9 @@ pub type Side = Vec<usize>;
 /// Comparisons (pairs of sides within a cluster) kept exactly, and sampled past that.
 pub const SET_CAP: usize = 100_000;
 
-/// Clusters kept exactly, and sampled past that: the sandwich's `J` from 50,000 clusters is
-/// within about 0.5% of its limit (its relative error falls as one over their root), while
+/// Clusters kept exactly, and sampled past that: the sandwich's `J` from 50,000 clusters has a
+/// relative sampling error of about the square root of 2/50,000 (0.6%; a half-width's, half
+/// that), while
 /// each one more kept costs memory (a two-entrant deal is a cluster of one comparison, so
 /// [`SET_CAP`] alone would keep twice as many).
 pub const DEAL_CAP: usize = 50_000;
