@@ -3,7 +3,8 @@
 //! seconds) and a last time at the end, saying how the run ended. A page is written whole to a
 //! temporary file and renamed over the old one, so a browser never reads half a page.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -159,9 +160,10 @@ impl ReportPage {
         self.about.updated_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let page = html::page(&self.gathered.data(&self.about, report));
+        let data = self.gathered.data(&self.about, report);
+        let written = replace(&self.path, |out| html::write(out, &data));
         self.written = Some(Instant::now());
-        replace(&self.path, page.as_bytes())
+        written
     }
 }
 
@@ -172,13 +174,20 @@ fn header_of(line: &GameLine, dir: &Path) -> Option<Header> {
     serde_json::from_slice(first).ok()
 }
 
-/// Writes `bytes` to `path` through a new temporary file beside it (`.NAME.new`).
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `path` through a new temporary file beside it (`.NAME.new`), buffered, by `write`.
+fn replace(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<&mut File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     // `--html ..` names no file: the rename then fails, and says so.
     let name = path
         .file_name()
         .unwrap_or(LIVE_PAGE.as_ref())
         .to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.new"));
-    files::replace(path, &temporary, |file| file.write_all(bytes))
+    files::replace(path, &temporary, |file| {
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        out.flush()
+    })
 }
