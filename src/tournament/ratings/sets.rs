@@ -11,11 +11,14 @@
 //! the clusters whose hashes are smallest, as many as hold at most [`SET_CAP`] comparisons. What
 //! is kept depends on which sets arrived, never on their order.
 //!
-//! A cluster's comparisons are stored once however many clusters have them (a match of two
-//! entrants has a handful of distinct deal outcomes): a cluster kept costs its hash, its sets and
-//! a shared pointer, and `J` reads each distinct cluster once with its count.
+//! A small cluster's comparisons are stored once however many clusters have them (a match of
+//! two entrants has a handful of distinct deal outcomes): a cluster kept costs its hash, its sets
+//! and the number of its comparisons' slot (16 bytes in the map), and `J` reads each distinct
+//! cluster once with its count. A large cluster (a round-robin dealt one deal to every group)
+//! keeps its comparisons in a map of its own, which a set of it adds to in place: folding in a set
+//! costs its own comparisons, never the cluster's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::tournament::seeds;
@@ -25,6 +28,9 @@ pub type Side = Vec<usize>;
 
 /// Comparisons (pairs of sides within a cluster) kept exactly, and sampled past that.
 pub const SET_CAP: usize = 100_000;
+
+/// Comparisons past which a cluster's are its own, added to in place, rather than shared.
+const SHARED_MAX: usize = 16;
 
 /// A pair of sides, packed: the first's length, its entrants, then the second's entrants.
 type PairKey = Box<[u32]>;
@@ -41,11 +47,10 @@ type Content = Box<[(PairKey, u64, u64)]>;
 pub struct Sets {
     /// Per pair of sides over all sets.
     pairs: Tally,
-    /// The clusters kept, by the hash of their key (a bijection: one cluster a hash): each one's
-    /// sets and comparisons, shared with every other cluster of the same comparisons.
-    clusters: BTreeMap<u64, (u64, Arc<Content>)>,
-    /// Each distinct cluster's comparisons once, and how many clusters kept have them.
-    contents: BTreeMap<Arc<Content>, u64>,
+    /// The clusters kept, by the hash of their key (a bijection: one cluster a hash).
+    clusters: BTreeMap<u64, Kept>,
+    /// The comparisons of the clusters kept.
+    slots: Slots,
     /// The smallest hash of a cluster dropped: no cluster hashed at or above it is kept.
     ceiling: Option<u64>,
     /// Comparisons in the clusters kept.
@@ -55,6 +60,13 @@ pub struct Sets {
     /// Sets in the clusters kept.
     sampled: u64,
     cap: usize,
+}
+
+/// A cluster kept: its sets, and the slot of its comparisons.
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    sets: u32,
+    slot: u32,
 }
 
 impl Default for Sets {
@@ -69,7 +81,7 @@ impl Sets {
         Sets {
             pairs: Tally::new(),
             clusters: BTreeMap::new(),
-            contents: BTreeMap::new(),
+            slots: Slots::default(),
             ceiling: None,
             kept: 0,
             count: 0,
@@ -83,34 +95,12 @@ impl Sets {
     /// of its deal (sets of one key are one cluster of the sandwich). The sample keeps the
     /// clusters whose keys hash lowest.
     pub fn add(&mut self, key: u64, games: &[Vec<(Side, u32)>]) {
-        let mut compared = Tally::new();
-        for game in games {
-            for (i, (a, rank_a)) in game.iter().enumerate() {
-                for (b, rank_b) in &game[i + 1..] {
-                    let doubled = match rank_a.cmp(rank_b) {
-                        std::cmp::Ordering::Less => 2,
-                        std::cmp::Ordering::Equal => 1,
-                        std::cmp::Ordering::Greater => 0,
-                    };
-                    let (first, second, points) = match a.cmp(b) {
-                        std::cmp::Ordering::Less => (a, b, doubled),
-                        std::cmp::Ordering::Greater => (b, a, 2 - doubled),
-                        // The same entrants on both sides tell nothing of their strength.
-                        std::cmp::Ordering::Equal => continue,
-                    };
-                    let cell = compared.entry(pair_key(first, second)).or_default();
-                    cell.0 += 1;
-                    cell.1 += points;
-                }
-            }
-        }
+        let compared = compare(games);
         if compared.is_empty() {
             return;
         }
         for (pair, &(games, doubled)) in &compared {
-            let total = self.pairs.entry(pair.clone()).or_default();
-            total.0 += games;
-            total.1 += doubled;
+            add_to(&mut self.pairs, pair, games, doubled);
         }
         self.keep(key, compared);
     }
@@ -123,57 +113,32 @@ impl Sets {
         if self.ceiling.is_some_and(|c| hash >= c) {
             return;
         }
-        let (sets, content) = match self.clusters.remove(&hash) {
-            Some((sets, before)) => {
-                let mut merged = compared;
-                for (pair, games, doubled) in before.iter() {
-                    let cell = merged.entry(pair.clone()).or_default();
-                    cell.0 += games;
-                    cell.1 += doubled;
-                }
-                self.kept -= before.len();
-                self.release(before);
-                (sets, merged)
+        let kept = match self.clusters.get(&hash) {
+            Some(&Kept { sets, slot }) => {
+                let before = self.slots.len(slot);
+                let slot = self.slots.merge(slot, compared);
+                self.kept = self.kept - before + self.slots.len(slot);
+                let sets = sets
+                    .checked_add(1)
+                    .expect("fewer than 4 billion sets a deal");
+                Kept { sets, slot }
             }
-            None => (0, compared),
+            None => {
+                self.kept += compared.len();
+                let slot = self.slots.place(compared);
+                Kept { sets: 1, slot }
+            }
         };
-        let content = self.intern(content);
-        self.kept += content.len();
-        self.clusters.insert(hash, (sets + 1, content));
+        self.clusters.insert(hash, kept);
         self.sampled += 1;
         while self.kept > self.cap && self.clusters.len() > 1 {
-            let Some((hash, (sets, dropped))) = self.clusters.pop_last() else {
+            let Some((hash, dropped)) = self.clusters.pop_last() else {
                 break;
             };
-            self.kept -= dropped.len();
-            self.sampled -= sets;
-            self.release(dropped);
+            self.kept -= self.slots.len(dropped.slot);
+            self.sampled -= u64::from(dropped.sets);
+            self.slots.release(dropped.slot);
             self.ceiling = Some(hash);
-        }
-    }
-
-    /// The shared copy of a cluster's comparisons, counted once more.
-    fn intern(&mut self, tally: Tally) -> Arc<Content> {
-        let content: Content = tally.into_iter().map(|(p, (g, d))| (p, g, d)).collect();
-        if let Some((shared, _)) = self.contents.get_key_value(&content) {
-            let shared = Arc::clone(shared);
-            *self.contents.get_mut(&content).expect("just found") += 1;
-            return shared;
-        }
-        let shared = Arc::new(content);
-        self.contents.insert(Arc::clone(&shared), 1);
-        shared
-    }
-
-    /// Counts a cluster's comparisons once less, forgotten when no cluster kept has them.
-    fn release(&mut self, content: Arc<Content>) {
-        let clusters = self
-            .contents
-            .get_mut(&content)
-            .expect("a cluster's comparisons are interned");
-        *clusters -= 1;
-        if *clusters == 0 {
-            self.contents.remove(&content);
         }
     }
 
@@ -186,23 +151,16 @@ impl Sets {
         })
     }
 
-    /// The distinct clusters for the sandwich, each with the number of clusters kept that have
-    /// its comparisons, and the weight of each cluster (the sets folded in per set kept): every
+    /// The distinct clusters for the sandwich, in the order of their comparisons (whatever the
+    /// order the sets came in), each with the number of clusters kept that have its
+    /// comparisons, and the weight of each cluster (the sets folded in per set kept): every
     /// cluster, or past the cap the sample.
     pub(super) fn clusters(&self) -> (Vec<(Cluster, u64)>, f64) {
         let clusters = self
-            .contents
-            .iter()
-            .map(|(content, &count)| {
-                let cluster = content
-                    .iter()
-                    .map(|(key, games, doubled)| {
-                        let (first, second) = split(key);
-                        (first.to_vec(), second.to_vec(), *games, *doubled)
-                    })
-                    .collect();
-                (cluster, count)
-            })
+            .slots
+            .distinct()
+            .into_iter()
+            .map(|(content, count)| (unpack(content), count))
             .collect();
         (clusters, self.count as f64 / self.sampled.max(1) as f64)
     }
@@ -213,9 +171,201 @@ impl Sets {
     }
 }
 
+/// A set's comparisons: per pair of sides in one of its games, games and the first's points
+/// doubled.
+fn compare(games: &[Vec<(Side, u32)>]) -> Tally {
+    let mut compared = Tally::new();
+    for game in games {
+        for (i, (a, rank_a)) in game.iter().enumerate() {
+            for (b, rank_b) in &game[i + 1..] {
+                let doubled = match rank_a.cmp(rank_b) {
+                    std::cmp::Ordering::Less => 2,
+                    std::cmp::Ordering::Equal => 1,
+                    std::cmp::Ordering::Greater => 0,
+                };
+                let (first, second, points) = match a.cmp(b) {
+                    std::cmp::Ordering::Less => (a, b, doubled),
+                    std::cmp::Ordering::Greater => (b, a, 2 - doubled),
+                    // The same entrants on both sides tell nothing of their strength.
+                    std::cmp::Ordering::Equal => continue,
+                };
+                let cell = compared.entry(pair_key(first, second)).or_default();
+                cell.0 += 1;
+                cell.1 += points;
+            }
+        }
+    }
+    compared
+}
+
+/// Adds a pair's games and doubled points to a tally.
+fn add_to(tally: &mut Tally, pair: &PairKey, games: u64, doubled: u64) {
+    let cell = match tally.get_mut(pair) {
+        Some(cell) => cell,
+        None => tally.entry(pair.clone()).or_default(),
+    };
+    cell.0 += games;
+    cell.1 += doubled;
+}
+
+/// A cluster's comparisons, read in place: each pair, its games and the first's points doubled.
+type Borrowed<'a> = Vec<(&'a [u32], u64, u64)>;
+
+/// The comparisons of the clusters kept, each in a numbered slot: a small cluster's shared with
+/// every cluster of the same comparisons and counted, a large one's its own.
+#[derive(Debug, Clone, Default)]
+struct Slots {
+    slots: Vec<Slot>,
+    /// Slots emptied, to be filled again.
+    free: Vec<u32>,
+    /// The slot of each distinct small cluster's comparisons.
+    shared: HashMap<Arc<Content>, u32>,
+}
+
+/// One slot: its comparisons and how many clusters kept have them (0: a free slot).
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    comparisons: Comparisons,
+    clusters: u64,
+}
+
+/// A slot's comparisons.
+#[derive(Debug, Clone)]
+enum Comparisons {
+    /// A small cluster's, stored once for every cluster that has them.
+    Shared(Arc<Content>),
+    /// A large cluster's, added to in place.
+    Own(Tally),
+}
+
+impl Default for Comparisons {
+    fn default() -> Comparisons {
+        Comparisons::Own(Tally::new())
+    }
+}
+
+impl Slots {
+    /// Comparisons in slot `slot`.
+    fn len(&self, slot: u32) -> usize {
+        match &self.slots[slot as usize].comparisons {
+            Comparisons::Shared(content) => content.len(),
+            Comparisons::Own(tally) => tally.len(),
+        }
+    }
+
+    /// The slot of a new cluster's comparisons.
+    fn place(&mut self, tally: Tally) -> u32 {
+        if tally.len() > SHARED_MAX {
+            return self.fill(Comparisons::Own(tally));
+        }
+        let content: Content = tally.into_iter().map(|(p, (g, d))| (p, g, d)).collect();
+        if let Some(&slot) = self.shared.get(&content) {
+            self.slots[slot as usize].clusters += 1;
+            return slot;
+        }
+        let content = Arc::new(content);
+        let slot = self.fill(Comparisons::Shared(Arc::clone(&content)));
+        self.shared.insert(content, slot);
+        slot
+    }
+
+    /// The slot of a cluster's comparisons, once `tally` is added to those in `slot`: the same
+    /// slot, added to in place, when it is the cluster's own.
+    fn merge(&mut self, slot: u32, tally: Tally) -> u32 {
+        if let Comparisons::Own(own) = &mut self.slots[slot as usize].comparisons {
+            for (pair, (games, doubled)) in &tally {
+                add_to(own, pair, *games, *doubled);
+            }
+            return slot;
+        }
+        let mut merged = tally;
+        if let Comparisons::Shared(content) = &self.slots[slot as usize].comparisons {
+            for (pair, games, doubled) in content.iter() {
+                add_to(&mut merged, pair, *games, *doubled);
+            }
+        }
+        self.release(slot);
+        self.place(merged)
+    }
+
+    /// Puts comparisons in a free slot, for one cluster.
+    fn fill(&mut self, comparisons: Comparisons) -> u32 {
+        let slot = Slot {
+            comparisons,
+            clusters: 1,
+        };
+        match self.free.pop() {
+            Some(free) => {
+                self.slots[free as usize] = slot;
+                free
+            }
+            None => {
+                self.slots.push(slot);
+                u32::try_from(self.slots.len() - 1).expect("fewer than 4 billion clusters kept")
+            }
+        }
+    }
+
+    /// Counts a slot's comparisons once less, emptied when no cluster kept has them.
+    fn release(&mut self, slot: u32) {
+        let entry = &mut self.slots[slot as usize];
+        entry.clusters -= 1;
+        if entry.clusters > 0 {
+            return;
+        }
+        if let Comparisons::Shared(content) = std::mem::take(&mut entry.comparisons) {
+            self.shared.remove(&content);
+        }
+        self.free.push(slot);
+    }
+
+    /// Each distinct comparisons once, sorted, with the number of clusters kept that have them.
+    fn distinct(&self) -> Vec<(Borrowed<'_>, u64)> {
+        let mut distinct: Vec<_> = self
+            .slots
+            .iter()
+            .filter(|slot| slot.clusters > 0)
+            .map(|slot| {
+                let content: Vec<_> = match &slot.comparisons {
+                    Comparisons::Shared(content) => content
+                        .iter()
+                        .map(|(pair, games, doubled)| (&pair[..], *games, *doubled))
+                        .collect(),
+                    Comparisons::Own(tally) => tally
+                        .iter()
+                        .map(|(pair, &(games, doubled))| (&pair[..], games, doubled))
+                        .collect(),
+                };
+                (content, slot.clusters)
+            })
+            .collect();
+        distinct.sort_unstable();
+        // Large clusters of the same comparisons, each in its own slot, are counted as one.
+        distinct.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 += later.1;
+            }
+            same
+        });
+        distinct
+    }
+}
+
 /// A cluster unpacked for the sandwich: per pair of sides, the first's entrants, the second's,
 /// games and the first's points doubled.
 pub(super) type Cluster = Vec<(Vec<u32>, Vec<u32>, u64, u64)>;
+
+/// A cluster's comparisons unpacked for the sandwich.
+fn unpack(content: Borrowed<'_>) -> Cluster {
+    content
+        .into_iter()
+        .map(|(key, games, doubled)| {
+            let (first, second) = split(key);
+            (first.to_vec(), second.to_vec(), games, doubled)
+        })
+        .collect()
+}
 
 /// The key of a pair of sides in a [`Tally`].
 fn pair_key(first: &Side, second: &Side) -> PairKey {
@@ -256,6 +406,11 @@ mod tests {
             vec![(vec![a], first), (vec![b], 3 - first)],
             vec![(vec![b], 3 - second), (vec![a], second)],
         ]
+    }
+
+    /// Comparisons stored: slots in use.
+    fn stored(sets: &Sets) -> usize {
+        sets.slots.slots.iter().filter(|s| s.clusters > 0).count()
     }
 
     #[test]
@@ -347,7 +502,7 @@ mod tests {
         let (clusters, weight) = sets.clusters();
         assert!(clusters.len() <= 5, "{} distinct clusters", clusters.len());
         assert_eq!(clusters.iter().map(|(_, n)| n).sum::<u64>(), 10_000);
-        assert_eq!((sets.contents.len(), weight), (clusters.len(), 1.0));
+        assert_eq!((stored(&sets), weight), (clusters.len(), 1.0));
         // A deal played again by the group moves to the cluster of its summed comparisons, and
         // a cluster no deal has any more is forgotten.
         let mut again = Sets::default();
@@ -366,6 +521,84 @@ mod tests {
         // Past the cap, a dropped cluster's comparisons are forgotten with it.
         let mut capped = Sets::with_cap(3);
         (0..10).for_each(|k| capped.add(k, &pair(0, 1 + k as usize, 1, 2)));
-        assert_eq!(capped.contents.len(), 3);
+        assert_eq!(stored(&capped), 3);
+    }
+
+    /// Sets as their keys and games.
+    type Drawn = [(u64, Vec<Vec<(Side, u32)>>)];
+
+    /// A set of one game among distinct entrants drawn from `picks`, ranked by `ranks`.
+    fn game(picks: &[usize], ranks: &[u32]) -> Vec<Vec<(Side, u32)>> {
+        let mut seen = std::collections::BTreeSet::new();
+        let sides = picks
+            .iter()
+            .zip(ranks)
+            .filter(|(e, _)| seen.insert(**e))
+            .map(|(e, r)| (vec![*e], *r))
+            .collect();
+        vec![sides]
+    }
+
+    /// The clusters without a cap, as the sandwich reads them, computed the plain way: each
+    /// key's sets summed, then the distinct sums counted.
+    fn plain(sets: &Drawn) -> Vec<(Cluster, u64)> {
+        let mut by_key: BTreeMap<u64, Tally> = BTreeMap::new();
+        for (key, games) in sets {
+            let compared = compare(games);
+            if compared.is_empty() {
+                continue;
+            }
+            let tally = by_key.entry(*key).or_default();
+            for (pair, (games, doubled)) in &compared {
+                add_to(tally, pair, *games, *doubled);
+            }
+        }
+        let mut counted: BTreeMap<Vec<(PairKey, u64, u64)>, u64> = BTreeMap::new();
+        for tally in by_key.into_values() {
+            let content = tally.into_iter().map(|(p, (g, d))| (p, g, d)).collect();
+            *counted.entry(content).or_default() += 1;
+        }
+        counted
+            .into_iter()
+            .map(|(content, count)| {
+                let borrowed = content.iter().map(|(p, g, d)| (&p[..], *g, *d)).collect();
+                (unpack(borrowed), count)
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Large clusters (past the shared ones' size) and small ones, in any order: the
+        /// clusters are those of the plain sums without a cap, and the same sample with one.
+        #[test]
+        fn clusters_are_the_plain_sums_in_any_order(
+            drawn in proptest::collection::vec(
+                (0u64..6, proptest::collection::vec((0usize..24, 1u32..4), 2..5)),
+                1..120,
+            ),
+            cap in 1usize..80,
+            rotate in 0usize..120,
+        ) {
+            let sets: Vec<_> = drawn
+                .iter()
+                .map(|(key, sides)| {
+                    let (picks, ranks): (Vec<usize>, Vec<u32>) = sides.iter().copied().unzip();
+                    (*key, game(&picks, &ranks))
+                })
+                .collect();
+            let fold = |order: &Drawn, cap: usize| {
+                let mut folded = Sets::with_cap(cap);
+                order.iter().for_each(|(key, games)| folded.add(*key, games));
+                folded
+            };
+            let mut turned = sets.clone();
+            turned.rotate_left(rotate % sets.len());
+            turned.reverse();
+            proptest::prop_assert_eq!(fold(&sets, usize::MAX).clusters(), (plain(&sets), 1.0));
+            proptest::prop_assert_eq!(fold(&turned, usize::MAX).clusters(), (plain(&sets), 1.0));
+            proptest::prop_assert_eq!(fold(&sets, cap).clusters(), fold(&turned, cap).clusters());
+        }
     }
 }
