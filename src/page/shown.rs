@@ -1,12 +1,12 @@
 //! A page's data written as JSON straight from its types, as the page's script reads it: every
-//! string (keys too) shown as on a terminal ([`terminal`]), every `<` written `\u003c`, every
-//! object's keys in order (as a `serde_json::Value` holds them). No tree of the data is built:
-//! a page of 100,000 rows is written in the bytes it takes, not a `Value` tree ten times that.
+//! string (keys too) shown as on a terminal ([`terminal`]), every `<` written `\u003c`. Nothing
+//! of the data is held: a page of 100,000 rows is written as it is serialized, not made a
+//! `serde_json::Value` tree (ten times its size) and a string first.
 //!
 //! [`Shown`] is a `serde_json` formatter. serde_json splits a string into fragments around what
 //! it escapes; the formatter puts the string back together, then writes it escaped its own way.
-//! An object's entries are held until it closes and written in order of their keys, the same
-//! bytes `serde_json::to_string` gives of the data turned into a `Value` first.
+//! Objects' keys come in the order the types serialize them (a struct's fields as declared, a
+//! map's keys as it orders them), not sorted as a `Value` would have them.
 
 use std::io::{self, Write};
 
@@ -24,30 +24,13 @@ pub fn write(out: &mut impl Write, data: &impl Serialize) -> io::Result<()> {
 /// The formatter (the module's doc).
 #[derive(Debug, Default)]
 struct Shown {
-    /// The objects open, innermost last.
-    open: Vec<Object>,
-    /// The string being written, as it was before serde_json escaped it.
-    string: Option<Vec<u8>>,
+    /// Whether a string is being written.
+    in_string: bool,
+    /// The string being written (or the last one), as it was before serde_json escaped it.
+    string: Vec<u8>,
 }
 
-/// An open object: its entries so far.
-#[derive(Debug, Default)]
-struct Object {
-    entries: Vec<Entry>,
-    /// Whether the last entry's key is being written (else its value).
-    in_key: bool,
-}
-
-/// An object's entry: its key as shown (what the entries are ordered by), and the JSON of the
-/// key and of the value.
-#[derive(Debug, Default)]
-struct Entry {
-    shown_key: String,
-    key: Vec<u8>,
-    value: Vec<u8>,
-}
-
-/// Where a piece of JSON goes: into an open string or object, or out.
+/// Where a piece of JSON goes: into the open string, or out.
 enum Target<'a, W: ?Sized> {
     Held(&'a mut Vec<u8>),
     Out(&'a mut W),
@@ -77,30 +60,12 @@ impl<W: ?Sized + Write> Write for Target<'_, W> {
 }
 
 impl Shown {
-    /// Where the next piece goes: the open string, else the innermost object's last entry,
-    /// else `out`.
+    /// Where the next piece goes: the open string, else `out`.
     fn target<'a, W: ?Sized>(&'a mut self, out: &'a mut W) -> Target<'a, W> {
-        if let Some(string) = self.string.as_mut() {
-            return Target::Held(string);
+        match self.in_string {
+            true => Target::Held(&mut self.string),
+            false => Target::Out(out),
         }
-        match self.open.last_mut() {
-            Some(object) => {
-                let entry = object
-                    .entries
-                    .last_mut()
-                    .expect("an object's key or value is written in an entry");
-                match object.in_key {
-                    true => Target::Held(&mut entry.key),
-                    false => Target::Held(&mut entry.value),
-                }
-            }
-            None => Target::Out(out),
-        }
-    }
-
-    /// Whether the string just closed is an object's key.
-    fn in_key(&self) -> bool {
-        self.open.last().is_some_and(|o| o.in_key)
     }
 }
 
@@ -143,7 +108,8 @@ impl Formatter for Shown {
     }
 
     fn begin_string<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        self.string = Some(Vec::new());
+        self.in_string = true;
+        self.string.clear();
         Ok(())
     }
 
@@ -175,89 +141,22 @@ impl Formatter for Shown {
     }
 
     fn end_string<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        let raw = self.string.take().expect("a string was begun");
-        let raw = String::from_utf8(raw).expect("serde_json writes whole characters");
-        let shown = terminal(&raw);
-        let mut json = serde_json::to_vec(&shown).expect("a string always serializes");
+        self.in_string = false;
+        // Most strings (names, digits) are plain printable ASCII that nothing escapes.
+        let plain = |&b: &u8| (b' '..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'<');
+        if self.string.iter().all(plain) {
+            out.write_all(b"\"")?;
+            out.write_all(&self.string)?;
+            return out.write_all(b"\"");
+        }
+        let raw = std::str::from_utf8(&self.string).expect("serde_json writes whole characters");
+        let mut json = serde_json::to_vec(&terminal(raw)).expect("a string always serializes");
         if json.contains(&b'<') {
             json = String::from_utf8(json)
                 .expect("JSON is UTF-8")
                 .replace('<', "\\u003c")
                 .into_bytes();
         }
-        let key = self.in_key();
-        self.target(out).write_all(&json)?;
-        if key && let Some(entry) = self.open.last_mut().and_then(|o| o.entries.last_mut()) {
-            entry.shown_key = shown;
-        }
-        Ok(())
+        out.write_all(&json)
     }
-
-    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.target(out).write_all(b"[")
-    }
-
-    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.target(out).write_all(b"]")
-    }
-
-    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
-        match first {
-            true => Ok(()),
-            false => self.target(out).write_all(b","),
-        }
-    }
-
-    fn begin_object<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        self.open.push(Object::default());
-        Ok(())
-    }
-
-    fn begin_object_key<W: ?Sized + Write>(
-        &mut self,
-        _out: &mut W,
-        _first: bool,
-    ) -> io::Result<()> {
-        let object = self.open.last_mut().expect("a key is written in an object");
-        object.entries.push(Entry::default());
-        object.in_key = true;
-        Ok(())
-    }
-
-    fn begin_object_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        if let Some(object) = self.open.last_mut() {
-            object.in_key = false;
-        }
-        Ok(())
-    }
-
-    fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        let object = self.open.pop().expect("an object was begun");
-        let mut target = self.target(out);
-        target.write_all(b"{")?;
-        for (i, entry) in ordered(object.entries).iter().enumerate() {
-            if i > 0 {
-                target.write_all(b",")?;
-            }
-            target.write_all(&entry.key)?;
-            target.write_all(b":")?;
-            target.write_all(&entry.value)?;
-        }
-        target.write_all(b"}")
-    }
-}
-
-/// `entries` in order of their shown keys, of two with one key the last only (as a map keeps
-/// them).
-fn ordered(mut entries: Vec<Entry>) -> Vec<Entry> {
-    // Stable: of equal keys, the last written stays last.
-    entries.sort_by(|a, b| a.shown_key.cmp(&b.shown_key));
-    let mut kept: Vec<Entry> = Vec::with_capacity(entries.len());
-    for entry in entries {
-        match kept.last_mut() {
-            Some(last) if last.shown_key == entry.shown_key => *last = entry,
-            _ => kept.push(entry),
-        }
-    }
-    kept
 }
