@@ -139,13 +139,18 @@ impl ReportPage {
     /// `report` gives the standings so far (only called when the page is written).
     pub fn refresh(&mut self, report: impl FnOnce() -> Report) -> std::io::Result<()> {
         let wait = EVERY.max(self.cost * SHARE);
-        if self.written.is_some_and(|at| at.elapsed() < wait) {
+        // Once a stop is asked, the final write follows: nothing holds it up.
+        if self.written.is_some_and(|at| at.elapsed() < wait) || crate::input::stopping() {
             return Ok(());
         }
         let started = Instant::now();
-        let written = self.write(State::Running, None, &report());
+        let written = self.written_as(State::Running, None, &report(), Until::Stopped);
         self.cost = started.elapsed();
-        written
+        match written {
+            // Given up for a stop: the temporary file is gone, the last page stands.
+            Err(_) if crate::input::stopping() => Ok(()),
+            written => written,
+        }
     }
 
     /// Writes the page now, saying `state` (and `note`).
@@ -155,15 +160,54 @@ impl ReportPage {
         note: Option<String>,
         report: &Report,
     ) -> std::io::Result<()> {
+        self.written_as(state, note, report, Until::Written)
+    }
+
+    fn written_as(
+        &mut self,
+        state: State,
+        note: Option<String>,
+        report: &Report,
+        until: Until,
+    ) -> std::io::Result<()> {
         self.about.state = state;
         self.about.note = note;
         self.about.updated_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let data = self.gathered.data(&self.about, report);
-        let written = replace(&self.path, |out| html::write(out, &data));
+        let written = replace(&self.path, until, |out| html::write(out, &data));
         self.written = Some(Instant::now());
         written
+    }
+}
+
+/// How long a page's write goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// To its end.
+    Written,
+    /// To its end, or until a stop is asked (Ctrl-C, SIGTERM): a live page of 100,000 rows
+    /// takes a good part of a second, and a stop is answered within one.
+    Stopped,
+}
+
+/// A page's file, written until its [`Until`] says.
+struct PageFile<'a> {
+    file: &'a mut File,
+    until: Until,
+}
+
+impl Write for PageFile<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.until == Until::Stopped && crate::input::stopping() {
+            return Err(std::io::Error::other("a stop was asked"));
+        }
+        self.file.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -174,10 +218,12 @@ fn header_of(line: &GameLine, dir: &Path) -> Option<Header> {
     serde_json::from_slice(first).ok()
 }
 
-/// Writes `path` through a new temporary file beside it (`.NAME.new`), buffered, by `write`.
+/// Writes `path` through a new temporary file beside it (`.NAME.new`), buffered, by `write`,
+/// until `until` says.
 fn replace(
     path: &Path,
-    write: impl FnOnce(&mut BufWriter<&mut File>) -> std::io::Result<()>,
+    until: Until,
+    write: impl FnOnce(&mut BufWriter<PageFile<'_>>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     // `--html ..` names no file: the rename then fails, and says so.
     let name = path
@@ -186,7 +232,7 @@ fn replace(
         .to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.new"));
     files::replace(path, &temporary, |file| {
-        let mut out = BufWriter::new(file);
+        let mut out = BufWriter::new(PageFile { file, until });
         write(&mut out)?;
         out.flush()
     })
