@@ -219,7 +219,7 @@ mod tests {
             score: f64,
             faults: std::collections::BTreeMap<u8, u64>,
             note: Option<&'a str>,
-            big: u128,
+            big: i64,
             lost: f64,
         }
         let rows = vec![
@@ -229,7 +229,7 @@ mod tests {
                 score: 0.1 + 0.2,
                 faults: [(12, 1), (3, 4)].into_iter().collect(),
                 note: None,
-                big: u128::from(u64::MAX) + 1,
+                big: i64::MIN,
                 lost: f64::NAN,
             };
             3

@@ -316,4 +316,32 @@ mod tests {
         let complete = text.find("\n  \"complete\"").expect("complete");
         assert!(games < complete, "{text}");
     }
+
+    #[test]
+    fn a_written_report_is_the_whole_report_made_safe() {
+        // Characters cut between the buffer's writes (two bytes each, past 64 KiB), and some
+        // that a terminal would act on.
+        let names = [
+            "\u{e9}".repeat(50_000) + "\u{202e}\u{7f}\u{9b}<\"\\",
+            "b\u{200b}".to_string(),
+        ];
+        let mut tally = Tally::new(names.to_vec(), 2, None);
+        let mut games = vec![line(1), line(2)];
+        for g in &mut games {
+            for seat in &mut g.seats {
+                seat.name = names[seat.entrant].clone();
+            }
+            tally.add(g);
+        }
+        let mut entrants = entrants();
+        for (e, name) in entrants.iter_mut().zip(&names) {
+            e.name = name.clone();
+        }
+        let mut report = Report::new("tournament", true, entrants, tally.standings());
+        report.games = Some(games);
+        let mut written = Vec::new();
+        write_report(&mut written, &report).expect("written");
+        let whole = text::json(&serde_json::to_string_pretty(&report).expect("serializes"));
+        assert_eq!(String::from_utf8(written).expect("UTF-8"), whole + "\n");
+    }
 }
