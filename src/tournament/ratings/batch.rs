@@ -220,7 +220,8 @@ pub fn fit(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
 
 /// A rating for every entrant that played a complete set, whether the games fix it or not:
 /// for matchmaking, which places everyone (an unfixed entrant's huge interval is what draws it
-/// to the tables that will fix it), never for printing.
+/// to the tables that will fix it), never for printing. Past [`FIT_ENTRANTS`] entrants none is
+/// rated: a dense fit of them would take memory of their number squared.
 pub fn fit_every_entrant(names: &[String], sets: &Sets, anchor: Anchor) -> BatchFit {
     fit_starting(names, sets, anchor, &BTreeMap::new(), false)
 }
@@ -272,8 +273,9 @@ fn fit_starting(
             comparable_sets: 0,
         };
     }
-    if fixed_only && rated.len() > FIT_ENTRANTS {
-        // Too many to fit densely: every entrant is listed not rated, and why.
+    if rated.len() > FIT_ENTRANTS {
+        // Too many to fit densely: every entrant is listed not rated, and why (matchmaking
+        // places them all as unrated, as at a ladder's start).
         return BatchFit {
             entrants: Vec::new(),
             prior: false,
@@ -899,6 +901,13 @@ mod tests {
         assert_eq!(over.not_rated.len(), FIT_ENTRANTS + 1);
         assert!(over.not_rated.iter().all(|n| n.reason == Unfixed::TooMany));
         assert!(!over.all_comparable());
+        // Matchmaking's fit of everyone is capped alike: every entrant unrated, as at the start.
+        let placing = fit_every_entrant(
+            &names(FIT_ENTRANTS + 1),
+            &star(FIT_ENTRANTS + 1),
+            Anchor::Mean(0.0),
+        );
+        assert!(placing.entrants.is_empty() && placing.not_rated.is_empty());
         // As many as the cap: rated (the fit itself is left out, slow in a debug build).
         assert!(identify(&star(FIT_ENTRANTS), None).unfixed.is_empty());
     }
