@@ -7,19 +7,19 @@ use std::time::Duration;
 /// Buckets: bucket `b` holds times in [2^(b/4), 2^((b+1)/4)) microseconds (bucket 0 also 0).
 const BUCKETS: usize = 4 * 36;
 
-/// A histogram of move times.
-#[derive(Debug, Clone, PartialEq)]
+/// A histogram of move times. Its buckets are made at its first move: a tournament of
+/// 100,000 entrants keeps one for each, most of which may never play.
+#[derive(Debug, Clone, Default)]
 pub struct MoveTimes {
+    /// Empty until a move is counted, then `BUCKETS` counts.
     counts: Vec<u64>,
     total_us: u64,
 }
 
-impl Default for MoveTimes {
-    fn default() -> Self {
-        MoveTimes {
-            counts: vec![0; BUCKETS],
-            total_us: 0,
-        }
+impl PartialEq for MoveTimes {
+    /// Equal when they counted the same: no buckets made is the same as all empty.
+    fn eq(&self, other: &Self) -> bool {
+        self.total_us == other.total_us && self.buckets() == other.buckets()
     }
 }
 
@@ -43,14 +43,19 @@ impl MoveTimes {
 
     /// The non-empty buckets, as (bucket, count).
     pub fn buckets(&self) -> Vec<(u8, u64)> {
-        (0..BUCKETS)
-            .filter(|&b| self.counts[b] > 0)
-            .map(|b| (b as u8, self.counts[b]))
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(b, &count)| (b as u8, count))
             .collect()
     }
 
     /// Adds `count` moves to bucket `b` (from a results line), without their time.
     pub fn add_bucket(&mut self, bucket: u8, count: u64) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; BUCKETS];
+        }
         let b = usize::from(bucket).min(BUCKETS - 1);
         self.counts[b] += count;
     }
@@ -63,8 +68,11 @@ impl MoveTimes {
     /// What was counted since `earlier` (a snapshot of this histogram).
     pub fn since(&self, earlier: &MoveTimes) -> MoveTimes {
         MoveTimes {
-            counts: (0..BUCKETS)
-                .map(|b| self.counts[b] - earlier.counts[b])
+            counts: self
+                .counts
+                .iter()
+                .enumerate()
+                .map(|(b, &count)| count - earlier.counts.get(b).copied().unwrap_or(0))
                 .collect(),
             total_us: self.total_us - earlier.total_us,
         }
@@ -146,5 +154,19 @@ mod tests {
         let earlier = times.clone();
         times.record(Duration::from_millis(5));
         assert_eq!(times.since(&earlier).moves(), 1);
+    }
+
+    #[test]
+    fn a_histogram_of_no_moves_holds_no_buckets_and_equals_an_emptied_one() {
+        let empty = MoveTimes::default();
+        assert_eq!(empty.counts.capacity(), 0);
+        assert_eq!(
+            (empty.moves(), empty.median_ms(), empty.buckets()),
+            (0, 0.0, vec![])
+        );
+        let mut times = MoveTimes::default();
+        times.record(Duration::from_millis(3));
+        assert_eq!(times.since(&times), empty);
+        assert_eq!(times.since(&empty), times);
     }
 }

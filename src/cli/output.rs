@@ -16,7 +16,7 @@ use crate::tournament::ratings::Sprt;
 use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason};
 use crate::tournament::ratings::identified::{FIT_ENTRANTS, Unfixed};
 use crate::tournament::ratings::sprt::Hypothesis;
-use crate::tournament::report_stream::Report;
+use crate::tournament::report_stream::{self, Report};
 use crate::tournament::results::GameLine;
 use crate::tournament::schedule::Format;
 use crate::tournament::seeds::Master;
@@ -569,13 +569,11 @@ fn faults(faults: &BTreeMap<FaultKind, u64>) -> String {
 /// Prints a report: as pretty JSON with `json`, else as the standings' text; then, on stderr,
 /// what a verified report stands on.
 pub fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result<()> {
-    let text = match json {
-        true => crate::text::json(
-            &serde_json::to_string_pretty(report).expect("a report always serializes"),
-        ),
-        false => standings_text(report, pairs),
-    };
-    print_line(&text)?;
+    match json {
+        // Pretty JSON has no character that `print_line` would escape: it is written as it is.
+        true => report_stream::write_report(io::stdout().lock(), report)?,
+        false => print_line(&standings_text(report, pairs))?,
+    }
     // Said once the report is out (`standings --verify`): what its figures stand on.
     if let Some(verified) = &report.verified {
         eprintln!("allfives: {}", verified.sentence());

@@ -3,7 +3,8 @@
 //! seconds) and a last time at the end, saying how the run ended. A page is written whole to a
 //! temporary file and renamed over the old one, so a browser never reads half a page.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -138,13 +139,18 @@ impl ReportPage {
     /// `report` gives the standings so far (only called when the page is written).
     pub fn refresh(&mut self, report: impl FnOnce() -> Report) -> std::io::Result<()> {
         let wait = EVERY.max(self.cost * SHARE);
-        if self.written.is_some_and(|at| at.elapsed() < wait) {
+        // Once a stop is asked, the final write follows: nothing holds it up.
+        if self.written.is_some_and(|at| at.elapsed() < wait) || crate::input::stopping() {
             return Ok(());
         }
         let started = Instant::now();
-        let written = self.write(State::Running, None, &report());
+        let written = self.written_as(State::Running, None, &report(), Until::Stopped);
         self.cost = started.elapsed();
-        written
+        match written {
+            // Given up for a stop: the temporary file is gone, the last page stands.
+            Err(_) if crate::input::stopping() => Ok(()),
+            written => written,
+        }
     }
 
     /// Writes the page now, saying `state` (and `note`).
@@ -154,14 +160,54 @@ impl ReportPage {
         note: Option<String>,
         report: &Report,
     ) -> std::io::Result<()> {
+        self.written_as(state, note, report, Until::Written)
+    }
+
+    fn written_as(
+        &mut self,
+        state: State,
+        note: Option<String>,
+        report: &Report,
+        until: Until,
+    ) -> std::io::Result<()> {
         self.about.state = state;
         self.about.note = note;
         self.about.updated_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let page = html::page(&self.gathered.data(&self.about, report));
+        let data = self.gathered.data(&self.about, report);
+        let written = replace(&self.path, until, |out| html::write(out, &data));
         self.written = Some(Instant::now());
-        replace(&self.path, page.as_bytes())
+        written
+    }
+}
+
+/// How long a page's write goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// To its end.
+    Written,
+    /// To its end, or until a stop is asked (Ctrl-C, SIGTERM): a live page of 100,000 rows
+    /// takes a good part of a second, and a stop is answered within one.
+    Stopped,
+}
+
+/// A page's file, written until its [`Until`] says.
+struct PageFile<'a> {
+    file: &'a mut File,
+    until: Until,
+}
+
+impl Write for PageFile<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.until == Until::Stopped && crate::input::stopping() {
+            return Err(std::io::Error::other("a stop was asked"));
+        }
+        self.file.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -172,13 +218,22 @@ fn header_of(line: &GameLine, dir: &Path) -> Option<Header> {
     serde_json::from_slice(first).ok()
 }
 
-/// Writes `bytes` to `path` through a new temporary file beside it (`.NAME.new`).
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `path` through a new temporary file beside it (`.NAME.new`), buffered, by `write`,
+/// until `until` says.
+fn replace(
+    path: &Path,
+    until: Until,
+    write: impl FnOnce(&mut BufWriter<PageFile<'_>>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     // `--html ..` names no file: the rename then fails, and says so.
     let name = path
         .file_name()
         .unwrap_or(LIVE_PAGE.as_ref())
         .to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.new"));
-    files::replace(path, &temporary, |file| file.write_all(bytes))
+    files::replace(path, &temporary, |file| {
+        let mut out = BufWriter::new(PageFile { file, until });
+        write(&mut out)?;
+        out.flush()
+    })
 }

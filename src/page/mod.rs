@@ -7,8 +7,11 @@
 //! written `\u003c` so that no text can close the script; the policy names that one script by
 //! its SHA-256, so that escaping is not the only defence. Pure: no I/O.
 
+mod shown;
+
+use std::io::{self, Write};
+
 use serde::Serialize;
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::text::terminal;
@@ -60,38 +63,48 @@ pub fn escape(s: &str) -> String {
 }
 
 /// `template` with the [`head`] (titled `title`, its script allowed by its hash) in place of
-/// `{{HEAD}}` and `data`, as JSON, in place of `{{DATA}}`.
+/// `{{HEAD}}` and `data`, as JSON, in place of `{{DATA}}` ([`write`] into a string).
 pub fn fill(template: &str, title: &str, data_images: bool, data: &impl Serialize) -> String {
-    let data =
-        serde_json::to_value(data).expect("a page's data is plain data, which always serializes");
-    let json = serde_json::to_string(&visible(data))
-        .expect("a JSON value always serializes")
-        .replace('<', "\\u003c");
+    let mut page = Vec::new();
+    write(&mut page, template, title, data_images, data)
+        .expect("a page's data is plain data, which always serializes");
+    String::from_utf8(page).expect("a page is UTF-8")
+}
+
+/// Writes `template` to `out` with the [`head`] in place of `{{HEAD}}` and `data` in place of
+/// `{{DATA}}`, the data written as it is serialized ([`shown`]), never held whole.
+pub fn write(
+    out: &mut impl Write,
+    template: &str,
+    title: &str,
+    data_images: bool,
+    data: &impl Serialize,
+) -> io::Result<()> {
     let script = format!("sha256-{}", script_hash(template));
     let allowed = Allowed {
         script: Some(&script),
         data_images,
     };
-    template
-        .replacen("{{HEAD}}", &head(title, allowed), 1)
-        .replacen("{{DATA}}", &json, 1)
-}
-
-/// `value` with every string in it, keys too, shown as on a terminal ([`terminal`]): a page
-/// builds its elements with `textContent`, which keeps a bidi override (U+202E) or a zero-width
-/// space live; escaped, each reads as what it is, as it does in the terminal.
-fn visible(value: Value) -> Value {
-    match value {
-        Value::String(s) => Value::String(terminal(&s)),
-        Value::Array(items) => Value::Array(items.into_iter().map(visible).collect()),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (terminal(&k), visible(v)))
-                .collect(),
-        ),
-        other => other,
+    let (before, after) = template
+        .split_once(HEAD)
+        .expect("a page template has its head");
+    out.write_all(before.as_bytes())?;
+    out.write_all(head(title, allowed).as_bytes())?;
+    match after.split_once(DATA) {
+        Some((before, after)) => {
+            out.write_all(before.as_bytes())?;
+            shown::write(out, data)?;
+            out.write_all(after.as_bytes())
+        }
+        None => out.write_all(after.as_bytes()),
     }
 }
+
+/// Where a page template's head goes.
+const HEAD: &str = "{{HEAD}}";
+
+/// Where a page template's data goes.
+const DATA: &str = "{{DATA}}";
 
 /// The CSP source of the page's one script (`<script>` without attributes): its SHA-256 in
 /// base64, as browsers compute it over the text between the tags.
@@ -129,6 +142,118 @@ fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::terminal;
+    use serde_json::Value;
+
+    /// The page as it was written before [`shown`]: the data turned into a `Value`, every
+    /// string in it shown as on a terminal, then the whole text's `<` replaced (its objects'
+    /// keys sorted, as a `Value` holds them).
+    fn whole(template: &str, title: &str, data_images: bool, data: &impl Serialize) -> String {
+        fn visible(value: Value) -> Value {
+            match value {
+                Value::String(s) => Value::String(terminal(&s)),
+                Value::Array(items) => Value::Array(items.into_iter().map(visible).collect()),
+                Value::Object(map) => Value::Object(
+                    map.into_iter()
+                        .map(|(k, v)| (terminal(&k), visible(v)))
+                        .collect(),
+                ),
+                other => other,
+            }
+        }
+        let data = serde_json::to_value(data).expect("plain data");
+        let json = serde_json::to_string(&visible(data))
+            .expect("a value")
+            .replace('<', "\\u003c");
+        let script = format!("sha256-{}", script_hash(template));
+        let allowed = Allowed {
+            script: Some(&script),
+            data_images,
+        };
+        template
+            .replacen("{{HEAD}}", &head(title, allowed), 1)
+            .replacen("{{DATA}}", &json, 1)
+    }
+
+    /// Asserts that `page` is `whole` but for the order of its data's keys: the same text
+    /// around the data, the same data, and no `<` in it.
+    fn same(page: String, whole: String) {
+        let cut = |page: &str| -> (String, Value, String) {
+            let start = page.find(OPENING).expect("the data's script") + OPENING.len();
+            let end = start + page[start..].find("</script>").expect("closed");
+            let data = serde_json::from_str(&page[start..end]).expect("the data is JSON");
+            assert!(!page[start..end].contains('<'), "{page}");
+            (page[..start].to_string(), data, page[end..].to_string())
+        };
+        assert_eq!(cut(&page), cut(&whole));
+    }
+
+    const OPENING: &str = "<script type=\"application/json\">";
+
+    #[test]
+    fn a_written_page_is_the_whole_page() {
+        let template =
+            "{{HEAD}}<script type=\"application/json\">{{DATA}}</script><script>x</script>";
+        let mut faults = std::collections::BTreeMap::new();
+        for (i, kind) in ["timeout", "illegal_move", "crash", "<b>"]
+            .iter()
+            .enumerate()
+        {
+            faults.insert(*kind, i);
+        }
+        let numbered: std::collections::BTreeMap<u64, &str> =
+            [(9, "nine"), (10, "ten"), (100, "\u{202e}")]
+                .into_iter()
+                .collect();
+        let data = serde_json::json!({
+            "zeta": [1, 2.5, -3, null, true, "a\"b\\c/d\x08\x0c\n\r\t\x01\x7f\u{9b}"],
+            "alpha": {"y\u{200b}": faults, "x<": numbered, "": []},
+            "Beta": [{"b": {}, "a": [[], [{"c": "</script>"}]]}],
+            "<": f64::NAN.to_string(),
+            "same\n": 1, "same\\n": 2,
+        });
+        #[derive(Clone, Serialize)]
+        struct Row<'a> {
+            name: &'a str,
+            games: u64,
+            score: f64,
+            faults: std::collections::BTreeMap<u8, u64>,
+            note: Option<&'a str>,
+            big: i64,
+            lost: f64,
+        }
+        let rows = vec![
+            Row {
+                name: "b\u{202e}1",
+                games: 3,
+                score: 0.1 + 0.2,
+                faults: [(12, 1), (3, 4)].into_iter().collect(),
+                note: None,
+                big: i64::MIN,
+                lost: f64::NAN,
+            };
+            3
+        ];
+        let title = "a <title>";
+        same(
+            fill(template, title, false, &data),
+            whole(template, title, false, &data),
+        );
+        same(
+            fill(template, title, true, &rows),
+            whole(template, title, true, &rows),
+        );
+        for text in ["</script><script>alert(1)", "", "\u{202e}<"] {
+            same(
+                fill(template, title, false, &text),
+                whole(template, title, false, &text),
+            );
+        }
+        same(
+            fill(template, title, false, &f64::INFINITY),
+            whole(template, title, false, &f64::INFINITY),
+        );
+    }
 
     #[test]
     fn base64_is_rfc_4648() {

@@ -154,6 +154,55 @@ fn halves(report: &Report) -> (String, String) {
     (text, closing)
 }
 
+/// Writes `report` to `out` as `serde_json::to_string_pretty` does, made safe for a terminal
+/// ([`text::json`]), and a newline: written as it is serialized, never held whole (the report
+/// of 100,000 entrants is tens of megabytes).
+pub fn write_report(out: impl Write, report: &Report) -> io::Result<()> {
+    // Buffered before it is made safe: serde_json writes a piece of a string at a time.
+    let mut out = io::BufWriter::with_capacity(
+        1 << 16,
+        TerminalSafe {
+            out,
+            carried: Vec::new(),
+        },
+    );
+    serde_json::to_writer_pretty(&mut out, report)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// A writer of JSON that writes it on made safe for a terminal ([`text::json`]); a character
+/// cut between two writes is carried to the next.
+struct TerminalSafe<W: Write> {
+    out: W,
+    /// The start of a character whose end comes with the next write.
+    carried: Vec<u8>,
+}
+
+impl<W: Write> Write for TerminalSafe<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        // Plain ASCII below DEL, most of a report, is safe as it is.
+        if self.carried.is_empty() && bytes.iter().all(|&b| b < 0x7f) {
+            self.out.write_all(bytes)?;
+            return Ok(bytes.len());
+        }
+        self.carried.extend_from_slice(bytes);
+        let whole = match std::str::from_utf8(&self.carried) {
+            Ok(text) => text.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&self.carried[..whole]).expect("checked above");
+        self.out.write_all(text::json(text).as_bytes())?;
+        self.carried.drain(..whole);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Writes `json` whole, made safe for a terminal ([`text::json`]: the same JSON), and flushes it.
 fn write_flushed(out: &mut impl Write, json: &str) -> io::Result<()> {
     out.write_all(text::json(json).as_bytes())?;
@@ -266,5 +315,33 @@ mod tests {
         let games = text.find("\n  \"games\"").expect("games");
         let complete = text.find("\n  \"complete\"").expect("complete");
         assert!(games < complete, "{text}");
+    }
+
+    #[test]
+    fn a_written_report_is_the_whole_report_made_safe() {
+        // Characters cut between the buffer's writes (two bytes each, past 64 KiB), and some
+        // that a terminal would act on.
+        let names = [
+            "\u{e9}".repeat(50_000) + "\u{202e}\u{7f}\u{9b}<\"\\",
+            "b\u{200b}".to_string(),
+        ];
+        let mut tally = Tally::new(names.to_vec(), 2, None);
+        let mut games = vec![line(1), line(2)];
+        for g in &mut games {
+            for seat in &mut g.seats {
+                seat.name = names[seat.entrant].clone();
+            }
+            tally.add(g);
+        }
+        let mut entrants = entrants();
+        for (e, name) in entrants.iter_mut().zip(&names) {
+            e.name = name.clone();
+        }
+        let mut report = Report::new("tournament", true, entrants, tally.standings());
+        report.games = Some(games);
+        let mut written = Vec::new();
+        write_report(&mut written, &report).expect("written");
+        let whole = text::json(&serde_json::to_string_pretty(&report).expect("serializes"));
+        assert_eq!(String::from_utf8(written).expect("UTF-8"), whole + "\n");
     }
 }
