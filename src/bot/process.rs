@@ -34,8 +34,9 @@ const QUICK: Duration = Duration::from_millis(20);
 /// How long the referee's thread waits for an answer in a plain blocking wait
 /// ([`AnswerWait`]) before it hands the wait to the async runtime: most bots answer well within
 /// it, and a blocking wait costs the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (other
-/// games of a tournament) wait at most this long; a signal ends the wait at once. Stderr is
-/// drained by threads of its own.
+/// games of a tournament) wait at most this long; a signal ends the wait at once, or within
+/// this bound when it comes before deferred work is due (the wait then goes on after it).
+/// Stderr is drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
 
 /// Work the referee puts off while a bot answers at once, and does once a wait for an answer
