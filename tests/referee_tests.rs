@@ -1438,6 +1438,101 @@ fn ctrl_c_stops_the_match_and_every_bot() {
     sb.assert_no_bot_left();
 }
 
+/// What a log says the referee decided: its lines after the header, without the move times
+/// (which differ from run to run); only the whole lines of a log being written.
+fn decided(log: &Path) -> Vec<Value> {
+    let text = fs::read_to_string(log).unwrap_or_default();
+    let whole = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
+    whole
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut line: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+            if let Some(fields) = line.as_object_mut() {
+                fields.remove("time_us");
+            }
+            line
+        })
+        .collect()
+}
+
+/// The log is written while a bot thinks, not before every wait (gamelog::writer): it still
+/// holds every line decided before the turn it thinks over, for whoever reads it meanwhile, and
+/// after the referee is stopped there, by Ctrl-C or killed outright.
+#[test]
+fn while_a_bot_thinks_its_log_holds_every_line_decided_and_a_stopped_referee_leaves_them() {
+    let sb = Sandbox::new();
+    let other = sb.sample("greedy_bot", &[]);
+    let args = |stall: &str, log: &Path| -> Vec<String> {
+        [
+            "match",
+            &sb.fixture("stalls", &[stall]),
+            &other,
+            "--games",
+            "1",
+            "--seed",
+            SEED,
+            "--public-seed",
+            "--move-ms",
+            "120000",
+            "--log",
+            &log.display().to_string(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    // The same game without the long think: what is decided before the stalling bot's 5th turn.
+    let whole = sb.path("whole.jsonl");
+    let ran = allfives(&args("0", &whole));
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let header = &log_lines(&whole)[0];
+    let seat = header["seats"]
+        .as_array()
+        .and_then(|seats| {
+            seats
+                .iter()
+                .position(|s| s["command"].as_str().is_some_and(|c| c.contains("stalls")))
+        })
+        .expect("the stalling bot has a seat");
+    let asked = |line: &Value| {
+        kind(line) == "play" && uint(&line["seat"]) == seat && line.get("id").is_some()
+    };
+    let all = decided(&whole);
+    let fifth = all
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| asked(line))
+        .nth(4)
+        .map(|(at, _)| at)
+        .expect("the bot is asked at least 5 times in the game");
+    let before = &all[..fifth];
+    for signal in [Signal::SIGINT, Signal::SIGKILL] {
+        let log = sb.path(&format!("{signal}.jsonl"));
+        let mut child = spawn(&args("5", &log));
+        // Read while the bot thinks: a bounded wait for the lines to come.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while decided(&log) != before {
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("{signal}: the match ended before the bot's long think: {status}");
+            }
+            if Instant::now() >= deadline {
+                // The referee goes first: its bots die with it.
+                let _ = child.kill();
+                panic!(
+                    "{signal}: the log never held what was decided before the 5th turn: {:?}",
+                    decided(&log)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        kill(Pid::from_raw(child.id() as i32), signal).expect("signalled");
+        child.wait().expect("it ends");
+        assert_eq!(decided(&log), before, "{signal}: lines were lost or added");
+        assert_replays_cut(&log);
+    }
+    sb.assert_no_bot_left();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Names
 // ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ use crate::bot::fault::{Fault, FaultKind};
 use crate::bot::framing::Received;
 use crate::bot::framing::parse_answer;
 use crate::bot::lifetime::Dealt;
-use crate::bot::process::{BotProcess, Ending, Launch, StderrSink};
+use crate::bot::process::{BotProcess, Deferred, Ending, Launch, Nothing, StderrSink};
 use crate::bot::timing::MoveTimes;
 use crate::sandbox::Policy;
 use crate::text;
@@ -594,7 +594,15 @@ impl Player {
         });
         process.queue(&hello);
         let asked = Instant::now();
-        let answer = exchange(&mut process, id, asked, clocks.startup, self.max_line).await;
+        let answer = exchange(
+            &mut process,
+            id,
+            asked,
+            clocks.startup,
+            self.max_line,
+            &mut Nothing,
+        )
+        .await;
         match answer.map(|(answer, _)| answer) {
             Ok(FromBot::Hello {
                 protocol: Some(version),
@@ -670,13 +678,15 @@ impl Player {
 
     /// Asks `seat`'s player for its move in `game` within the clock, charges the time taken to
     /// it (wall or CPU time, as the clock measures), and returns both. `turns` writes the
-    /// request (one writer per game).
+    /// request (one writer per game); `deferred` is done if the answer has not come when it is
+    /// due.
     pub async fn ask(
         &mut self,
         game: &Game,
         seat: Seat,
         turns: &mut TurnWriter,
         clock: &mut Clock,
+        deferred: &mut dyn Deferred,
     ) -> Result<Answered, Fault> {
         let allowance = clock.allowance();
         let wall_limit = clock.kind().wall_limit(allowance);
@@ -705,7 +715,7 @@ impl Player {
                 if clock.kind() == ClockKind::Cpu {
                     cpu_start = process.cpu_time();
                 }
-                match exchange(process, id, start, wall_limit, self.max_line).await {
+                match exchange(process, id, start, wall_limit, self.max_line, deferred).await {
                     Ok((answer, line)) => match answer.as_move() {
                         Some(mv) => Ok((mv, answer.info(), line)),
                         None => Err(Fault::with_input(
@@ -970,15 +980,17 @@ pub fn encode(msg: &ToBot) -> Vec<u8> {
 /// Sends what is queued, which ends with request `id`, and reads lines until its answer
 /// arrives, skipping late answers to earlier requests, or until something goes wrong: all
 /// within `allowance` from `start`. The answer comes with its line as the bot wrote it.
+/// `deferred` is done once due while waiting, and before a crash's stderr is read.
 async fn exchange(
     process: &mut BotProcess,
     id: u64,
     start: Instant,
     allowance: Duration,
     max_line: usize,
+    deferred: &mut dyn Deferred,
 ) -> Result<(FromBot, String), Fault> {
     let before = process.bytes_read();
-    let mut received = process.request(start, allowance).await;
+    let mut received = process.request(start, allowance, deferred).await;
     loop {
         let text = match received {
             Received::Line(text) => text,
@@ -997,6 +1009,7 @@ async fn exchange(
                 ));
             }
             Received::Exited(how) => {
+                deferred.catch_up();
                 let said = process.stderr_tail().await;
                 return Err(Fault::new(
                     FaultKind::Crash,
@@ -1010,7 +1023,7 @@ async fn exchange(
             // A late answer to a request that already timed out (with --on-fault fallback).
             earlier if earlier < id => {
                 received = process
-                    .receive(allowance.saturating_sub(start.elapsed()))
+                    .receive(allowance.saturating_sub(start.elapsed()), deferred)
                     .await;
             }
             same if same == id => {
@@ -1054,7 +1067,13 @@ mod tests {
         let bot = Builtin::new("greedy", 1).expect("greedy is a builtin");
         let mut player = Player::with_builtin("greedy", bot);
         let answered = player
-            .ask(&game, seat, &mut TurnWriter::new(), &mut clock)
+            .ask(
+                &game,
+                seat,
+                &mut TurnWriter::new(),
+                &mut clock,
+                &mut Nothing,
+            )
             .await;
         assert!(answered.is_ok(), "{:?}", answered.err());
     }

@@ -34,9 +34,30 @@ const QUICK: Duration = Duration::from_millis(20);
 /// How long the referee's thread waits for an answer in a plain blocking wait
 /// ([`AnswerWait`]) before it hands the wait to the async runtime: most bots answer well within
 /// it, and a blocking wait costs the referee less CPU per move than the runtime's wake-ups. Other tasks on the thread (other
-/// games of a tournament) wait at most this long; a signal ends the wait at once. Stderr is
-/// drained by threads of its own.
+/// games of a tournament) wait at most this long; a signal ends the wait at once, or within
+/// this bound when it comes before deferred work is due (the wait then goes on after it).
+/// Stderr is drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
+
+/// Work the referee puts off while a bot answers at once, and does once a wait for an answer
+/// lasts (a game's log: written when an answer is slow, not before every wait).
+pub trait Deferred {
+    /// When the work must be done at the latest; `None` while there is none.
+    fn due(&self) -> Option<std::time::Instant>;
+    /// Does it now.
+    fn catch_up(&mut self);
+}
+
+/// Nothing put off: a wait with no other work.
+pub struct Nothing;
+
+impl Deferred for Nothing {
+    fn due(&self) -> Option<std::time::Instant> {
+        None
+    }
+
+    fn catch_up(&mut self) {}
+}
 
 /// Where a bot's stderr goes.
 #[derive(Debug, Clone)]
@@ -284,16 +305,27 @@ impl BotProcess {
     }
 
     /// Writes what is queued (ending with a request) and waits, all within `limit` from
-    /// `since` (a moment ago: the clock is read as little as possible), for the bot's next line.
-    pub async fn request(&mut self, since: std::time::Instant, limit: Duration) -> Received {
+    /// `since` (a moment ago: the clock is read as little as possible), for the bot's next line;
+    /// `deferred` is done once it is due, if the line has not come by then, and before any
+    /// wait on the async runtime.
+    pub async fn request(
+        &mut self,
+        since: std::time::Instant,
+        limit: Duration,
+        deferred: &mut dyn Deferred,
+    ) -> Received {
         let since = tokio::time::Instant::from_std(since);
         let deadline = since + limit;
         if self.write_now() {
-            return self.receive_by(since, deadline).await;
+            return self.receive_by(since, deadline, deferred).await;
         }
+        deferred.catch_up();
         match timeout_at(deadline, self.write_pending()).await {
             // The write waited: the wait for the answer starts now.
-            Ok(true) => self.receive_by(tokio::time::Instant::now(), deadline).await,
+            Ok(true) => {
+                self.receive_by(tokio::time::Instant::now(), deadline, deferred)
+                    .await
+            }
             // The pipe is broken: the bot is gone, or closed its input and cannot play on.
             Ok(false) => match timeout(EXIT_GRACE, self.child.wait()).await {
                 Ok(Ok(status)) => Received::Exited(describe(self.settle(status))),
@@ -328,31 +360,37 @@ impl BotProcess {
     }
 
     /// Waits up to `limit` for the bot's next line.
-    pub async fn receive(&mut self, limit: Duration) -> Received {
+    pub async fn receive(&mut self, limit: Duration, deferred: &mut dyn Deferred) -> Received {
         let now = tokio::time::Instant::now();
-        self.receive_by(now, now + limit).await
+        self.receive_by(now, now + limit, deferred).await
     }
 
     /// Waits for the bot's next line until `deadline`; `since` is when the wait began (a
-    /// moment ago).
+    /// moment ago). `deferred` waits while the line may still come in the blocking wait before
+    /// it is due.
     async fn receive_by(
         &mut self,
         since: tokio::time::Instant,
         deadline: tokio::time::Instant,
+        deferred: &mut dyn Deferred,
     ) -> Received {
         // The blocking wait never yields to the runtime by itself: spending the task's budget
         // makes it yield now and then, so that the runtime sees signals and its other tasks.
         tokio::task::consume_budget().await;
-        let blocking = deadline
-            .min(since + BLOCKING)
-            .saturating_duration_since(since);
-        let stderr = self.stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
-        let (line, stderr_ready) =
-            self.stdout
-                .next_line_blocking(since, blocking, &mut self.waiter, stderr);
-        self.stderr_ready.set(stderr_ready);
-        if let Some(line) = line {
+        let blocking = deadline.min(since + BLOCKING);
+        // Most answers come long before the deferred work is due: it waits for them.
+        let first = deferred
+            .due()
+            .map_or(blocking, |due| blocking.min(due.into()));
+        if let Some(line) = self.receive_blocking(since, first) {
             return line;
+        }
+        deferred.catch_up();
+        if first < blocking {
+            let now = tokio::time::Instant::now();
+            if let Some(line) = self.receive_blocking(now, blocking) {
+                return line;
+            }
         }
         // Until QUICK has passed, wait for the line alone, which spares a slower answer the
         // cost of also watching for the process's exit.
@@ -383,6 +421,24 @@ impl BotProcess {
             () = input_closed(self.input_watch.as_ref()) => self.exited(deadline, "closed its input").await,
             () = tokio::time::sleep_until(deadline) => Received::Timeout,
         }
+    }
+
+    /// The next line if it comes before `until`, in the blocking wait; `since` is now, or a
+    /// moment ago.
+    fn receive_blocking(
+        &mut self,
+        since: tokio::time::Instant,
+        until: tokio::time::Instant,
+    ) -> Option<Received> {
+        let stderr = self.stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
+        let (line, stderr_ready) = self.stdout.next_line_blocking(
+            since,
+            until.saturating_duration_since(since),
+            &mut self.waiter,
+            stderr,
+        );
+        self.stderr_ready.set(stderr_ready);
+        line
     }
 
     /// Closes the bot's input (it reads the end of it).

@@ -1,18 +1,26 @@
-//! Writing a game log. Lines are gathered while the referee computes and written to the file,
-//! whole, before it waits on anything (a bot, the end of a game) or once they reach 1 MiB: so a
-//! referee killed at any moment leaves a valid prefix holding everything decided so far, at one
-//! write per bot answer, and a long game's log never gathers in memory. A log kept in memory
-//! instead (a packed log, [`super::pack`]) is written whole, as one frame, once the game ends.
+//! Writing a game log. Lines are gathered while the referee plays and written to the file,
+//! whole, in one write: while the referee waits on a bot's answer, once [`LAG`] has passed
+//! since the log's last write (at once if it has already passed when the bot is asked); before
+//! a fault is handled; at the game's end; once they reach 1 MiB; and when the log is dropped
+//! (a match interrupted, or stopped by an error). So an answer that comes at once costs no
+//! write of its own: the lines of many moves go out together. While a bot thinks, its log holds
+//! every line decided more than [`LAG`] ago (every line, once it has thought that long); a
+//! referee stopped by a signal it handles leaves every line decided; a referee killed outright
+//! (SIGKILL) leaves a valid prefix that lacks at most the lines of its last [`LAG`] of play. A
+//! long game's log never gathers in memory. A log kept in memory instead (a packed log,
+//! [`super::pack`]) is written whole, as one frame, once the game ends.
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use allfives_engine::game::{Event, Play};
 use allfives_engine::json::{write_hand_event, write_play, write_seen};
 use allfives_engine::view::Seen;
 use serde::Serialize;
 
+use crate::bot::process::Deferred;
 use crate::sandbox::files;
 
 use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault, StderrRecord};
@@ -21,12 +29,20 @@ use super::format::{Decision, GameEnd, Header, RefereeLine, SeatFault, StderrRec
 /// bounded however long the game.
 const FLUSH_AT: usize = 1 << 20;
 
-/// A log being written: lines gather in memory until [`flush`](GameLog::flush), or until they
-/// reach [`FLUSH_AT`] bytes.
+/// The longest a decided line waits in memory while a bot is waited on: a bot's answer that
+/// comes sooner is not waited on for a write of the log.
+pub const LAG: Duration = Duration::from_millis(5);
+
+/// A log being written: lines gather in memory until [`flush`](GameLog::flush), until they
+/// reach [`FLUSH_AT`] bytes, or until a wait on a bot finds them due ([`Deferred`]).
 pub struct GameLog {
     sink: Sink,
     path: Option<PathBuf>,
     pending: Vec<u8>,
+    /// When the file was last written (or created).
+    written_at: Instant,
+    /// A write made while waiting on a bot that failed: returned by the next call that writes.
+    failed: Option<io::Error>,
 }
 
 /// Where a log's lines go.
@@ -47,6 +63,8 @@ impl GameLog {
             sink: Sink::File(files::create_new(path)?),
             path: Some(path.to_path_buf()),
             pending: Vec::with_capacity(16 * 1024),
+            written_at: Instant::now(),
+            failed: None,
         })
     }
 
@@ -56,6 +74,8 @@ impl GameLog {
             sink: Sink::Memory,
             path: None,
             pending: Vec::with_capacity(64 * 1024),
+            written_at: Instant::now(),
+            failed: None,
         }
     }
 
@@ -65,13 +85,15 @@ impl GameLog {
             sink: Sink::Discard,
             path: None,
             pending: Vec::new(),
+            written_at: Instant::now(),
+            failed: None,
         }
     }
 
     /// The lines of a log kept in memory (nothing for a file's or a discarded log).
-    pub fn into_bytes(self) -> Vec<u8> {
+    pub fn into_bytes(mut self) -> Vec<u8> {
         match self.sink {
-            Sink::Memory => self.pending,
+            Sink::Memory => std::mem::take(&mut self.pending),
             Sink::File(_) | Sink::Discard => Vec::new(),
         }
     }
@@ -112,9 +134,15 @@ impl GameLog {
 
     /// Writes the gathered lines to the file in one write (a log in memory keeps them).
     pub fn flush(&mut self) -> io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         match &mut self.sink {
             Sink::Memory => return Ok(()),
-            Sink::File(file) if !self.pending.is_empty() => file.write_all(&self.pending)?,
+            Sink::File(file) if !self.pending.is_empty() => {
+                file.write_all(&self.pending)?;
+                self.written_at = Instant::now();
+            }
             Sink::File(_) | Sink::Discard => {}
         }
         self.pending.clear();
@@ -129,6 +157,9 @@ impl GameLog {
         &mut self,
         fill: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
     ) -> io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         if matches!(self.sink, Sink::Discard) {
             return Ok(());
         }
@@ -143,6 +174,35 @@ impl GameLog {
             self.flush()?;
         }
         Ok(())
+    }
+}
+
+/// A bot that answers within [`LAG`] of the log's last write is not waited on for a write.
+impl Deferred for GameLog {
+    fn due(&self) -> Option<Instant> {
+        match (&self.sink, self.pending.is_empty()) {
+            (Sink::File(_), false) => Some(self.written_at + LAG),
+            _ => None,
+        }
+    }
+
+    fn catch_up(&mut self) {
+        if self.failed.is_none()
+            && let Err(e) = self.flush()
+        {
+            self.failed = Some(e);
+        }
+    }
+}
+
+/// A game stopped before its end (a match interrupted, an error) keeps every line decided.
+impl Drop for GameLog {
+    fn drop(&mut self) {
+        if let Sink::File(file) = &mut self.sink
+            && !self.pending.is_empty()
+        {
+            let _ = file.write_all(&self.pending);
+        }
     }
 }
 
@@ -209,6 +269,53 @@ mod tests {
     use allfives_engine::layout::EndId;
     use allfives_engine::protocol::Info;
     use allfives_engine::tile::Tile;
+
+    /// A log in a fresh folder, and the folder (deleted when dropped).
+    fn a_log() -> (GameLog, PathBuf, tempfile::TempDir) {
+        let dir = tempfile::tempdir().expect("a folder");
+        let path = dir.path().join("game-1.jsonl");
+        let log = GameLog::create(&path).expect("a new log");
+        (log, path, dir)
+    }
+
+    fn written(path: &Path) -> String {
+        std::fs::read_to_string(path).expect("the log reads")
+    }
+
+    const PASS: &str = "{\"type\":\"pass\",\"seat\":1}\n";
+
+    #[test]
+    fn lines_gathered_are_written_when_the_log_is_dropped() {
+        let (mut log, path, _dir) = a_log();
+        log.event(&Event::Pass { seat: 1 }, &Decision::default())
+            .expect("gathered");
+        assert_eq!(
+            written(&path),
+            "",
+            "a line is gathered, not written at once"
+        );
+        // A game interrupted: its future, and its log, are dropped before the game's end.
+        drop(log);
+        assert_eq!(written(&path), PASS);
+    }
+
+    #[test]
+    fn a_wait_on_a_bot_writes_the_lines_it_finds_due() {
+        let (mut log, path, _dir) = a_log();
+        assert_eq!(log.due(), None, "nothing gathered, nothing due");
+        log.event(&Event::Pass { seat: 1 }, &Decision::default())
+            .expect("gathered");
+        assert!(log.due().is_some());
+        log.catch_up();
+        assert_eq!(written(&path), PASS);
+        assert_eq!(log.due(), None);
+        // Memory and discarded logs are never due: a packed log is written at the game's end.
+        for mut kept in [GameLog::in_memory(), GameLog::discard()] {
+            kept.event(&Event::Pass { seat: 1 }, &Decision::default())
+                .expect("gathered");
+            assert_eq!(kept.due(), None);
+        }
+    }
 
     /// What serde writes for an event with its decision's fields flattened into it.
     #[derive(Serialize)]

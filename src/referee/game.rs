@@ -285,10 +285,10 @@ impl Table<'_> {
         self.asked += 1;
         let player = &mut self.players[self.setup.seating[seat]];
         let id = Some(player.next_request_id());
-        if player.listens() {
-            self.log.flush()?;
-        }
-        let answer = player.ask(game, seat, &mut self.turns, clock).await;
+        // The log's lines go out while the bot is waited on, once they are due (gamelog::writer).
+        let answer = player
+            .ask(game, seat, &mut self.turns, clock, &mut *self.log)
+            .await;
         let lines = player.stderr_lines();
         if let Some(id) = id {
             self.log.stderr(StderrRecord { seat, id, lines })?;

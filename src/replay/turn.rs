@@ -13,7 +13,7 @@ use allfives_engine::rules::Seat;
 use crate::bot::clock::Clocks;
 use crate::bot::fault::Fault;
 use crate::bot::player::{BotSpec, Player, Stop, encode};
-use crate::bot::process::StderrSink;
+use crate::bot::process::{Nothing, StderrSink};
 use crate::gamelog::describe;
 use crate::gamelog::{Decision, LoggedFault, Replay, SeatFault};
 use crate::referee::game::{GRACE, told};
@@ -258,7 +258,7 @@ pub async fn ask(
     let mut clock = clocks.start_game();
     let mut turns = TurnWriter::new();
     let answer = match player
-        .ask(&position.game, seat, &mut turns, &mut clock)
+        .ask(&position.game, seat, &mut turns, &mut clock, &mut Nothing)
         .await
     {
         Ok(answered) => Answer::Move(answered.mv, answered.took),
