@@ -59,32 +59,26 @@ impl GameLog {
     /// A log written to `path`, which must not exist yet: a file (or a link planted there) is
     /// never written through or replaced.
     pub fn create(path: &Path) -> io::Result<GameLog> {
-        Ok(GameLog {
-            sink: Sink::File(files::create_new(path)?),
-            path: Some(path.to_path_buf()),
-            pending: Vec::with_capacity(16 * 1024),
-            written_at: Instant::now(),
-            failed: None,
-        })
+        let sink = Sink::File(files::create_new(path)?);
+        Ok(GameLog::with(sink, Some(path.to_path_buf()), 16 * 1024))
     }
 
     /// A log kept in memory, whole, for [`into_bytes`](GameLog::into_bytes) once the game ends.
     pub fn in_memory() -> GameLog {
-        GameLog {
-            sink: Sink::Memory,
-            path: None,
-            pending: Vec::with_capacity(64 * 1024),
-            written_at: Instant::now(),
-            failed: None,
-        }
+        GameLog::with(Sink::Memory, None, 64 * 1024)
     }
 
     /// A log that writes nothing (benchmarks).
     pub fn discard() -> GameLog {
+        GameLog::with(Sink::Discard, None, 0)
+    }
+
+    /// A log to `sink`, room made for `capacity` bytes of lines.
+    fn with(sink: Sink, path: Option<PathBuf>, capacity: usize) -> GameLog {
         GameLog {
-            sink: Sink::Discard,
-            path: None,
-            pending: Vec::new(),
+            sink,
+            path,
+            pending: Vec::with_capacity(capacity),
             written_at: Instant::now(),
             failed: None,
         }

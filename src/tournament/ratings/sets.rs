@@ -19,6 +19,7 @@
 //! keeps its comparisons in a map of its own, which a set of it adds to in place: folding in a set
 //! costs its own comparisons, never the cluster's.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -131,23 +132,23 @@ impl Sets {
         if self.ceiling.is_some_and(|c| hash >= c) {
             return;
         }
-        let kept = match self.clusters.get(&hash) {
-            Some(&Kept { sets, slot }) => {
+        match self.clusters.entry(hash) {
+            Entry::Occupied(mut cluster) => {
+                let Kept { sets, slot } = *cluster.get();
                 let before = self.slots.len(slot);
                 let slot = self.slots.merge(slot, compared);
                 self.kept = self.kept - before + self.slots.len(slot);
                 let sets = sets
                     .checked_add(1)
                     .expect("fewer than 4 billion sets a deal");
-                Kept { sets, slot }
+                cluster.insert(Kept { sets, slot });
             }
-            None => {
+            Entry::Vacant(cluster) => {
                 self.kept += compared.len();
                 let slot = self.slots.place(compared);
-                Kept { sets: 1, slot }
+                cluster.insert(Kept { sets: 1, slot });
             }
-        };
-        self.clusters.insert(hash, kept);
+        }
         self.sampled += 1;
         while (self.kept > self.cap || self.clusters.len() > self.deal_cap)
             && self.clusters.len() > 1
