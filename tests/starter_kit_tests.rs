@@ -109,7 +109,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn every_kit_stands_alone() {
-    for language in ["python", "python-helper", "js", "cpp", "java"] {
+    for language in ["python", "python-helper", "js", "cpp", "java", "docs"] {
         let sb = Sandbox::new();
         let dir = sb.path("my bot");
         let ran = allfives(&["kit", language, &dir.display().to_string()]);
@@ -151,6 +151,35 @@ fn every_kit_stands_alone() {
         let rules = fs::read_to_string(dir.join("docs/rules.md")).expect("the rulebook");
         assert!(rules.contains("## Rule options"), "{rules}");
     }
+}
+
+/// A language without a kit is told that any language plays, and where the contract is.
+#[test]
+fn a_language_without_a_kit_is_pointed_to_the_docs_kit() {
+    let sb = Sandbox::new();
+    let dir = sb.path("lua bot");
+    let ran = allfives(&["kit", "lua", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(2), "{ran:?}");
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+    for words in [
+        "no starter kit for 'lua'",
+        "any language",
+        "kit docs DIR",
+        "protocol.md",
+    ] {
+        assert!(ran.stderr.contains(words), "{words}: {}", ran.stderr);
+    }
+    assert!(!dir.exists(), "nothing is written");
+    let ran = allfives(&["kit", "docs", &dir.display().to_string()]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(dir.join("protocol.md").is_file() && dir.join("docs/rules.md").is_file());
+    let written: Vec<_> = files_under(&dir);
+    assert!(
+        written
+            .iter()
+            .all(|f| f.extension().is_some_and(|x| x == "md")),
+        "only pages: {written:?}"
+    );
 }
 
 #[test]

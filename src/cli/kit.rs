@@ -28,6 +28,60 @@ pub enum Language {
     Java,
     /// bot.js: greedy, for Node.js, no dependencies.
     Js,
+    /// No bot: the protocol and the rulebook only, for a bot in any other language (Lua, Go,
+    /// Rust...): any program that reads and writes lines of JSON can play.
+    Docs,
+}
+
+/// The error for a language without a kit: any language plays, and where its contract is.
+fn no_kit(value: &str) -> String {
+    let kits: Vec<String> = Language::value_variants()
+        .iter()
+        .filter_map(|l| Some(l.to_possible_value()?.get_name().to_string()))
+        .collect();
+    format!(
+        "no starter kit for '{value}' (kits: {}). A bot can be written in any language: a \
+         program that reads lines of JSON on stdin and answers on stdout. `allfives kit docs DIR` \
+         writes the protocol (DIR/protocol.md, a minimal bot among its parts) and the \
+         rulebook (DIR/docs/rules.md) without a bot; `allfives rules` prints the rulebook",
+        kits.join(", ")
+    )
+}
+
+/// The parser of a kit's language: clap's own, with [`no_kit`]'s words for a language
+/// without a kit.
+#[derive(Debug, Clone, Copy)]
+pub struct LanguageParser;
+
+impl clap::builder::TypedValueParser for LanguageParser {
+    type Value = Language;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Language, clap::Error> {
+        clap::builder::EnumValueParser::<Language>::new()
+            .parse_ref(cmd, arg, value)
+            .map_err(|_| {
+                clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    no_kit(&value.to_string_lossy()) + "\n",
+                )
+                .with_cmd(cmd)
+            })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Language::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
 }
 
 /// A page of the kit: its path in DIR (and in the repository) and its text.
@@ -53,9 +107,11 @@ pub const RULEBOOK: &str = include_str!("../../docs/rules.md");
 const REPOSITORY_ONLY: (&str, &str) = ("<!-- repository-only -->", "<!-- /repository-only -->");
 
 impl Language {
-    /// The bot's file: its path in the repository, its name in DIR, and its text.
-    fn source(self) -> (&'static str, &'static str, &'static str) {
-        match self {
+    /// The bot's file: its path in the repository, its name in DIR, and its text (none for
+    /// the docs alone).
+    fn source(self) -> Option<(&'static str, &'static str, &'static str)> {
+        Some(match self {
+            Language::Docs => return None,
             Language::Python => (
                 "sample_bots/python/greedy_bot.py",
                 "bot.py",
@@ -81,7 +137,7 @@ impl Language {
                 "bot.js",
                 include_str!("../../sample_bots/js/greedy_bot.js"),
             ),
-        }
+        })
     }
 
     /// The commands that build the bot (if it needs building), then the command line that
@@ -109,6 +165,16 @@ impl Language {
                     format!("\"java -cp {classes} StarterBot\""),
                 )
             }
+            // The bot is the reader's to write: an example of a command line that runs one.
+            Language::Docs => (
+                vec![format!(
+                    "read {} (the whole contract; its \"A minimal bot\" shows one), write \
+                     your bot, then, for one run as `lua {}`:",
+                    join("protocol.md"),
+                    join("bot.lua")
+                )],
+                format!("\"lua {}\"", join("bot.lua")),
+            ),
         }
     }
 }
@@ -126,10 +192,12 @@ pub enum KitError {
 
 /// The kit's files for `language` written into `dir`: each path in DIR and its text.
 fn files(language: Language, dir: &Path) -> Vec<(&'static str, String)> {
-    let (origin, name, text) = language.source();
-    let written = quoted(&dir.join(name).display().to_string());
     let present: Vec<&str> = PAGES.iter().map(|(path, _)| *path).collect();
-    let mut files = vec![(name, text.replace(origin, &written))];
+    let mut files = Vec::new();
+    if let Some((origin, name, text)) = language.source() {
+        let written = quoted(&dir.join(name).display().to_string());
+        files.push((name, text.replace(origin, &written)));
+    }
     files.extend(
         PAGES
             .iter()
