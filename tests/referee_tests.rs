@@ -919,8 +919,10 @@ fn forfeits(fixture: &str, args: &[&str], move_ms: &str, fault_kind: &str, says:
             "--seed",
             SEED,
             "--public-seed",
+            // Every fixture here says hello at once: a start clock no loaded machine makes a
+            // contained Python's start reach (2000 ms once could), which costs no time.
             "--startup-ms",
-            "2000",
+            "20000",
             "--move-ms",
             move_ms,
         ],

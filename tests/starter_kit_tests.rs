@@ -315,8 +315,11 @@ fn a_refused_fork_names_the_process_limit() {
         &command,
         "--bot-processes",
         "2",
+        // The bot never says hello: the check waits this long, which must outlast a contained
+        // Bash's start and first refused fork on a loaded machine (2000 ms: 4 of 4 passed at
+        // load 18 on 2 cores; 5000 ms leaves that margin twice over and more).
         "--startup-ms",
-        "2000",
+        "5000",
     ];
     let ran = allfives_with(&args, |c| {
         c.env("HOME", &home).env("TMPDIR", &home);
