@@ -458,7 +458,8 @@ impl Definition {
         what.extend(
             fields
                 .into_iter()
-                .filter_map(|(same, words)| (!same).then(|| words.to_string())),
+                .filter(|(same, _)| !same)
+                .map(|(_, words)| words.to_string()),
         );
         what
     }
