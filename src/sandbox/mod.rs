@@ -147,6 +147,7 @@ pub fn contain(
         return Ok(None);
     }
     let (identity, masks, _) = identity::choose(grants);
+    let masked = !masks.is_empty();
     let mut ruleset = landlock::prepare(grants, policy.network)?;
     let filter = match policy.real_locks {
         true => None,
@@ -210,7 +211,7 @@ pub fn contain(
             // SAFETY: chdir with a NUL-terminated path prepared before the fork.
             unsafe { libc::chdir(cwd.as_ptr()) };
         }
-        let became = identity::become_bot(identity);
+        let became = identity::become_bot(identity::reachable(identity, masked, mounts));
         report::put(w, IDENTITY, u32::from(became));
         if !became {
             // SAFETY: a bot that could not shed root's powers must not run.
