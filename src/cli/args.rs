@@ -183,6 +183,9 @@ pub enum Command {
     Kit(KitArgs),
     /// Print the rulebook: scoring, doubles, spinners, every rule option (Markdown).
     Rules,
+    /// Compare two versions of a bot on the same deals, seats and seeded opponents: the paired
+    /// difference deal by deal, and the first decision where their games part, ranked.
+    Compare(crate::cli::compare::CompareArgs),
 }
 
 /// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py, mybot/protocol.md and the
@@ -827,7 +830,7 @@ pub struct MatchArgs {
 }
 
 /// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GameArgs {
     /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 [default with 4 players].
     #[arg(long, overrides_with = "no_teams")]

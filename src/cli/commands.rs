@@ -57,6 +57,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Man(args) => man_command(&args),
         Command::Kit(args) => kit_command(&args),
         Command::Rules => emitted(emit(kit::RULEBOOK.as_bytes()), 0),
+        Command::Compare(args) => crate::cli::compare::compare_command(&args),
     }
 }
 
