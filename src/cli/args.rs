@@ -219,8 +219,8 @@ pub struct ManArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// `protocol` (every message, both ways), `results` (the --json of match, tournament and
-    /// standings) or `results-line` (a line of results.jsonl).
-    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line"])]
+    /// standings), `results-line` (a line of results.jsonl) or `compare` (compare's --json).
+    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line", "compare"])]
     pub what: String,
 }
 

@@ -749,6 +749,7 @@ fn schema_command(what: &str) -> u8 {
     let schema = match what {
         "results" => serde_json::to_value(schemars::schema_for!(Report)),
         "results-line" => serde_json::to_value(schemars::schema_for!(GameLine)),
+        "compare" => serde_json::to_value(schemars::schema_for!(crate::compare::report::Report)),
         _ => serde_json::to_value(allfives_engine::protocol::schema()),
     };
     match schema.and_then(|s| serde_json::to_string_pretty(&s)) {

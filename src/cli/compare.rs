@@ -153,7 +153,10 @@ fn entrants(args: &CompareArgs) -> Result<(Entrant, Entrant, Option<PathBuf>), u
 fn play(args: &CompareArgs, old: &str, new: &str) -> Result<PathBuf, u8> {
     let bad = |message: String| fail(BAD_INPUT, message);
     if args.against.is_empty() {
-        return Err(bad("compare needs opponents: --against BOT... (builtin:greedy, a command line, ...)".into()));
+        return Err(bad(
+            "compare needs opponents: --against BOT... (builtin:greedy, a command line, ...)"
+                .into(),
+        ));
     }
     let out = out_folder(args).map_err(bad)?;
     crate::sandbox::outputs::register(&out);
@@ -167,13 +170,26 @@ fn play(args: &CompareArgs, old: &str, new: &str) -> Result<PathBuf, u8> {
         });
     }
     for (label, bot) in [("old", old), ("new", new)] {
-        let run = gauntlet(args, named(label, bot).map_err(bad)?, seeds.clone(), out.join(label));
+        let run = gauntlet(
+            args,
+            named(label, bot).map_err(bad)?,
+            seeds.clone(),
+            out.join(label),
+        );
         let (played, dir) = play_tournament(&run)?;
         if let Some(e) = played.error {
             return Err(fail(FAILED, format!("{label}'s games stopped: {e}")));
         }
         if played.interrupts > 0 {
-            return Err(fail(INTERRUPTED, format!("interrupted: the games played so far are kept in {}; `allfives compare --from {} {}` compares what was played", dir.display(), out.join("old").display(), out.join("new").display())));
+            return Err(fail(
+                INTERRUPTED,
+                format!(
+                    "interrupted: the games played so far are kept in {}; `allfives compare --from {} {}` compares what was played",
+                    dir.display(),
+                    out.join("old").display(),
+                    out.join("new").display()
+                ),
+            ));
         }
     }
     Ok(out)
@@ -201,14 +217,22 @@ fn out_folder(args: &CompareArgs) -> Result<PathBuf, String> {
 /// same bot keeps its own name in both runs.
 fn named(label: &str, bot: &str) -> Result<String, String> {
     let spec = BotSpec::parse(bot).map_err(|why| format!("{label}: {why}"))?;
-    let given = bot.split_once('=').is_some_and(|(name, _)| name == spec.name);
-    Ok(if given { bot.to_string() } else { format!("{label}={bot}") })
+    let given = bot
+        .split_once('=')
+        .is_some_and(|(name, _)| name == spec.name);
+    Ok(if given {
+        bot.to_string()
+    } else {
+        format!("{label}={bot}")
+    })
 }
 
 /// The tournament that plays `bot` as the challenger of a gauntlet against the opponents.
 fn gauntlet(args: &CompareArgs, bot: String, seeds: SeedArgs, out: PathBuf) -> TournamentArgs {
     TournamentArgs {
-        bots: std::iter::once(bot).chain(args.against.iter().cloned()).collect(),
+        bots: std::iter::once(bot)
+            .chain(args.against.iter().cloned())
+            .collect(),
         bots_file: None,
         players: args.players,
         format: Format::Gauntlet,
@@ -255,20 +279,46 @@ fn write_page(path: &Path, report: &Report) -> Result<(), String> {
 fn text(r: &Report) -> String {
     let p = &r.points.per_deal;
     let e = &r.results.elo;
-    let interval = |i: Option<(f64, f64)>| i.map_or(String::new(), |(lo, hi)| format!(" (95% {lo:+.2} to {hi:+.2})"));
+    let interval = |i: Option<(f64, f64)>| {
+        i.map_or(String::new(), |(lo, hi)| {
+            format!(" (95% {lo:+.2} to {hi:+.2})")
+        })
+    };
     let mut lines = vec![
-        format!("compare: NEW {} ({}) against OLD {} ({})", r.new.name, r.new.folder, r.old.name, r.old.folder),
-        format!("{} deals, {} pairs of games (the same deal, seats and opponents)", r.deals, r.pairs),
-        format!("points per deal, NEW minus OLD: {:+.2}{}, {}; in all {:+}", p.mean, interval(p.interval), p.method, r.points.total),
+        format!(
+            "compare: NEW {} ({}) against OLD {} ({})",
+            r.new.name, r.new.folder, r.old.name, r.old.folder
+        ),
+        format!(
+            "{} deals, {} pairs of games (the same deal, seats and opponents)",
+            r.deals, r.pairs
+        ),
+        format!(
+            "points per deal, NEW minus OLD: {:+.2}{}, {}; in all {:+}",
+            p.mean,
+            interval(p.interval),
+            p.method,
+            r.points.total
+        ),
         format!(
             "results: NEW better in {}, the same in {}, worse in {} pairs; Elo of NEW over OLD {}{} (pentanomial {:?})",
-            r.results.better, r.results.same, r.results.worse,
-            e.elo.map_or("-".into(), |x| format!("{x:+.1}")), interval(e.interval), e.pentanomial
+            r.results.better,
+            r.results.same,
+            r.results.worse,
+            e.elo.map_or("-".into(), |x| format!("{x:+.1}")),
+            interval(e.interval),
+            e.pentanomial
         ),
-        format!("partings: {} pairs parted, {} the same throughout, {} split by an opponent first", r.counts.parted, r.counts.same, r.counts.split),
+        format!(
+            "partings: {} pairs parted, {} the same throughout, {} split by an opponent first",
+            r.counts.parted, r.counts.same, r.counts.split
+        ),
     ];
     if let Some(q) = &r.sequential {
-        lines.push(format!("sequential test: {} after {} deals (LLR {:.2}, bounds {:.2} and {:.2}; {})", q.decision, q.deals, q.llr, q.lower, q.upper, q.method));
+        lines.push(format!(
+            "sequential test: {} after {} deals (LLR {:.2}, bounds {:.2} and {:.2}; {})",
+            q.decision, q.deals, q.llr, q.lower, q.upper, q.method
+        ));
     }
     if r.counts.split > 0 {
         lines.push(format!("note: an opponent does not follow its bot_seed: {} pairs parted at its move before OLD and NEW differed (first: deal {}, {})", r.counts.split, r.splits[0].deal, r.splits[0].old_replay));
@@ -277,10 +327,19 @@ fn text(r: &Report) -> String {
         lines.push(format!("note: {} games of OLD and {} of NEW have no partner (other deals, seats or opponents): left out", r.unpaired.0, r.unpaired.1));
     }
     for (rank, g) in r.groups.iter().take(LISTED).enumerate() {
-        lines.push(format!("\n{}. {} : {} partings, {:+} points", rank + 1, g.signature, g.count, g.points));
+        lines.push(format!(
+            "\n{}. {} : {} partings, {:+} points",
+            rank + 1,
+            g.signature,
+            g.count,
+            g.points
+        ));
         for &i in g.partings.iter().take(LISTED) {
             let q = &r.partings[i];
-            lines.push(format!("   deal {} turn {}: {:+} (OLD {}; NEW {})\n     {}\n     {}", q.deal, q.turn, q.points, q.old_move, q.new_move, q.old_replay, q.new_replay));
+            lines.push(format!(
+                "   deal {} turn {}: {:+} (OLD {}; NEW {})\n     {}\n     {}",
+                q.deal, q.turn, q.points, q.old_move, q.new_move, q.old_replay, q.new_replay
+            ));
         }
     }
     lines.join("\n")

@@ -94,7 +94,11 @@ pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path:
     // tournaments' folders beside it, and each bot's folder from the others.
     crate::sandbox::outputs::register(&dir);
     let hidden = hidden_with(dir.clone());
-    let mut policy = args.game_options.sandbox.policy(hidden).map_err(|m| fail(BAD_INPUT, m))?;
+    let mut policy = args
+        .game_options
+        .sandbox
+        .policy(hidden)
+        .map_err(|m| fail(BAD_INPUT, m))?;
     policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
         concurrency,

@@ -40,9 +40,16 @@ impl Entrant {
         let definition = Definition::read(dir)?.ok_or_else(|| {
             format!("{shown} holds no tournament.json: name a tournament's folder (allfives tournament --out DIR, or a comparison's old/ and new/)")
         })?;
-        let names: Vec<&str> = definition.entrants.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<&str> = definition
+            .entrants
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
         let name = match name {
-            None => names.first().ok_or(format!("{shown} has no entrant"))?.to_string(),
+            None => names
+                .first()
+                .ok_or(format!("{shown} has no entrant"))?
+                .to_string(),
             Some(name) if names.contains(&name) => name.to_string(),
             Some(name) => {
                 return Err(format!(
@@ -78,16 +85,26 @@ pub fn comparable(old: &Entrant, new: &Entrant) -> Result<(), String> {
         ));
     }
     if a.rules != b.rules || a.table != b.table {
-        return Err(format!("{both} were played under other rules or tables: their games cannot be paired"));
+        return Err(format!(
+            "{both} were played under other rules or tables: their games cannot be paired"
+        ));
     }
-    if std::fs::canonicalize(&old.dir).ok() == std::fs::canonicalize(&new.dir).ok() && old.name == new.name {
-        return Err(format!("OLD and NEW are the same entrant {:?}: name two", old.name));
+    if std::fs::canonicalize(&old.dir).ok() == std::fs::canonicalize(&new.dir).ok()
+        && old.name == new.name
+    {
+        return Err(format!(
+            "OLD and NEW are the same entrant {:?}: name two",
+            old.name
+        ));
     }
     Ok(())
 }
 
 /// The games of `entrant` (those without `rival` at the table), with where each log is.
-fn games(entrant: &Entrant, rival: Option<&str>) -> Result<(Vec<Side>, HashMap<String, LineLog>), String> {
+fn games(
+    entrant: &Entrant,
+    rival: Option<&str>,
+) -> Result<(Vec<Side>, HashMap<String, LineLog>), String> {
     let (mut sides, mut logs, mut bad) = (Vec::new(), HashMap::new(), None);
     audit::read_checked(&entrant.dir, &entrant.definition, false, |line| {
         if let Some(side) = pairing::side_of(&line, &entrant.name, rival) {
@@ -108,7 +125,11 @@ fn games(entrant: &Entrant, rival: Option<&str>) -> Result<(Vec<Side>, HashMap<S
 
 /// Compares `old` and `new`: every pair of their games, where it parts, the summary; the
 /// costliest [`DRAWN`] partings drawn.
-pub fn compare(old: &Entrant, new: &Entrant, sequential: Option<SequentialSpec>) -> Result<Report, String> {
+pub fn compare(
+    old: &Entrant,
+    new: &Entrant,
+    sequential: Option<SequentialSpec>,
+) -> Result<Report, String> {
     comparable(old, new)?;
     let one_folder = std::fs::canonicalize(&old.dir).ok() == std::fs::canonicalize(&new.dir).ok();
     let rival = |e: &Entrant| one_folder.then(|| e.name.clone());
@@ -119,18 +140,41 @@ pub fn compare(old: &Entrant, new: &Entrant, sequential: Option<SequentialSpec>)
     for (a, b) in paired.pairs {
         let old_game = replayed(old, &old_logs[&a.id], &a.id)?;
         let new_game = replayed(new, &new_logs[&b.id], &b.id)?;
-        let found = parting::first(&parting::asked_of(&old_game), &parting::asked_of(&new_game), &a.seats);
+        let found = parting::first(
+            &parting::asked_of(&old_game),
+            &parting::asked_of(&new_game),
+            &a.seats,
+        );
         let line = match found {
             Parting::Same => None,
             Parting::Differ { turn, .. } | Parting::Split { turn, .. } => {
-                let sides = [(old, &old_logs[&a.id], &a, &old_game), (new, &new_logs[&b.id], &b, &new_game)];
+                let sides = [
+                    (old, &old_logs[&a.id], &a, &old_game),
+                    (new, &new_logs[&b.id], &b, &new_game),
+                ];
                 Some(line_of(sides, turn, found)?)
             }
         };
-        compared.push(Compared { old: a, new: b, parting: found, line });
+        compared.push(Compared {
+            old: a,
+            new: b,
+            parting: found,
+            line,
+        });
     }
-    let mut report = report::build(old.version(), new.version(), compared, (paired.old_alone, paired.new_alone), sequential);
-    let pairs: Vec<(String, String)> = report.partings.iter().take(DRAWN).map(|p| (p.old_game.clone(), p.new_game.clone())).collect();
+    let mut report = report::build(
+        old.version(),
+        new.version(),
+        compared,
+        (paired.old_alone, paired.new_alone),
+        sequential,
+    );
+    let pairs: Vec<(String, String)> = report
+        .partings
+        .iter()
+        .take(DRAWN)
+        .map(|p| (p.old_game.clone(), p.new_game.clone()))
+        .collect();
     for (i, (a, b)) in pairs.into_iter().enumerate() {
         let turn = report.partings[i].turn;
         let old_game = replayed(old, &old_logs[&a], &a)?;
@@ -143,8 +187,14 @@ pub fn compare(old: &Entrant, new: &Entrant, sequential: Option<SequentialSpec>)
 /// The log of game `id` of `entrant`'s folder, replayed.
 fn replayed(entrant: &Entrant, log: &LineLog, id: &str) -> Result<Replay, String> {
     let bytes = log.read(&entrant.dir)?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{}: game {id}'s log is not UTF-8", entrant.dir.display()))?;
-    gamelog::replay(&text).map_err(|e| format!("{}: game {id}'s log does not check out: {e}", entrant.dir.display()))
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: game {id}'s log is not UTF-8", entrant.dir.display()))?;
+    gamelog::replay(&text).map_err(|e| {
+        format!(
+            "{}: game {id}'s log does not check out: {e}",
+            entrant.dir.display()
+        )
+    })
 }
 
 /// A side of a parting: its folder, log, game and replay.
@@ -153,7 +203,9 @@ type Seen<'a> = (&'a Entrant, &'a LineLog, &'a Side, &'a Replay);
 /// The parting line of decision `turn` of both games (its points filled by the report).
 fn line_of(sides: [Seen<'_>; 2], turn: u32, found: Parting) -> Result<PartingLine, String> {
     let [old, new] = sides.map(|(entrant, log, side, game)| {
-        let position = turn::position(game, Wanted::Turn(turn), None).ok().map(|(p, _)| p);
+        let position = turn::position(game, Wanted::Turn(turn), None)
+            .ok()
+            .map(|(p, _)| p);
         let choice = position.as_ref().and_then(|p| choice_of(p, p.played));
         let said = match (&position, position.as_ref().and_then(|p| p.played)) {
             (Some(p), Some(mv)) => p.describe(mv),
@@ -193,22 +245,38 @@ fn line_of(sides: [Seen<'_>; 2], turn: u32, found: Parting) -> Result<PartingLin
 fn choice_of(position: &Position, played: Option<Move>) -> Option<Choice> {
     let mv = played?;
     let view = position.game.view(position.seat);
-    let points = view.legal.iter().find(|c| c.to_move() == mv).map_or(0, |c| c.points);
-    Some(Choice { tile: mv.tile, points })
+    let points = view
+        .legal
+        .iter()
+        .find(|c| c.to_move() == mv)
+        .map_or(0, |c| c.points);
+    Some(Choice {
+        tile: mv.tile,
+        points,
+    })
 }
 
 /// The command that shows a game at decision `turn`: its log file, or its folder and id.
 fn replay_command(entrant: &Entrant, log: &LineLog, side: &Side, turn: u32) -> String {
     match &log.place {
-        Place::File(file) => format!("allfives replay {} --turn {turn}", quoted(&entrant.dir.join(file))),
-        Place::Packed(..) => format!("allfives replay {} --game {} --turn {turn}", quoted(&entrant.dir), side.id),
+        Place::File(file) => format!(
+            "allfives replay {} --turn {turn}",
+            quoted(&entrant.dir.join(file))
+        ),
+        Place::Packed(..) => format!(
+            "allfives replay {} --game {} --turn {turn}",
+            quoted(&entrant.dir),
+            side.id
+        ),
     }
 }
 
 /// A path as a shell word.
 fn quoted(path: &Path) -> String {
     let text = path.display().to_string();
-    let plain = text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c));
+    let plain = text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c));
     match plain {
         true => text,
         false => format!("'{}'", text.replace('\'', r"'\''")),
@@ -220,10 +288,16 @@ fn detail(old: &Replay, new: &Replay, turn: u32) -> Result<Detail, String> {
     let drawn = |game: &Replay| -> Result<(String, String), String> {
         let (position, _) = turn::position(game, Wanted::Turn(turn), None)?;
         let names: Vec<String> = game.header.seats.iter().map(|s| s.bot.clone()).collect();
-        let view = String::from_utf8_lossy(&position.message()).trim_end().to_string();
+        let view = String::from_utf8_lossy(&position.message())
+            .trim_end()
+            .to_string();
         Ok((view, text::decision(&position, turn, &names, &Paint(false))))
     };
     let (view, old_text) = drawn(old)?;
     let (_, new_text) = drawn(new)?;
-    Ok(Detail { view, old_text, new_text })
+    Ok(Detail {
+        view,
+        old_text,
+        new_text,
+    })
 }

@@ -27,7 +27,10 @@ pub fn asked_of(replay: &Replay) -> Vec<Asked> {
             choice: Some(mv),
         })
         .collect();
-    let forfeit = replay.faults.iter().find(|f| f.fault.forfeit && f.after > 0);
+    let forfeit = replay
+        .faults
+        .iter()
+        .find(|f| f.fault.forfeit && f.after > 0);
     asked.extend(forfeit.map(|f| Asked {
         seat: f.fault.seat,
         choice: None,
@@ -98,7 +101,11 @@ fn words(choice: Option<Choice>) -> String {
         Some(c) => format!(
             "{} with a {}",
             if c.points > 0 { "scores" } else { "no score" },
-            if c.tile.is_double() { "double" } else { "single" }
+            if c.tile.is_double() {
+                "double"
+            } else {
+                "single"
+            }
         ),
     }
 }
@@ -109,7 +116,11 @@ fn words(choice: Option<Choice>) -> String {
 pub fn signature(old: Option<Choice>, new: Option<Choice>) -> String {
     match (old, new) {
         (Some(a), Some(b)) if a.tile == b.tile => {
-            format!("the same tile on another end: OLD {}, NEW {}", words(old), words(new))
+            format!(
+                "the same tile on another end: OLD {}, NEW {}",
+                words(old),
+                words(new)
+            )
         }
         _ => format!("OLD {}; NEW {}", words(old), words(new)),
     }
@@ -135,23 +146,37 @@ mod tests {
         let same = first(&old, &old, &[0]);
         assert_eq!(same, Parting::Same);
         let new = [at(0, 1), at(1, 2), at(0, 4)];
-        assert_eq!(first(&old, &new, &[0]), Parting::Differ { turn: 3, seat: 0 });
+        assert_eq!(
+            first(&old, &new, &[0]),
+            Parting::Differ { turn: 3, seat: 0 }
+        );
         let opponent = [at(0, 1), at(1, 5), at(0, 3)];
-        assert_eq!(first(&old, &opponent, &[0]), Parting::Split { turn: 2, seat: 1 });
-        assert_eq!(first(&old, &old[..2], &[0]), Parting::Differ { turn: 3, seat: 0 });
+        assert_eq!(
+            first(&old, &opponent, &[0]),
+            Parting::Split { turn: 2, seat: 1 }
+        );
+        assert_eq!(
+            first(&old, &old[..2], &[0]),
+            Parting::Differ { turn: 3, seat: 0 }
+        );
     }
 
     #[test]
     fn signatures_say_scoring_and_doubles() {
-        let c = |a, b, points| Some(Choice {
-            tile: Tile::new(a, b).expect("a tile"),
-            points,
-        });
+        let c = |a, b, points| {
+            Some(Choice {
+                tile: Tile::new(a, b).expect("a tile"),
+                points,
+            })
+        };
         assert_eq!(
             signature(c(5, 5, 10), c(2, 3, 0)),
             "OLD scores with a double; NEW no score with a single"
         );
-        assert_eq!(signature(c(5, 5, 10), None), "OLD scores with a double; NEW forfeits");
+        assert_eq!(
+            signature(c(5, 5, 10), None),
+            "OLD scores with a double; NEW forfeits"
+        );
         assert!(signature(c(2, 3, 5), c(2, 3, 0)).starts_with("the same tile"));
     }
 }

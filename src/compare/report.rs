@@ -217,7 +217,10 @@ pub fn build(
         .collect();
     let values: Vec<f64> = per_deal.iter().map(|d| d.points).collect();
     let units: i64 = per_deal.iter().map(|d| d.units).sum();
-    let results: Vec<(u8, u8)> = compared.iter().map(|c| (c.old.result, c.new.result)).collect();
+    let results: Vec<(u8, u8)> = compared
+        .iter()
+        .map(|c| (c.old.result, c.new.result))
+        .collect();
     let counts = Counts {
         same: count(&compared, |p| matches!(p, Parting::Same)),
         parted: count(&compared, |p| matches!(p, Parting::Differ { .. })),
@@ -225,7 +228,9 @@ pub fn build(
     };
     let (mut partings, mut splits) = (Vec::new(), Vec::new());
     for c in &compared {
-        let Some(mut line) = c.line.clone() else { continue };
+        let Some(mut line) = c.line.clone() else {
+            continue;
+        };
         line.points = points(diff(c));
         line.deal_points = points(deals[&c.old.deal].1);
         match c.parting {

@@ -86,10 +86,9 @@ impl SequentialSpec {
         };
         for part in text.split(',') {
             let (key, value) = part.split_once('=').unwrap_or(("delta", part));
-            let value: f64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("{part:?} is not a number; write e.g. delta=2,alpha=0.05,beta=0.05"))?;
+            let value: f64 = value.trim().parse().map_err(|_| {
+                format!("{part:?} is not a number; write e.g. delta=2,alpha=0.05,beta=0.05")
+            })?;
             match key.trim() {
                 "delta" => spec.delta = value,
                 "alpha" => spec.alpha = value,
@@ -171,23 +170,33 @@ mod tests {
         let m = t_interval(&[0.0, 1.0, 2.0, 3.0, 4.0]);
         assert_eq!(m.mean, 2.0);
         let (lo, hi) = m.interval.expect("an interval");
-        assert!((lo - 0.0368).abs() < 1e-3 && (hi - 3.9632).abs() < 1e-3, "{lo} {hi}");
+        assert!(
+            (lo - 0.0368).abs() < 1e-3 && (hi - 3.9632).abs() < 1e-3,
+            "{lo} {hi}"
+        );
     }
 
     #[test]
     fn pentanomial_counts_new_against_old() {
         // NEW wins where OLD lost: 4; the same results: 2; NEW loses where OLD won: 0.
-        assert_eq!(pentanomial([(0, 2), (2, 2), (2, 0), (1, 2)]), [1, 0, 1, 1, 1]);
+        assert_eq!(
+            pentanomial([(0, 2), (2, 2), (2, 0), (1, 2)]),
+            [1, 0, 1, 1, 1]
+        );
     }
 
     #[test]
     fn the_sequential_test_decides_a_clear_shift_and_parses() {
         let spec = SequentialSpec::parse("delta=5").expect("a spec");
-        let shifted: Vec<f64> = (0..400).map(|i| 10.0 + if i % 2 == 0 { 20.0 } else { -20.0 }).collect();
+        let shifted: Vec<f64> = (0..400)
+            .map(|i| 10.0 + if i % 2 == 0 { 20.0 } else { -20.0 })
+            .collect();
         let test = sequential(spec, &shifted);
         assert_eq!(test.decision, "h1");
         assert!(test.deals < 400);
-        let none: Vec<f64> = (0..400).map(|i| if i % 2 == 0 { 20.0 } else { -20.0 }).collect();
+        let none: Vec<f64> = (0..400)
+            .map(|i| if i % 2 == 0 { 20.0 } else { -20.0 })
+            .collect();
         assert_eq!(sequential(spec, &none).decision, "h0");
         assert!(SequentialSpec::parse("delta=0").is_err());
         assert!(SequentialSpec::parse("x=1").is_err());
