@@ -97,7 +97,9 @@ impl SequentialSpec {
             }
         }
         let rate = |x: f64| x > 0.0 && x < 0.5;
-        if !(spec.delta.is_finite() && spec.delta != 0.0) || !rate(spec.alpha) || !rate(spec.beta) {
+        let valid =
+            spec.delta.is_finite() && spec.delta != 0.0 && rate(spec.alpha) && rate(spec.beta);
+        if !valid {
             return Err("the test needs a delta other than 0 (points per deal) and alpha and beta between 0 and 0.5".into());
         }
         Ok(spec)
