@@ -93,12 +93,8 @@ pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path:
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
     crate::sandbox::outputs::register(&dir);
-    let hidden = hidden_with(dir.clone());
-    let mut policy = args
-        .game_options
-        .sandbox
-        .policy(hidden)
-        .map_err(|m| fail(BAD_INPUT, m))?;
+    let policy = args.game_options.sandbox.policy(hidden_with(dir.clone()));
+    let mut policy = policy.map_err(|m| fail(BAD_INPUT, m))?;
     policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
         concurrency,
