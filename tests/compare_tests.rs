@@ -189,6 +189,17 @@ fn a_planted_regression_tops_the_ranking() {
     );
     let page = std::fs::read_to_string(out.join("compare.html")).expect("the page");
     assert!(page.contains("Content-Security-Policy") && page.contains(planted));
+    // Its script draws the summary, the groups and the top parting's two games, quietly.
+    let dom = crate::browser_tests::quiet_dom(&sb, &out.join("compare.html"), "");
+    for drawn in [
+        "pairs of games",
+        "NEW plays",
+        "OLD plays",
+        "The view as sent",
+        "it holds",
+    ] {
+        assert!(dom.contains(drawn), "the page lacks {drawn:?}");
+    }
 }
 
 #[test]
