@@ -125,39 +125,68 @@ pub struct Sequential {
     pub method: String,
 }
 
-/// The test run over the per-deal differences `deals`, in order, stopping at its decision.
-pub fn sequential(spec: SequentialSpec, deals: &[f64]) -> Sequential {
-    let lower = (spec.beta / (1.0 - spec.alpha)).ln();
-    let upper = ((1.0 - spec.beta) / spec.alpha).ln();
-    let (mut sum, mut squares, mut llr) = (0.0, 0.0, 0.0);
-    let mut decision = "continue";
-    let mut read = 0;
-    for (i, x) in deals.iter().enumerate() {
-        sum += x;
-        squares += x * x;
-        read = i as u64 + 1;
-        let n = read as f64;
-        let var = (squares - sum * sum / n) / n;
-        if read < 10 || var <= 0.0 {
-            continue;
-        }
-        llr = (spec.delta * sum - n * spec.delta * spec.delta / 2.0) / var;
-        if llr <= lower {
-            decision = "h0";
-            break;
-        }
-        if llr >= upper {
-            decision = "h1";
-            break;
+/// The test as it reads deals one at a time (what [`sequential`] runs, and a simulation can).
+#[derive(Debug, Clone, Copy)]
+pub struct Running {
+    spec: SequentialSpec,
+    lower: f64,
+    upper: f64,
+    sum: f64,
+    squares: f64,
+    read: u64,
+    llr: f64,
+}
+
+impl Running {
+    /// The test before any deal.
+    pub fn new(spec: SequentialSpec) -> Running {
+        Running {
+            spec,
+            lower: (spec.beta / (1.0 - spec.alpha)).ln(),
+            upper: ((1.0 - spec.beta) / spec.alpha).ln(),
+            sum: 0.0,
+            squares: 0.0,
+            read: 0,
+            llr: 0.0,
         }
     }
+
+    /// Reads the next deal's difference `x`: `Some(true)` once it accepts H1, `Some(false)` H0.
+    pub fn observe(&mut self, x: f64) -> Option<bool> {
+        self.sum += x;
+        self.squares += x * x;
+        self.read += 1;
+        let n = self.read as f64;
+        let var = (self.squares - self.sum * self.sum / n) / n;
+        if self.read < 10 || var <= 0.0 {
+            return None;
+        }
+        let delta = self.spec.delta;
+        self.llr = (delta * self.sum - n * delta * delta / 2.0) / var;
+        match (self.llr <= self.lower, self.llr >= self.upper) {
+            (true, _) => Some(false),
+            (_, true) => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// The test run over the per-deal differences `deals`, in order, stopping at its decision.
+pub fn sequential(spec: SequentialSpec, deals: &[f64]) -> Sequential {
+    let mut test = Running::new(spec);
+    let decided = deals.iter().find_map(|&x| test.observe(x));
     Sequential {
         spec,
-        lower: clean(lower),
-        upper: clean(upper),
-        llr: clean(llr),
-        decision: decision.into(),
-        deals: read,
+        lower: clean(test.lower),
+        upper: clean(test.upper),
+        llr: clean(test.llr),
+        decision: match decided {
+            Some(true) => "h1",
+            Some(false) => "h0",
+            None => "continue",
+        }
+        .into(),
+        deals: test.read,
         method: "Wald's SPRT on the per-deal points difference, normal model, variance estimated from the deals so far, from the 10th deal".into(),
     }
 }
