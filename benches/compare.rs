@@ -13,7 +13,8 @@
 //! strength, other moves), with the H1s of each pair: the false positive rates.
 //!
 //! Without `--bench` (`cargo test --benches`), or with `--smoke`, a smoke run whose figures mean
-//! nothing.
+//! nothing; `--size CALIBRATION,RUNS,CAP` (deals to measure the true effects on, runs a case,
+//! most deals a run) sizes it (default 20000,60,20000).
 
 use allfives::bot::builtin::Builtin;
 use allfives::compare::summary::{Running, SequentialSpec};
@@ -158,10 +159,17 @@ fn said(runs: &[(u64, Option<bool>)]) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let smoke = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--smoke");
-    let (calibration, runs, cap) = if smoke {
-        (200, 3, 200)
-    } else {
-        (20_000, 60, 20_000)
+    // `--size CALIBRATION,RUNS,CAP` sizes a run to a loaded machine.
+    let size = args
+        .iter()
+        .position(|a| a == "--size")
+        .and_then(|i| args.get(i + 1));
+    let sized: Option<Vec<u64>> =
+        size.map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect());
+    let (calibration, runs, cap) = match sized.as_deref() {
+        Some(&[calibration, runs, cap]) => (calibration, runs, cap),
+        _ if smoke => (200, 3, 200),
+        _ => (20_000, 60, 20_000),
     };
     let mut scratch = Scratch::default();
     let old = Version {
