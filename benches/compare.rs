@@ -17,7 +17,7 @@
 //! most deals a run) sizes it (default 20000,60,20000).
 
 use allfives::bot::builtin::Builtin;
-use allfives::compare::summary::{Running, SequentialSpec};
+use allfives::compare::summary::{self, Running, SequentialSpec};
 use allfives::referee::builtin_game::{self, Scratch};
 use allfives::tournament::ratings::pentanomial;
 use allfives::tournament::ratings::sprt::{self, SprtSpec};
@@ -86,18 +86,27 @@ fn head_to_head(old: Version, new: Version, pairs: u64, scratch: &mut Scratch) -
         .unwrap_or(f64::NAN)
 }
 
-/// The two tests' true effects: the mean points difference per deal and the pairs' Elo.
-fn effects(old: Version, new: Version, deals: u64, scratch: &mut Scratch) -> (f64, f64) {
-    let (mut sum, mut counts) = (0.0, [0u64; 5]);
+/// The two tests' true effects: the mean points difference per deal and the pairs' Elo; and
+/// each test's effect over its spread per deal (mean / sd of the deal's points difference; of
+/// the deal's pair score, from 1/2), whose squared ratio is the ratio of the deals the two need
+/// at the same error rates (Wald's average sample number, for small effects).
+fn effects(old: Version, new: Version, deals: u64, scratch: &mut Scratch) -> (f64, f64, f64, f64) {
+    let (mut points, mut scores, mut counts) = (Vec::new(), Vec::new(), [0u64; 5]);
     for d in 0..deals {
         let (x, cells) = deal(old, new, derive(0xeff, d), scratch);
-        sum += x;
+        points.push(x);
+        scores.push((cells[0] + cells[1]) as f64 / 8.0 - 0.5);
         cells.iter().for_each(|&c| counts[c] += 1);
     }
     let elo = pentanomial::elo("new", "old", counts)
         .elo
         .unwrap_or(f64::NAN);
-    (sum / deals as f64, elo)
+    let z = |xs: &[f64]| {
+        let m = summary::t_interval(xs);
+        m.mean / m.sd.unwrap_or(f64::NAN)
+    };
+    let mean = summary::t_interval(&points).mean;
+    (mean, elo, z(&points), z(&scores))
 }
 
 /// One run: (deals the points test read, its decision, deals the SPRT read, its decision).
@@ -189,10 +198,14 @@ fn main() {
             own_stream: false,
         };
         let elo = head_to_head(old, new, calibration, &mut scratch);
-        let h1 = effects(old, new, calibration, &mut scratch);
+        let (points, pairs, z_points, z_pairs) = effects(old, new, calibration, &mut scratch);
+        let h1 = (points, pairs);
         println!(
-            "\nNEW mix:{new_p}: head to head {elo:+.1} Elo; true effects {:+.2} points a deal, pairs' Elo {:+.2}",
-            h1.0, h1.1
+            "\nNEW mix:{new_p}: head to head {elo:+.1} Elo; true effects {points:+.2} points a deal, pairs' Elo {pairs:+.2}"
+        );
+        println!(
+            "  effect/sd per deal: points {z_points:.4}, pair score {z_pairs:.4}: the points test needs {:.2} of the deals (Wald's ASN)",
+            (z_pairs / z_points).powi(2)
         );
         for (case, version) in [
             ("H1 (NEW is NEW)", new),
