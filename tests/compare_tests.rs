@@ -379,3 +379,41 @@ fn mistakes_are_refused_in_one_sentence() {
         "holds a comparison already",
     );
 }
+
+#[test]
+fn a_full_or_closed_stdout_is_said_as_for_every_command() {
+    let sb = Sandbox::new();
+    let out = sb.path("c");
+    compare(
+        &out,
+        &[
+            "builtin:greedy",
+            "builtin:random",
+            "--against",
+            "builtin:greedy",
+            "--deals",
+            "2",
+        ],
+    );
+    let (old, new) = (
+        out.join("old").display().to_string(),
+        out.join("new").display().to_string(),
+    );
+    let full = std::fs::File::create("/dev/full").expect("/dev/full exists");
+    let ran = crate::harness::allfives_with(&["compare", "--from", &old, &new], |c| {
+        c.stdout(full);
+    });
+    assert_eq!(ran.code, Some(5), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("cannot write to stdout"),
+        "{}",
+        ran.stderr
+    );
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    drop(read);
+    let ran = crate::harness::allfives_with(&["compare", "--from", &old, &new, "--json"], |c| {
+        c.stdout(std::process::Stdio::from(write));
+    });
+    assert_eq!(ran.code, Some(141), "{}", ran.stderr);
+    assert_eq!(ran.stderr, "", "a reader that went away is a quiet exit");
+}
