@@ -103,10 +103,12 @@ pub fn compare_command(args: &CompareArgs) -> u8 {
         Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    if let Some(path) = page
-        && let Err(message) = write_page(&path, &report)
-    {
-        return fail(BAD_INPUT, message);
+    if let Some(path) = page {
+        if let Err(message) = write_page(&path, &report) {
+            return fail(BAD_INPUT, message);
+        }
+        let shown = crate::text::terminal(&path.display().to_string());
+        eprintln!("allfives: the page, with each parting's two games side by side: {shown}");
     }
     let printed = match args.json {
         true => output::print_line(&serde_json::to_string(&report).expect("plain data")),
