@@ -6,6 +6,7 @@ mod architecture_tests;
 mod browser_tests;
 mod check_tests;
 mod cli_tests;
+mod compare_tests;
 mod compat_tests;
 mod covert_channel_tests;
 mod deal_memory_tests;

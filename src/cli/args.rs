@@ -183,6 +183,9 @@ pub enum Command {
     Kit(KitArgs),
     /// Print the rulebook: scoring, doubles, spinners, every rule option (Markdown).
     Rules,
+    /// Compare two versions of a bot on the same deals, seats and seeded opponents: the paired
+    /// difference deal by deal, and the first decision where their games part, ranked.
+    Compare(crate::cli::compare::CompareArgs),
 }
 
 /// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py, mybot/protocol.md and the
@@ -216,8 +219,8 @@ pub struct ManArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// `protocol` (every message, both ways), `results` (the --json of match, tournament and
-    /// standings) or `results-line` (a line of results.jsonl).
-    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line"])]
+    /// standings), `results-line` (a line of results.jsonl) or `compare` (compare's --json).
+    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line", "compare"])]
     pub what: String,
 }
 
@@ -831,7 +834,7 @@ pub struct MatchArgs {
 }
 
 /// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GameArgs {
     /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 [default with 4 players].
     #[arg(long, overrides_with = "no_teams")]

@@ -57,6 +57,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Man(args) => man_command(&args),
         Command::Kit(args) => kit_command(&args),
         Command::Rules => emitted(emit(kit::RULEBOOK.as_bytes()), 0),
+        Command::Compare(args) => crate::cli::compare::compare_command(&args),
     }
 }
 
@@ -751,6 +752,7 @@ fn schema_command(what: &str) -> u8 {
     let schema = match what {
         "results" => serde_json::to_value(schemars::schema_for!(Report)),
         "results-line" => serde_json::to_value(schemars::schema_for!(GameLine)),
+        "compare" => serde_json::to_value(schemars::schema_for!(crate::compare::report::Report)),
         _ => serde_json::to_value(allfives_engine::protocol::schema()),
     };
     match schema.and_then(|s| serde_json::to_string_pretty(&s)) {

@@ -34,16 +34,30 @@ use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
+    let (played, dir) = match play_tournament(args) {
+        Ok(done) => done,
+        Err(code) => return code,
+    };
+    if let Err(e) = output::print_report(&played.report, args.json, args.rating.pairs) {
+        return output_failed(&e);
+    }
+    match (&played.error, played.interrupts) {
+        (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
+        (None, 0) => 0,
+        (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
+    }
+}
+
+/// Plays the tournament `args` ask for, its standings not printed (`tournament` and `compare`
+/// share it); an error is an exit code, its sentence printed.
+pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path::PathBuf), u8> {
     // The collector's runtime (each worker runs on a thread and runtime of its own), and the
     // signal handlers in place before anything else: a signal during a long start is kept, and
     // obeyed as soon as the games start.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
-    };
+        .map_err(|e| fail(FAILED, format!("cannot start the async runtime: {e}")))?;
     let signals = runtime.block_on(async {
         let signals = interrupted_twice();
         // The watch starts (and puts its handlers in place) at its first poll.
@@ -52,8 +66,8 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
-        Err(message) if crate::input::stopping() => return fail(INTERRUPTED, message),
-        Err(message) => return fail(BAD_INPUT, message),
+        Err(message) if crate::input::stopping() => return Err(fail(INTERRUPTED, message)),
+        Err(message) => return Err(fail(BAD_INPUT, message)),
     };
     for note in notes {
         eprintln!("allfives: note: {note}");
@@ -67,24 +81,20 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         &mut shown,
     ) {
         Ok(opened) => opened,
-        Err(OpenError::Refused(message)) => return fail(BAD_INPUT, message),
-        Err(OpenError::Failed(message)) => return fail(FAILED, message),
+        Err(OpenError::Refused(message)) => return Err(fail(BAD_INPUT, message)),
+        Err(OpenError::Failed(message)) => return Err(fail(FAILED, message)),
     };
     // The page is there before the banner: whoever reads the banner finds it.
     shown.opened(&opened);
     let concurrency = args
         .concurrency
         .unwrap_or_else(crate::placement::usable_cpus);
-    if let Err(e) = announce(args, &opened, concurrency) {
-        return output_failed(&e);
-    }
+    announce(args, &opened, concurrency).map_err(|e| output_failed(&e))?;
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
     crate::sandbox::outputs::register(&dir);
-    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
-        Ok(policy) => policy,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
+    let policy = args.game_options.sandbox.policy(hidden_with(dir.clone()));
+    let mut policy = policy.map_err(|m| fail(BAD_INPUT, m))?;
     policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
         concurrency,
@@ -99,14 +109,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     if reused {
         kept_processes_note(args.reuse_processes);
     }
-    if let Err(e) = output::print_report(&played.report, args.json, args.rating.pairs) {
-        return output_failed(&e);
-    }
-    match (&played.error, played.interrupts) {
-        (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
-        (None, 0) => 0,
-        (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
-    }
+    Ok((played, dir))
 }
 
 /// The banner (unless `--json`), then the notes a run gives before its games: that it has
