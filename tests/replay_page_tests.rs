@@ -470,3 +470,176 @@ fn a_phone_shows_long_names_whole_and_a_fault_in_view() {
         );
     }
 }
+
+/// A round-robin of `entrants` random bots, one deal each, one hand a game, its logs in files;
+/// its folder.
+fn round_robin(sb: &Sandbox, name: &str, entrants: usize) -> PathBuf {
+    let out = sb.path(name);
+    let mut args = vec!["tournament".to_string()];
+    args.extend((1..=entrants).map(|k| format!("r{k}=builtin:random")));
+    args.extend(
+        ["--deals", "1", "--max-hands", "1", "--seed", "1", "--public-seed", "-q", "--out"]
+            .map(String::from),
+    );
+    args.push(out.display().to_string());
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    out
+}
+
+#[test]
+fn a_tournaments_games_are_named_found_and_paged_by_their_ids() {
+    let sb = Sandbox::new();
+    // 13 entrants: 156 games, two pages of the games table; 1-12/0/0 and 11-12/0/0 both exist.
+    let out = round_robin(&sb, "league", 13);
+    let site = sb.path("site");
+    fs::create_dir(&site).expect("the site's folder");
+    let report = site.join("report.html");
+    let ran = allfives(&[
+        "standings",
+        &out.display().to_string(),
+        "--html",
+        &report.display().to_string(),
+        "--replays",
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    // The index names each game by its id, as the report and the command line do.
+    let index = fs::read_to_string(site.join("replay/index.html")).expect("the index");
+    assert!(
+        index.contains("<a href=\"1-12_0_0.html\">1-12/0/0</a>"),
+        "{index}"
+    );
+    assert!(!index.contains(">1-12_0_0<"), "{index}");
+    // A game's page links to its log where it is.
+    let page = site.join("replay/1-12_0_0.html");
+    let dom = quiet_dom(&sb, &page, "step=1");
+    let at = dom.find("id=\"raw-log\" href=\"").expect("the raw log's link") + 19;
+    let href = &dom[at..at + dom[at..].find('"').expect("its end")];
+    assert_eq!(
+        site.join("replay")
+            .join(href)
+            .canonicalize()
+            .expect("the log is there"),
+        out.join("logs/1-12_0_0.jsonl")
+            .canonicalize()
+            .expect("the log")
+    );
+    // Search by an id finds that game only (it found 11-12/0/0 too); the previous and next
+    // buttons are disabled at either end; the "command" head sits over its commands.
+    let shown = driven(
+        &sb,
+        &report,
+        "",
+        (1400, 900),
+        r##"var q = doc.getElementById("q"), out = [];
+           var state = function () {
+             return doc.getElementById("games-shown").getAttribute("data-matching") + " " +
+               doc.getElementById("prev").disabled + " " + doc.getElementById("next").disabled;
+           };
+           var ids = function () { return Array.prototype.map.call(doc.querySelectorAll("#games-table a.game"), function (a) { return a.textContent; }).join(","); };
+           out.push(state());
+           doc.getElementById("next").click(); out.push(state());
+           doc.getElementById("prev").click(); out.push(state());
+           ["1-12/0/0", "1-12", "r13 1-12/0"].forEach(function (w) {
+             q.value = w; q.dispatchEvent(new Event("input")); out.push(state() + " " + ids());
+           });
+           var th = doc.querySelectorAll("#definition-entrants th")[2], td = doc.querySelectorAll("#definition-entrants td")[2];
+           out.push(th.textContent + " " + win.getComputedStyle(th).textAlign + " " + win.getComputedStyle(td).textAlign);
+           return out.join("|");"##,
+    );
+    assert_eq!(
+        shown,
+        [
+            "156 true false",
+            "156 false true",
+            "156 true false",
+            "1 true true 1-12/0/0",
+            "2 true true 1-12/0/0,1-12/0/1",
+            "2 true true 1-12/0/0,1-12/0/1",
+            "command left left",
+        ]
+        .join("|")
+    );
+}
+
+#[test]
+fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
+    let sb = Sandbox::new();
+    play(
+        &sb,
+        &["builtin:greedy".into(), "builtin:random".into()],
+        &["--games", "3", "--seed", "9", "--public-seed", "--max-hands", "2"],
+    );
+    let cut = |log: &Path| {
+        let text = fs::read_to_string(log).expect("a log");
+        let kept: Vec<&str> = text.lines().collect();
+        fs::write(log, kept[..kept.len() - 1].join("\n") + "\n").expect("cut");
+    };
+    cut(&sb.log(2));
+    let pages = |name: &str| {
+        allfives(&[
+            "replay",
+            &sb.logs().display().to_string(),
+            "--html",
+            &sb.path(name).display().to_string(),
+        ])
+    };
+    // A game cut short: `replay`'s code for it, 6, and its name (it exited 0, silent).
+    let ran = pages("pages");
+    assert_eq!(ran.code, Some(6), "{ran:?}");
+    assert!(
+        ran.stderr.contains("game-2.jsonl is cut short"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        allfives(&["replay", &sb.log(2).display().to_string()]).code,
+        Some(6)
+    );
+    // And one that does not check out: 3, as `replay` gives it, both named.
+    let text = fs::read_to_string(sb.log(3)).expect("a log");
+    fs::write(sb.log(3), text.replacen("\"type\":\"play\"", "\"type\":\"pley\"", 1))
+        .expect("forged");
+    let ran = pages("pages-2");
+    assert_eq!(ran.code, Some(3), "{ran:?}");
+    assert!(
+        ran.stderr.contains("game-3.jsonl does not check out")
+            && ran.stderr.contains("game-2.jsonl is cut short"),
+        "{}",
+        ran.stderr
+    );
+
+    // A tournament's game cut short (a folder from before logs were digested in results):
+    // `standings --html --replays` says so, with its code.
+    let out = round_robin(&sb, "league", 2);
+    let results = out.join("results.jsonl");
+    let lines: Vec<String> = fs::read_to_string(&results)
+        .expect("results")
+        .lines()
+        .map(|l| {
+            let mut line: serde_json::Value = serde_json::from_str(l).expect("a line");
+            if line["id"] == "0-1/0/1" {
+                line.as_object_mut().expect("an object").remove("log_sha256");
+            }
+            line.to_string()
+        })
+        .collect();
+    fs::write(&results, lines.join("\n") + "\n").expect("results");
+    cut(&out.join("logs/0-1_0_1.jsonl"));
+    let site = sb.path("site");
+    fs::create_dir(&site).expect("the site's folder");
+    let ran = allfives(&[
+        "standings",
+        &out.display().to_string(),
+        "--html",
+        &site.join("report.html").display().to_string(),
+        "--replays",
+    ]);
+    assert_eq!(ran.code, Some(6), "{ran:?}");
+    assert!(
+        ran.stderr.contains("0-1/0/1 of ") && ran.stderr.contains("is cut short"),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stdout.contains("winner"), "the standings are printed: {ran:?}");
+}

@@ -11,7 +11,7 @@ use crate::replay::html::{self, IndexEntry};
 use crate::replay::page_data::{Failure, PageData, page_data};
 use crate::replay::steps;
 use crate::text::shell_word;
-use crate::tournament::game_logs::{self, LineLog};
+use crate::tournament::game_logs::{self, LineLog, Place};
 use crate::tournament::results::RESULTS;
 
 /// A log's page data, and why it does not check out, if it does not.
@@ -168,7 +168,7 @@ fn write_pages(
             data.index = Some("index.html".into());
             data.replay = Some(replay_command(dir, id.as_deref(), &log, seat));
             if seat.is_none() {
-                data.log = Some(raw_log(out, &name, &log, &bytes)?);
+                data.log = Some(raw_log(dir, out, &name, &log, &bytes)?);
             }
             data.name = id.clone();
             std::fs::write(out.join(&page_name), html::page(data))
@@ -216,11 +216,24 @@ pub fn path_word(path: &Path) -> String {
 }
 
 /// Where a game's page links to its raw log: a log file where it is (relative to the pages), a
-/// game of a tournament's packs copied beside its page (`NAME.jsonl`, the bytes read for it).
-fn raw_log(out: &Path, name: &str, log: &Log, bytes: &[u8]) -> Result<String, String> {
-    if let Log::File(path) = log
-        && let Some(link) = relative(out, path)
-    {
+/// game of a tournament's packs copied beside its page (`NAME.jsonl`, the bytes read for it:
+/// a page cannot reach into a pack).
+fn raw_log(
+    dir: &Path,
+    out: &Path,
+    name: &str,
+    log: &Log,
+    bytes: &[u8],
+) -> Result<String, String> {
+    let file = match log {
+        Log::File(path) => Some(path.clone()),
+        Log::Logged(LineLog {
+            place: Place::File(file),
+            ..
+        }) => Some(dir.join(file)),
+        Log::Logged(_) => None,
+    };
+    if let Some(link) = file.and_then(|path| relative(out, &path)) {
         return Ok(link);
     }
     let file = format!("{name}.jsonl");
