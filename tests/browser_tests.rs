@@ -108,12 +108,21 @@ fn the_html_replay_works_in_a_real_browser() {
     let html = fs::read_to_string(&page).expect("the page");
     // Only the page's own script may run: it is named by its hash, and runs (the counter).
     assert!(html.contains("script-src 'sha256-") && !html.contains("'unsafe-inline'; img"));
-    let size = |p: &Path| fs::metadata(p).expect("a file").len();
+    // The game's data is under 3 times its log; the page's code and styles, the same for every
+    // game, are under 50 KB.
+    let size = |p: &Path| fs::metadata(p).expect("a file").len() as usize;
+    let opening = "<script type=\"application/json\" id=\"game\">";
+    let data_at = html.find(opening).expect("the data") + opening.len();
+    let data = html[data_at..].find("</script>").expect("its end");
     assert!(
-        size(&page) < 3 * size(&log),
-        "the page ({} bytes) is over 3 times its log ({} bytes)",
-        size(&page),
+        data < 3 * size(&log),
+        "the page's data ({data} bytes) is over 3 times its log ({} bytes)",
         size(&log)
+    );
+    assert!(
+        size(&page) - data < 50_000,
+        "the page's code and styles take {} bytes",
+        size(&page) - data
     );
     for outside in ["<link", "src=\"http", "href=\"http", "@import", "url("] {
         assert!(!html.contains(outside), "the page reaches out: {outside}");

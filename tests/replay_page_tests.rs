@@ -536,7 +536,7 @@ fn a_tournaments_games_are_named_found_and_paged_by_their_ids() {
              return doc.getElementById("games-shown").getAttribute("data-matching") + " " +
                doc.getElementById("prev").disabled + " " + doc.getElementById("next").disabled;
            };
-           var ids = function () { return Array.prototype.map.call(doc.querySelectorAll("#games-table a.game"), function (a) { return a.textContent; }).join(","); };
+           var ids = function () { return Array.prototype.map.call(doc.querySelectorAll("#games-table a.game"), function (a) { return a.textContent; }).sort().join(","); };
            out.push(state());
            doc.getElementById("next").click(); out.push(state());
            doc.getElementById("prev").click(); out.push(state());
@@ -642,4 +642,46 @@ fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
         ran.stderr
     );
     assert!(ran.stdout.contains("winner"), "the standings are printed: {ran:?}");
+}
+
+#[test]
+fn a_long_chain_on_a_phone_is_folded_so_that_its_pips_stay_readable() {
+    let sb = Sandbox::new();
+    // The longest game of the corpus (every double a spinner) and a two-player game of nine
+    // tiles each: their longest layouts had pips of 0.70 and 1.17 px on a phone.
+    let long = sb.path("long.jsonl");
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--spinner",
+        "all",
+        "--hand-size",
+        "3",
+        "--seed",
+        "2",
+        "--public-seed",
+        "--log",
+        &long.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let two = root().join("tests/fixtures/golden/two-game-1.jsonl");
+    for (log, name) in [(long, "long.html"), (two, "two.html")] {
+        let page = page_of(&sb, &log, name, &[]);
+        // Every hand's whole layout, drawn at its last step (`#check`): in its box, centred,
+        // not overlapping, its smallest pips at least 1.5 px across.
+        let shown = crate::browser_tests::framed(&sb, &page, "check", 400, 800);
+        let attr = |name: &str| {
+            let at = shown
+                .find(&format!("{name}=\""))
+                .unwrap_or_else(|| panic!("no {name}: {shown}"))
+                + name.len()
+                + 2;
+            shown[at..at + shown[at..].find('"').expect("its end")].to_string()
+        };
+        let pip: f64 = attr("data-pip-least").parse().expect("px");
+        assert!(pip >= 1.5, "{name}: pips of {pip} px on a phone");
+        assert_eq!(attr("data-overlaps"), "0", "{name}");
+        assert_eq!(attr("data-layout-over"), "0", "{name}");
+    }
 }
