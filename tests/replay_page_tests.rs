@@ -224,10 +224,7 @@ fn a_steps_list_jumps_to_any_step_of_the_hand() {
     assert_eq!(parts[1], "#step=3");
     let dom = quiet_dom(&sb, &page, &format!("step={}", hand_end - 1));
     assert!(
-        dom.contains(&format!(
-            "class=\"now\"><a href=\"#step={}\"",
-            hand_end - 1
-        )),
+        dom.contains(&format!("class=\"now\"><a href=\"#step={}\"", hand_end - 1)),
         "the step shown is marked"
     );
     // A click on a step's link opens it (through the address, as a link to it does).
@@ -301,7 +298,10 @@ fn a_decision_gives_its_commands_its_info_as_the_text_shows_it_and_the_raw_log()
     );
     // The raw log, beside the page.
     let href = {
-        let at = dom.find("id=\"raw-log\" href=\"").expect("the raw log's link") + 19;
+        let at = dom
+            .find("id=\"raw-log\" href=\"")
+            .expect("the raw log's link")
+            + 19;
         dom[at..at + dom[at..].find('"').expect("its end")].to_string()
     };
     assert_eq!(href, "faulty.jsonl");
@@ -350,7 +350,10 @@ fn the_page_switches_to_one_seats_view_and_back() {
     );
     // The view is kept in the address: a link to it opens it.
     let dom = quiet_dom(&sb, &page, &format!("step={fault}&view=1"));
-    assert!(dom.contains("seat 1 (greedy) (this view)"), "the view named");
+    assert!(
+        dom.contains("seat 1 (greedy) (this view)"),
+        "the view named"
+    );
     // Seat 1's own decisions are numbered as `--seat 1 --turn K` counts them.
     let own = steps
         .iter()
@@ -376,9 +379,7 @@ fn chart_lines(dom: &str) -> Vec<usize> {
         .match_indices("<polyline points=\"")
         .map(|(i, m)| {
             let rest = &chart[i + m.len()..];
-            rest[..rest.find('"').expect("its end")]
-                .split(' ')
-                .count()
+            rest[..rest.find('"').expect("its end")].split(' ').count()
         })
         .collect()
 }
@@ -465,7 +466,7 @@ fn a_phone_shows_long_names_whole_and_a_fault_in_view() {
         let (top, bottom) = says.split_once(',').expect("top,bottom");
         let (top, bottom): (i32, i32) = (top.parse().expect("px"), bottom.parse().expect("px"));
         assert!(
-            top >= 0 && top < 800 && bottom > 0,
+            (0..800).contains(&top) && bottom > 0,
             "fault {k}: its words at {top}..{bottom} px in a window of 800"
         );
     }
@@ -478,8 +479,18 @@ fn round_robin(sb: &Sandbox, name: &str, entrants: usize) -> PathBuf {
     let mut args = vec!["tournament".to_string()];
     args.extend((1..=entrants).map(|k| format!("r{k}=builtin:random")));
     args.extend(
-        ["--deals", "1", "--max-hands", "1", "--seed", "1", "--public-seed", "-q", "--out"]
-            .map(String::from),
+        [
+            "--deals",
+            "1",
+            "--max-hands",
+            "1",
+            "--seed",
+            "1",
+            "--public-seed",
+            "-q",
+            "--out",
+        ]
+        .map(String::from),
     );
     args.push(out.display().to_string());
     let ran = allfives(&args);
@@ -513,7 +524,10 @@ fn a_tournaments_games_are_named_found_and_paged_by_their_ids() {
     // A game's page links to its log where it is.
     let page = site.join("replay/1-12_0_0.html");
     let dom = quiet_dom(&sb, &page, "step=1");
-    let at = dom.find("id=\"raw-log\" href=\"").expect("the raw log's link") + 19;
+    let at = dom
+        .find("id=\"raw-log\" href=\"")
+        .expect("the raw log's link")
+        + 19;
     let href = &dom[at..at + dom[at..].find('"').expect("its end")];
     assert_eq!(
         site.join("replay")
@@ -568,7 +582,15 @@ fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
     play(
         &sb,
         &["builtin:greedy".into(), "builtin:random".into()],
-        &["--games", "3", "--seed", "9", "--public-seed", "--max-hands", "2"],
+        &[
+            "--games",
+            "3",
+            "--seed",
+            "9",
+            "--public-seed",
+            "--max-hands",
+            "2",
+        ],
     );
     let cut = |log: &Path| {
         let text = fs::read_to_string(log).expect("a log");
@@ -598,8 +620,11 @@ fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
     );
     // And one that does not check out: 3, as `replay` gives it, both named.
     let text = fs::read_to_string(sb.log(3)).expect("a log");
-    fs::write(sb.log(3), text.replacen("\"type\":\"play\"", "\"type\":\"pley\"", 1))
-        .expect("forged");
+    fs::write(
+        sb.log(3),
+        text.replacen("\"type\":\"play\"", "\"type\":\"pley\"", 1),
+    )
+    .expect("forged");
     let ran = pages("pages-2");
     assert_eq!(ran.code, Some(3), "{ran:?}");
     assert!(
@@ -619,7 +644,9 @@ fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
         .map(|l| {
             let mut line: serde_json::Value = serde_json::from_str(l).expect("a line");
             if line["id"] == "0-1/0/1" {
-                line.as_object_mut().expect("an object").remove("log_sha256");
+                line.as_object_mut()
+                    .expect("an object")
+                    .remove("log_sha256");
             }
             line.to_string()
         })
@@ -641,7 +668,10 @@ fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
         "{}",
         ran.stderr
     );
-    assert!(ran.stdout.contains("winner"), "the standings are printed: {ran:?}");
+    assert!(
+        ran.stdout.contains("winner"),
+        "the standings are printed: {ran:?}"
+    );
 }
 
 #[test]

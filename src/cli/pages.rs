@@ -218,13 +218,7 @@ pub fn path_word(path: &Path) -> String {
 /// Where a game's page links to its raw log: a log file where it is (relative to the pages), a
 /// game of a tournament's packs copied beside its page (`NAME.jsonl`, the bytes read for it:
 /// a page cannot reach into a pack).
-fn raw_log(
-    dir: &Path,
-    out: &Path,
-    name: &str,
-    log: &Log,
-    bytes: &[u8],
-) -> Result<String, String> {
+fn raw_log(dir: &Path, out: &Path, name: &str, log: &Log, bytes: &[u8]) -> Result<String, String> {
     let file = match log {
         Log::File(path) => Some(path.clone()),
         Log::Logged(LineLog {

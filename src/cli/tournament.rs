@@ -378,9 +378,12 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     }
 }
 
-/// `standings --html FILE`: the page, and with `--replays` every game's replay page beside it
-/// (what became of them all).
-fn write_report(args: &StandingsArgs, page: &mut ReportPage, report: &Report) -> Result<Folder, String> {
+/// `standings --html FILE`: the page, and with `--replays` every game's replay page beside it.
+fn write_report(
+    args: &StandingsArgs,
+    page: &mut ReportPage,
+    report: &Report,
+) -> Result<Folder, String> {
     let path = args.html.as_deref().unwrap_or(Path::new(LIVE_PAGE));
     let mut all = Folder::default();
     for folder in (0..args.dirs.len()).filter(|_| args.replays) {
