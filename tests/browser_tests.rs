@@ -241,45 +241,16 @@ fn dom_sized(sb: &Sandbox, page: &Path, fragment: &str, size: &str) -> String {
 }
 
 /// The body's attributes of `page` at `fragment` (`name="value"` each) as a window of exactly
-/// `width` x `height` CSS pixels shows it: the page in an iframe of that size, in a page of the
-/// test's own that copies them out (headless chromium makes no window narrower than 500 px, so a
-/// phone's 400 px needs the frame; `--allow-file-access-from-files` lets the two file pages see
-/// each other). Fails on any console message.
+/// `width` x `height` CSS pixels shows it (in a frame: headless chromium makes no window
+/// narrower than 500 px, so a phone's 400 px needs one). Fails on any console message.
 pub fn framed(sb: &Sandbox, page: &Path, fragment: &str, width: u32, height: u32) -> String {
-    let frame = sb.path(&format!("frame-{width}x{height}.html"));
-    fs::write(
-        &frame,
-        format!(
-            r#"<!DOCTYPE html><html><body style="margin:0">
-<iframe id="f" style="border:0;width:{width}px;height:{height}px" src="file://{}#{fragment}"></iframe>
-<script>
-document.getElementById("f").addEventListener("load", function () {{
-  var b = document.getElementById("f").contentDocument.body, out = document.createElement("pre");
-  out.id = "attributes";
-  out.textContent = Array.prototype.map.call(b.attributes, function (a) {{ return a.name + '="' + a.value + '"'; }}).join(" ");
-  document.body.appendChild(out);
-}});
-</script></body></html>"#,
-            page.display()
-        ),
-    )
-    .expect("the frame's page");
-    let url = format!("file://{}", frame.display());
-    let (dom, log) = chromium(
+    crate::replay_page_tests::driven(
         sb,
-        &url,
-        &[
-            "--allow-file-access-from-files",
-            "--window-size=1500,1000",
-            "--dump-dom",
-        ],
-    );
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(
-        console.is_empty(),
-        "the page wrote to the console: {console:?}"
-    );
-    text_of(&dom, "attributes").replace("&quot;", "\"")
+        page,
+        fragment,
+        (width, height),
+        r#"return Array.prototype.map.call(doc.body.attributes, function (a) { return a.name + '="' + a.value + '"'; }).join(" ");"#,
+    )
 }
 
 /// The value of the body's attribute `name` after `#check`.
@@ -293,7 +264,7 @@ fn body_attr(dom: &str, name: &str) -> String {
 }
 
 /// A page written by `replay LOG --html PAGE [more]`.
-fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path::PathBuf {
+pub fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path::PathBuf {
     let page = sb.path(name);
     let mut args = vec![
         "replay".to_string(),
@@ -413,7 +384,7 @@ fn the_page_fits_a_desktop_and_a_phone_with_every_layout_whole_and_centred() {
 
 /// The longest game of the corpus (small hands, every double a spinner), greedy against random;
 /// its log's path.
-fn long_game(sb: &Sandbox) -> std::path::PathBuf {
+pub fn long_game(sb: &Sandbox) -> std::path::PathBuf {
     let log = sb.path("long.jsonl");
     if !log.exists() {
         let ran = allfives(&[

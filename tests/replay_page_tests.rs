@@ -5,13 +5,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::browser_tests::{chromium, quiet_dom, text_of};
+use crate::browser_tests::{chromium, long_game, page_of, quiet_dom, text_of};
 use crate::harness::*;
 
 /// What `script` returns (a function body given `doc`, the page's document, and `win`, its
 /// window), run once `page` at `fragment` is loaded in a frame of `width` x `height` CSS px
-/// (headless chromium makes no window under 500 px wide; the frame can be); fails on any
-/// console message.
+/// (headless chromium makes no window under 500 px wide; the frame can be), in a page of the
+/// test's own (`--allow-file-access-from-files` lets the two file pages see each other); fails
+/// on any console message.
 pub fn driven(
     sb: &Sandbox,
     page: &Path,
@@ -80,21 +81,6 @@ fn faulty_game(sb: &Sandbox) -> PathBuf {
     ]);
     assert_eq!(ran.code, Some(0), "{ran:?}");
     log
-}
-
-/// `replay LOG --html PAGE [more]`; the page.
-fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> PathBuf {
-    let page = sb.path(name);
-    let mut args = vec![
-        "replay".to_string(),
-        log.display().to_string(),
-        "--html".into(),
-        page.display().to_string(),
-    ];
-    args.extend(more.iter().map(|m| m.to_string()));
-    let ran = allfives(&args);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
-    page
 }
 
 /// The game's steps, as `replay --json` gives them.
@@ -679,22 +665,7 @@ fn a_long_chain_on_a_phone_is_folded_so_that_its_pips_stay_readable() {
     let sb = Sandbox::new();
     // The longest game of the corpus (every double a spinner) and a two-player game of nine
     // tiles each: their longest layouts had pips of 0.70 and 1.17 px on a phone.
-    let long = sb.path("long.jsonl");
-    let ran = allfives(&[
-        "match",
-        "builtin:greedy",
-        "builtin:random",
-        "--spinner",
-        "all",
-        "--hand-size",
-        "3",
-        "--seed",
-        "2",
-        "--public-seed",
-        "--log",
-        &long.display().to_string(),
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let long = long_game(&sb);
     let two = root().join("tests/fixtures/golden/two-game-1.jsonl");
     for (log, name) in [(long, "long.html"), (two, "two.html")] {
         let page = page_of(&sb, &log, name, &[]);
