@@ -278,9 +278,8 @@ pub fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path
     page
 }
 
-#[test]
-fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
-    let sb = Sandbox::new();
+/// A game of several short hands (5 tiles each, to 150), greedy against random; its log.
+pub fn short_game(sb: &Sandbox) -> std::path::PathBuf {
     let log = sb.path("game.jsonl");
     let ran = allfives(&[
         "match",
@@ -297,6 +296,13 @@ fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
         &log.display().to_string(),
     ]);
     assert_eq!(ran.code, Some(0), "{ran:?}");
+    log
+}
+
+#[test]
+fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
+    let sb = Sandbox::new();
+    let log = short_game(&sb);
     let page = page_of(&sb, &log, "game.html", &[]);
     let doc = allfives(&["replay", &log.display().to_string(), "--json"]).json();
     let starts: Vec<usize> = doc["steps"]
@@ -470,19 +476,7 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
     // Four players, every one for themselves, named with 40 characters: every column shows,
     // the names cut short with their whole in the title (the table was 1,435 px wide in a
     // panel of 380, one column of five in view).
-    let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
-    let mut args = vec!["match".to_string()];
-    for (k, name) in names.iter().enumerate() {
-        args.push(format!(
-            "{name}={}",
-            ["builtin:greedy", "builtin:random"][k % 2]
-        ));
-    }
-    let four = sb.path("four.jsonl");
-    args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
-    args.push(four.display().to_string());
-    let ran = allfives(&args);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let (four, names) = long_named_game(&sb);
     let page = page_of(&sb, &four, "four.html", &[]);
     for (w, h) in [(1400, 900), (400, 800)] {
         let shown = framed(&sb, &page, "step=3&scores", w, h);
@@ -510,6 +504,25 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
             "{name}'s column"
         );
     }
+}
+
+/// A game of four players, each for themselves, named with 40 characters (greedy and random in
+/// turn); its log and the names.
+pub fn long_named_game(sb: &Sandbox) -> (std::path::PathBuf, Vec<String>) {
+    let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
+    let mut args = vec!["match".to_string()];
+    for (k, name) in names.iter().enumerate() {
+        args.push(format!(
+            "{name}={}",
+            ["builtin:greedy", "builtin:random"][k % 2]
+        ));
+    }
+    let four = sb.path("four.jsonl");
+    args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
+    args.push(four.display().to_string());
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    (four, names)
 }
 
 #[test]

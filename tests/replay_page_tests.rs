@@ -5,7 +5,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::browser_tests::{chromium, long_game, page_of, quiet_dom, text_of};
+use crate::browser_tests::{
+    chromium, long_game, long_named_game, page_of, quiet_dom, short_game, text_of,
+};
 use crate::harness::*;
 
 /// What `script` returns (a function body given `doc`, the page's document, and `win`, its
@@ -373,22 +375,7 @@ fn chart_lines(dom: &str) -> Vec<usize> {
 #[test]
 fn the_score_chart_is_drawn_up_to_the_step_shown() {
     let sb = Sandbox::new();
-    let log = sb.path("game.jsonl");
-    let ran = allfives(&[
-        "match",
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "4",
-        "--public-seed",
-        "--hand-size",
-        "5",
-        "--target",
-        "150",
-        "--log",
-        &log.display().to_string(),
-    ]);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let log = short_game(&sb);
     let page = page_of(&sb, &log, "game.html", &[]);
     let steps = steps_of(&log);
     // A point for each step that changed the scores, after the start at 0.
@@ -421,19 +408,7 @@ fn a_phone_shows_long_names_whole_and_a_fault_in_view() {
     let sb = Sandbox::new();
     // Four players named with 40 characters: the title had no break points, and the page was
     // 433 px wide on a phone of 400.
-    let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
-    let mut args = vec!["match".to_string()];
-    for (k, name) in names.iter().enumerate() {
-        args.push(format!(
-            "{name}={}",
-            ["builtin:greedy", "builtin:random"][k % 2]
-        ));
-    }
-    let four = sb.path("four.jsonl");
-    args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
-    args.push(four.display().to_string());
-    let ran = allfives(&args);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let (four, _) = long_named_game(&sb);
     let page = page_of(&sb, &four, "four.html", &[]);
     let probe = r##"var b = doc.body; return [b.getAttribute("data-viewport"), b.getAttribute("data-page-width"), b.getAttribute("data-says")].join(" ");"##;
     for step in ["step=1", "step=40"] {
