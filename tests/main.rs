@@ -23,6 +23,7 @@ mod pip_tests;
 mod placement_tests;
 mod ratings_tests;
 mod referee_tests;
+mod replay_page_tests;
 mod replay_tests;
 mod replay_trust_tests;
 mod report_tests;

@@ -451,7 +451,7 @@ fn cut_in_header_said(shown: &str) -> String {
 /// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
 /// out gets a page of what does, marked where it stops, and exit code 3.
 fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path) -> u8 {
-    let (data, error) = match pages::game_page(text, args.seat) {
+    let (mut data, error) = match pages::game_page(text, args.seat) {
         Ok(page) => page,
         Err(_) if cut_in_header(text) => return fail(CUT_LOG, cut_in_header_said(shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
@@ -466,6 +466,7 @@ fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path)
             ),
         );
     }
+    (data.replay, data.log) = (Some(replay_of(args)), raw_log_of(args, path));
     let page = html::page(&data);
     let written = match path.as_os_str() == "-" {
         true => emit(page.as_bytes()).map_err(|e| output_failed(&e)),
@@ -488,6 +489,34 @@ fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path)
         None => {
             let said = format!("{shown}: the game's page is in {}", path.display());
             emitted(output::print_line(&said), done)
+        }
+    }
+}
+
+/// The command that replays the game of a page (`--turn K` is added by the page).
+fn replay_of(args: &ReplayArgs) -> String {
+    let mut command = format!("allfives replay {}", pages::path_word(&args.log));
+    if let Some(id) = &args.game {
+        command.push_str(&format!(" --game {}", crate::text::shell_word(id)));
+    }
+    if let Some(seat) = args.seat {
+        command.push_str(&format!(" --seat {seat}"));
+    }
+    command
+}
+
+/// Where the page at `path` links to its raw log: the log file, relative to the page (its
+/// whole path for a page on stdout); none for a game of a tournament's packs, or in one seat's
+/// view (the log shows every hand).
+fn raw_log_of(args: &ReplayArgs, path: &std::path::Path) -> Option<String> {
+    if args.seat.is_some() || args.game.is_some() {
+        return None;
+    }
+    match path.as_os_str() == "-" {
+        true => Some(args.log.canonicalize().ok()?.display().to_string()),
+        false => {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+            pages::relative(folder.unwrap_or(std::path::Path::new(".")), &args.log)
         }
     }
 }
@@ -520,11 +549,22 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
             if let Err(e) = output::print_line(&said) {
                 return output_failed(&e);
             }
-            for message in &folder.bad {
-                eprintln!("allfives: {message}");
-            }
-            if folder.bad.is_empty() { 0 } else { BAD_LOG }
+            folder_code(&folder)
         }
+    }
+}
+
+/// Says on stderr which of a folder's games do not check out or are cut short, and returns the
+/// code `replay` gives such a game: [`BAD_LOG`] if one does not check out, else [`CUT_LOG`] if
+/// one is cut short, else 0.
+pub fn folder_code(folder: &pages::Folder) -> u8 {
+    for message in folder.bad.iter().chain(&folder.cut) {
+        eprintln!("allfives: {}", crate::text::terminal(message));
+    }
+    match (folder.bad.is_empty(), folder.cut.is_empty()) {
+        (false, _) => BAD_LOG,
+        (true, false) => CUT_LOG,
+        (true, true) => 0,
     }
 }
 

@@ -16,6 +16,7 @@ use crate::cli::args::{
 use crate::cli::entrants;
 use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed};
 use crate::cli::output;
+use crate::cli::pages::Folder;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
 use crate::cli::run_view::{Shown, banner, interrupted_in, kept_processes_note};
@@ -368,13 +369,14 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
         Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    if let Some(mut page) = page
-        && let Err(message) = write_report(args, &mut page, &report)
-    {
-        return fail(BAD_INPUT, message);
-    }
+    // A replay page's game cut short or not checking out: `replay`'s code for it.
+    let code = match page.map(|mut page| write_report(args, &mut page, &report)) {
+        Some(Err(message)) => return fail(BAD_INPUT, message),
+        Some(Ok(folder)) => crate::cli::commands::folder_code(&folder),
+        None => 0,
+    };
     match output::print_report(&report, args.json, args.rating.pairs) {
-        Ok(()) => 0,
+        Ok(()) => code,
         Err(e) => output_failed(&e),
     }
 }
@@ -384,17 +386,17 @@ fn write_report(
     args: &StandingsArgs,
     page: &mut ReportPage,
     report: &Report,
-) -> Result<(), String> {
+) -> Result<Folder, String> {
     let path = args.html.as_deref().unwrap_or(Path::new(LIVE_PAGE));
-    if args.replays {
-        for folder in 0..args.dirs.len() {
-            let (dir, out) = page
-                .replay_folder(folder)
-                .expect("a page has each folder's");
-            crate::cli::pages::folder(&dir, &out, None)?;
-            page.replays_written(folder);
-        }
+    let mut all = Folder::default();
+    for folder in (0..args.dirs.len()).filter(|_| args.replays) {
+        let (dir, out) = page
+            .replay_folder(folder)
+            .expect("a page has each folder's");
+        all.add(crate::cli::pages::folder(&dir, &out, None)?);
+        page.replays_written(folder);
     }
     page.write(State::Read, None, report)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map(|()| all)
 }
