@@ -181,6 +181,9 @@ pub struct Played {
     pub record: GameRecord,
     /// Each seat's move times in this game.
     pub times: Vec<MoveTimes>,
+    /// What each seat's bot tried and was refused during this game (see
+    /// [`crate::sandbox::probes`]).
+    pub probed: Vec<sandbox::Probed>,
 }
 
 impl Match {
@@ -282,6 +285,11 @@ pub async fn play_planned(
         .iter()
         .map(|&p| players[p].stats.times.clone())
         .collect();
+    let probed_before: Vec<sandbox::Probed> = planned
+        .seating
+        .iter()
+        .map(|&p| players[p].probed())
+        .collect();
     for (seat, &p) in planned.seating.iter().enumerate() {
         players[p].reseed(builtin_seed(planned.seed, seat));
     }
@@ -304,7 +312,17 @@ pub async fn play_planned(
         .zip(&before)
         .map(|(&p, earlier)| players[p].stats.times.since(earlier))
         .collect();
-    Ok(Played { record, times })
+    let probed = planned
+        .seating
+        .iter()
+        .zip(&probed_before)
+        .map(|(&p, earlier)| sandbox::probes::since(&players[p].probed(), earlier))
+        .collect();
+    Ok(Played {
+        record,
+        times,
+        probed,
+    })
 }
 
 /// The protections `bots` will be under with `policy`: what a throwaway contained process gets
