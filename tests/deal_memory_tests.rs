@@ -315,11 +315,39 @@ fn a_bot_that_remembers_through_the_page_cache_knows_no_opponent_hand() {
     let sb = Sandbox::new();
     let book = book(&sb).display().to_string();
     let cheat = "cheat_remembers_through_the_cache";
-    let (learnt, _) = kernel_memory_in_a_match(&sb, cheat, &[&book], &[], |_| {});
+    let (learnt, report) = kernel_memory_in_a_match(&sb, cheat, &[&book], &[], |_| {});
     assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
     assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
-    let (learnt, _) = kernel_memory_in_a_match(&sb, cheat, &[&book], &["--no-sandbox"], |_| {});
+    assert_caught(&report, &["fadvise_dontneed", "preadv2_nowait"]);
+    let (learnt, report) =
+        kernel_memory_in_a_match(&sb, cheat, &[&book], &["--no-sandbox"], |_| {});
     assert!(learnt.right >= 8, "the control knew {} hands", learnt.right);
+    assert_eq!(report["standings"]["entrants"][0].get("probed"), None);
+}
+
+/// The cheater (entrant 0) was caught at each of `calls`, in the standings and in the seats of
+/// the results lines, whose counts add up to the standings'; its opponent at none.
+fn assert_caught(report: &Value, calls: &[&str]) {
+    let rows = &report["standings"]["entrants"];
+    assert_eq!(rows[1].get("probed"), None, "{report:#}");
+    let probed = &rows[0]["probed"];
+    for call in calls {
+        let total = uint(&probed[call]);
+        assert!(total > 0, "{call} not counted: {report:#}");
+        let seats = report["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .flat_map(|g| {
+                g["seats"]
+                    .as_array()
+                    .expect("seats")
+                    .iter()
+                    .filter(|s| s["entrant"] == 0)
+            });
+        let per_game: u64 = seats.map(|s| s["probed"][call].as_u64().unwrap_or(0)).sum();
+        assert_eq!(per_game, total as u64, "{call}: {report:#}");
+    }
 }
 
 /// Runs the referee in a session keyring of its own, named for the test, as a login session
@@ -349,9 +377,11 @@ fn in_a_session_keyring(sb: &Sandbox) -> impl FnOnce(&mut std::process::Command)
 fn a_bot_that_remembers_through_the_session_keyring_knows_no_opponent_hand() {
     let sb = Sandbox::new();
     let cheat = "cheat_remembers_through_keys";
-    let (learnt, _) = kernel_memory_in_a_match(&sb, cheat, &[], &[], in_a_session_keyring(&sb));
+    let (learnt, report) =
+        kernel_memory_in_a_match(&sb, cheat, &[], &[], in_a_session_keyring(&sb));
     assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
     assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    assert_caught(&report, &["keyctl", "add_key"]);
     let control = ["--no-sandbox"];
     let (learnt, _) =
         kernel_memory_in_a_match(&sb, cheat, &[], &control, in_a_session_keyring(&sb));
