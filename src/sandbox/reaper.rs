@@ -292,9 +292,13 @@ fn wait_answering(pid: libc::pid_t, counters: &Counters) -> libc::c_int {
         if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
             continue;
         }
-        if fds[1].revents & libc::POLLIN != 0 && !counters.answer_one() {
-            listener = -1;
-        } else if fds[1].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+        let answered = fds[1].revents & libc::POLLIN != 0 && counters.answer_one();
+        let broken = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+        if !answered && fds[1].revents & (libc::POLLIN | broken) != 0 {
+            // Of no more use: closed, the counted calls fail with ENOSYS, uncounted (a call
+            // waiting on an open listener would wait for ever).
+            // SAFETY: closes a descriptor this process owns, never used again.
+            unsafe { libc::close(listener) };
             listener = -1;
         }
         if fds[0].revents != 0 {
