@@ -452,6 +452,8 @@ pub struct Player {
     seen: HashSet<Dealt>,
     /// What its processes tried and were refused (contained only; made at the first start).
     tally: Option<crate::sandbox::Tally>,
+    /// What of the tally [`take_probed`](Player::take_probed) has handed out.
+    probed_taken: crate::sandbox::Probed,
 }
 
 /// A bot's answer to a turn.
@@ -506,6 +508,7 @@ impl Player {
             left_processes: None,
             seen: HashSet::new(),
             tally: None,
+            probed_taken: Default::default(),
         }
     }
 
@@ -549,6 +552,7 @@ impl Player {
             left_processes: None,
             seen: HashSet::new(),
             tally: None,
+            probed_taken: Default::default(),
         }
     }
 
@@ -836,6 +840,15 @@ impl Player {
             .as_ref()
             .map(crate::sandbox::Tally::counts)
             .unwrap_or_default()
+    }
+
+    /// What the bot's processes have tried and been refused since the last call (each call is
+    /// counted once: a game's results take what came before their end).
+    pub fn take_probed(&mut self) -> crate::sandbox::Probed {
+        let now = self.probed();
+        let new = crate::sandbox::probes::since(&now, &self.probed_taken);
+        self.probed_taken = now;
+        new
     }
 
     /// Whether the bot, when last stopped politely, had left processes running (they were

@@ -181,8 +181,9 @@ pub struct Played {
     pub record: GameRecord,
     /// Each seat's move times in this game.
     pub times: Vec<MoveTimes>,
-    /// What each seat's bot tried and was refused during this game (see
-    /// [`crate::sandbox::probes`]).
+    /// What each seat's bot tried and was refused since the last game it played ended (see
+    /// [`crate::sandbox::probes`]): during this game, or before it (at its start, between
+    /// games), so that no call goes uncounted by hiding between games.
     pub probed: Vec<sandbox::Probed>,
 }
 
@@ -285,11 +286,6 @@ pub async fn play_planned(
         .iter()
         .map(|&p| players[p].stats.times.clone())
         .collect();
-    let probed_before: Vec<sandbox::Probed> = planned
-        .seating
-        .iter()
-        .map(|&p| players[p].probed())
-        .collect();
     for (seat, &p) in planned.seating.iter().enumerate() {
         players[p].reseed(builtin_seed(planned.seed, seat));
     }
@@ -315,8 +311,7 @@ pub async fn play_planned(
     let probed = planned
         .seating
         .iter()
-        .zip(&probed_before)
-        .map(|(&p, earlier)| sandbox::probes::since(&players[p].probed(), earlier))
+        .map(|&p| players[p].take_probed())
         .collect();
     Ok(Played {
         record,

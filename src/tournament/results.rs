@@ -117,8 +117,9 @@ pub struct SeatLine {
     /// Their times as a histogram: `[bucket, count]` pairs, bucket `b` holding times from
     /// 2^(b/4) to 2^((b+1)/4) microseconds.
     pub time_buckets: Vec<(u8, u64)>,
-    /// What its bot tried during the game and was refused, by system call (`keyctl`,
-    /// `fadvise_dontneed`, ...): calls honest bots never make. Absent when nothing was.
+    /// What its bot tried and was refused since its previous game ended (during this game, or
+    /// before it: at its start, between games), by system call (`keyctl`, `fadvise_dontneed`,
+    /// ...): calls honest bots never make. Absent when nothing was.
     #[serde(default, skip_serializing_if = "Probed::is_empty")]
     pub probed: Probed,
 }
