@@ -179,7 +179,11 @@ fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
             }
         }
         for (&fd, &(_, place)) in moved.iter().zip(&wanted) {
-            if fd >= 0 && libc::dup2(fd, place) < 0 {
+            // A place with nothing to hold is emptied: a descriptor the referee inherited there
+            // must not pass for a listener or a page of counters.
+            if fd < 0 {
+                libc::close(place);
+            } else if libc::dup2(fd, place) < 0 {
                 return;
             }
         }
