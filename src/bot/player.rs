@@ -764,11 +764,7 @@ impl Player {
             // The move came too late, but it is the bot's: what it wrote is kept with its info.
             return Err(Fault::of_answer(
                 FaultKind::Timeout,
-                format!(
-                    "{what} {:.0} ms, over its {:.0} ms",
-                    ms(took),
-                    ms(allowance)
-                ),
+                overran(what, took, allowance),
                 line,
                 info.clone(),
             ));
@@ -893,14 +889,37 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
                     "{within}: it wrote no byte on stdout since its hello: is the output flushed after each answer?"
                 ),
             ),
-            // Its earlier moves came, so its output is flushed: this answer was late.
+            // Its earlier moves came, so its output is flushed; whether this answer would have
+            // come later, or never, the clock's end cannot tell.
             None if process.bytes_read() == before => Fault::new(
                 FaultKind::Timeout,
-                format!("{within}: late, where its earlier answers came"),
+                format!(
+                    "{within}, where its earlier answers came in time: it thought longer this \
+                     turn, or stopped answering"
+                ),
             ),
             None => Fault::new(FaultKind::Timeout, within),
         },
     }
+}
+
+/// An answer that came after its allowance: by how much, shown finely enough that the time
+/// never reads as the allowance itself ("after 1000 ms, over its 1000 ms").
+fn overran(what: &str, took: Duration, allowance: Duration) -> String {
+    let over_ns = took.saturating_sub(allowance).as_nanos();
+    let decimals: usize = match over_ns {
+        n if n >= 10_000_000 => 0,
+        n if n >= 100_000 => 1,
+        _ => 3,
+    };
+    // Rounded up, in whole units of the last decimal shown: an overrun never shows as none.
+    let unit_ns = 1_000_000 / 10u128.pow(decimals as u32);
+    let over = over_ns.div_ceil(unit_ns) as f64 * unit_ns as f64 / 1e6;
+    format!(
+        "{what} {:.decimals$} ms: {over:.decimals$} ms over its {:.0} ms",
+        ms(took),
+        ms(allowance)
+    )
 }
 
 /// What a refused fork or thread means for a contained bot.
@@ -923,9 +942,10 @@ fn refused_a_process(said: &str) -> bool {
     .any(|words| said.contains(words))
 }
 
-/// Why a bot ended before answering: how it ended, the last lines of its stderr, and, where
-/// they look like the containment refused something, which option grants it.
-fn crash_detail(how: &str, stderr: Option<&str>) -> String {
+/// Why a bot ended before answering: how it ended, the last lines of its stderr (`said`, from
+/// all it `kept`), and, where they look like the containment refused something, which option
+/// grants it.
+fn crash_detail(how: &str, stderr: Option<&str>, kept: &str) -> String {
     let Some(said) = stderr else {
         return format!("{how} before answering (it wrote nothing on stderr)");
     };
@@ -933,11 +953,47 @@ fn crash_detail(how: &str, stderr: Option<&str>) -> String {
     if refused_a_process(said) {
         detail.push_str(". ");
         detail.push_str(PROCESS_LIMIT);
-    } else if let Some(hint) = containment_hint(said) {
+    } else if let Some(hint) = hidden_module(kept).or_else(|| containment_hint(said)) {
         detail.push_str(". ");
         detail.push_str(&hint);
     }
     detail
+}
+
+/// A hint when a Lua bot's module was not found where it exists: Lua names every path it
+/// tried (`no file '/home/me/.luarocks/share/lua/5.4/cjson.lua'`) above its traceback, which
+/// is all the last lines show. A path the referee sees was hidden from the bot.
+fn hidden_module(kept: &str) -> Option<String> {
+    let (_, after) = kept.split_once("module '")?;
+    let (module, rest) = after.split_once("' not found")?;
+    let found = rest
+        .split("no file '")
+        .skip(1)
+        .filter_map(|tried| tried.split_once('\'').map(|(path, _)| path))
+        .find(|path| path.starts_with('/') && Path::new(path).exists())?;
+    let grant = granted_folder(Path::new(found));
+    Some(format!(
+        "Lua did not find its module '{}', yet {} exists: the containment hid it (it is \
+         outside the bot's folder and the system's): --bot-read {} grants it, --no-sandbox \
+         turns the containment off (docs/fair-play.md)",
+        crate::text::terminal(module),
+        crate::text::terminal(found),
+        crate::text::terminal(&grant.display().to_string())
+    ))
+}
+
+/// The folder to grant for a hidden file: under the home folder, its tree there (as
+/// `~/.luarocks`); elsewhere, the folder that holds it.
+fn granted_folder(file: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    home.as_deref()
+        .and_then(|home| {
+            let top = file.strip_prefix(home).ok()?.components().next()?;
+            Some(home.join(top))
+        })
+        .filter(|tree| tree.as_path() != file)
+        .or_else(|| file.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| file.to_path_buf())
 }
 
 /// A hint when a bot's last words look like the containment refused it something.
@@ -1040,9 +1096,10 @@ async fn exchange(
             Received::Exited(how) => {
                 deferred.catch_up();
                 let said = process.stderr_tail().await;
+                let kept = process.stderr_kept();
                 return Err(Fault::new(
                     FaultKind::Crash,
-                    crash_detail(&how, said.as_deref()),
+                    crash_detail(&how, said.as_deref(), &kept),
                 ));
             }
             Received::Timeout => return Err(timeout(process, allowance, before)),
@@ -1074,6 +1131,62 @@ async fn exchange(
 mod tests {
     use super::*;
     use allfives_engine::game::Status;
+
+    /// Lua's traceback is all the last lines show: the hint comes from the paths it tried.
+    #[test]
+    fn a_hidden_lua_module_is_named_with_the_folder_to_grant() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let module = dir.path().join("share/lua/5.4/cjson.lua");
+        std::fs::create_dir_all(module.parent().expect("a folder")).expect("its folders");
+        std::fs::write(&module, "return {}").expect("a module");
+        let kept = format!(
+            "lua5.4: bot.lua:1: module 'cjson' not found:\n\tno field package.preload['cjson']\n\
+             \tno file '/usr/local/share/lua/5.4/cjson.lua'\n\tno file '{}'\n\
+             stack traceback:\n\t[C]: in function 'require'\n\tbot.lua:1: in main chunk\n\t[C]: in ?\n",
+            module.display()
+        );
+        let said = "[C]: in function 'require' | bot.lua:1: in main chunk | [C]: in ?";
+        let detail = crash_detail("exited with code 1", Some(said), &kept);
+        assert!(
+            detail.contains(&format!(
+                "Lua did not find its module 'cjson', yet {} exists",
+                module.display()
+            )),
+            "{detail}"
+        );
+        assert!(
+            detail.contains(&format!(
+                "--bot-read {} grants it",
+                module.parent().expect("its folder").display()
+            )),
+            "{detail}"
+        );
+        let elsewhere = kept.replace(&module.display().to_string(), "/nowhere/cjson.lua");
+        assert_eq!(hidden_module(&elsewhere), None);
+    }
+
+    #[test]
+    fn an_overrun_shows_what_exceeded_the_clock() {
+        let said = |took_us: u64| {
+            overran(
+                "answered after",
+                Duration::from_micros(took_us),
+                Duration::from_millis(1000),
+            )
+        };
+        assert_eq!(
+            said(1_000_400),
+            "answered after 1000.4 ms: 0.4 ms over its 1000 ms"
+        );
+        assert_eq!(
+            said(1_000_001),
+            "answered after 1000.001 ms: 0.001 ms over its 1000 ms"
+        );
+        assert_eq!(
+            said(1_250_000),
+            "answered after 1250 ms: 250 ms over its 1000 ms"
+        );
+    }
     use allfives_engine::rules::Rules;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;

@@ -589,6 +589,20 @@ impl BotProcess {
     pub fn stderr_so_far(&self) -> Option<String> {
         self.stderr.tail.lock().ok()?.text()
     }
+
+    /// All the bot's stderr kept for a crash's message (its last 2 KiB, raw), where the lines
+    /// [`stderr_so_far`](Self::stderr_so_far) quotes are too few to say why it ended (Lua's
+    /// missing module lists every path it tried above its traceback).
+    pub fn stderr_kept(&self) -> String {
+        self.stderr
+            .tail
+            .lock()
+            .map(|tail| {
+                let bytes: Vec<u8> = tail.bytes.iter().copied().collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .unwrap_or_default()
+    }
 }
 
 impl Drop for BotProcess {

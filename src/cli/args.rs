@@ -189,8 +189,8 @@ pub enum Command {
 /// pages it links to (mybot/docs/).
 #[derive(Debug, Args)]
 pub struct KitArgs {
-    /// The bot's language.
-    #[arg(value_enum)]
+    /// The bot's language (`docs` for any other: the protocol and the rulebook alone).
+    #[arg(value_parser = crate::cli::kit::LanguageParser)]
     pub language: crate::cli::kit::Language,
     /// The folder to write it into (made if missing).
     pub dir: PathBuf,
@@ -823,8 +823,12 @@ pub struct MatchArgs {
     pub no_rotate: bool,
     /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
     /// which protections are in force.
-    #[arg(long, short = 'v')]
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
     pub verbose: bool,
+    /// No line per game (the match's progress): the banner and the standings only (--json
+    /// still holds every game).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).

@@ -208,6 +208,7 @@ fn play_match(
             tally.add(&line);
             let printed = match stream {
                 Some(stream) => stream.game(&line),
+                None if args.quiet => Ok(()),
                 None => output::print_line(&output::game_line(&line)),
             };
             match printed {
@@ -599,7 +600,6 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wante
         Ok(policy) => Arc::new(policy),
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let name = spec.name.clone();
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -616,12 +616,15 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wante
             crate::bot::shutdown::kill_all();
             return fail(INTERRUPTED, "interrupted: the bot was stopped");
         }
-        Some(Answer::Move(mv, took)) => format!(
-            "  {name} answers {} ({:.1} ms)",
+        Some((name, Answer::Move(mv, took))) => format!(
+            "  {} answers {} ({:.1} ms)",
+            crate::text::terminal(&name),
             position.describe(mv),
             took.as_secs_f64() * 1000.0
         ),
-        Some(Answer::Fault(fault)) => format!("  {name} gives no move: {fault}"),
+        Some((name, Answer::Fault(fault))) => {
+            format!("  {} gives no move: {fault}", crate::text::terminal(&name))
+        }
     };
     emitted(output::print_line(&said), 0)
 }

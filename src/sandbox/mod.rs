@@ -154,6 +154,7 @@ pub fn contain(
         return Ok(None);
     }
     let (identity, masks, _) = identity::choose(grants);
+    let masked = !masks.is_empty();
     let mut ruleset = landlock::prepare(grants, policy.network)?;
     let filter = seccomp::prepare(!policy.real_locks)?;
     let tally = tally.map_or(-1, Tally::fd);
@@ -223,7 +224,7 @@ pub fn contain(
             // SAFETY: chdir with a NUL-terminated path prepared before the fork.
             unsafe { libc::chdir(cwd.as_ptr()) };
         }
-        let became = identity::become_bot(identity);
+        let became = identity::become_bot(identity::reachable(identity, masked, mounts));
         report::put(w, IDENTITY, u32::from(became));
         if !became {
             // SAFETY: a bot that could not shed root's powers must not run.
