@@ -450,6 +450,10 @@ pub struct Player {
     left_processes: Option<bool>,
     /// What the running process has been dealt (forgotten when a new one starts).
     seen: HashSet<Dealt>,
+    /// What its processes tried and were refused (contained only; made at the first start).
+    tally: Option<crate::sandbox::Tally>,
+    /// What of the tally [`take_probed`](Player::take_probed) has handed out.
+    probed_taken: crate::sandbox::Probed,
 }
 
 /// A bot's answer to a turn.
@@ -503,6 +507,8 @@ impl Player {
             policy,
             left_processes: None,
             seen: HashSet::new(),
+            tally: None,
+            probed_taken: Default::default(),
         }
     }
 
@@ -545,6 +551,8 @@ impl Player {
             policy: Arc::new(Policy::default()),
             left_processes: None,
             seen: HashSet::new(),
+            tally: None,
+            probed_taken: Default::default(),
         }
     }
 
@@ -580,10 +588,13 @@ impl Player {
             return Err(fault);
         }
         let launch = self.spec.launch().expect("a command bot has a launch");
-        let mut process =
-            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy).map_err(
-                |e| Fault::new(FaultKind::Crash, launch.start_failure(&self.policy, &e)),
-            )?;
+        if self.tally.is_none() && self.policy.enabled {
+            // Without a page of counters the calls are still refused, only not counted.
+            self.tally = crate::sandbox::Tally::new().ok();
+        }
+        let (sink, tally) = (self.sink.clone(), self.tally.as_ref());
+        let mut process = BotProcess::spawn(&launch, self.max_line, sink, &self.policy, tally)
+            .map_err(|e| Fault::new(FaultKind::Crash, launch.start_failure(&self.policy, &e)))?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         self.seen.clear();
         let id = self.take_id();
@@ -816,6 +827,24 @@ impl Player {
     /// The id the next request will carry (the log records it with the move).
     pub fn next_request_id(&self) -> u64 {
         self.next_id
+    }
+
+    /// What the bot's processes have tried and been refused so far (see
+    /// [`crate::sandbox::probes`]): empty for an honest bot, a builtin, or uncontained.
+    pub fn probed(&self) -> crate::sandbox::Probed {
+        self.tally
+            .as_ref()
+            .map(crate::sandbox::Tally::counts)
+            .unwrap_or_default()
+    }
+
+    /// What the bot's processes have tried and been refused since the last call (each call is
+    /// counted once: a game's results take what came before their end).
+    pub fn take_probed(&mut self) -> crate::sandbox::Probed {
+        let now = self.probed();
+        let new = crate::sandbox::probes::since(&now, &self.probed_taken);
+        self.probed_taken = now;
+        new
     }
 
     /// Whether the bot, when last stopped politely, had left processes running (they were

@@ -192,12 +192,13 @@ pub struct BotProcess {
 
 impl BotProcess {
     /// Starts the command in a new process group with all three streams piped.
-    /// Contained by `policy` (see [`crate::sandbox`]).
+    /// Contained by `policy` (see [`crate::sandbox`]), what it is refused counted in `tally`.
     pub fn spawn(
         launch: &Launch,
         max_line: usize,
         stderr: StderrSink,
         policy: &Policy,
+        tally: Option<&sandbox::Tally>,
     ) -> io::Result<BotProcess> {
         let argv = launch.argv;
         let (program, args) = argv
@@ -223,7 +224,10 @@ impl BotProcess {
             .stderr(Stdio::piped())
             .process_group(0);
         let mut containment = match policy.enabled {
-            true => sandbox::contain(command.as_std_mut(), &launch.grants(policy)?, policy)?,
+            true => {
+                let grants = launch.grants(policy)?;
+                sandbox::contain(command.as_std_mut(), &grants, policy, tally)?
+            }
             false => None,
         };
         let mut child = command.spawn()?;

@@ -515,9 +515,10 @@ pub struct SandboxArgs {
     /// Let bots use the network (off by default).
     #[arg(long)]
     pub bot_network: bool,
-    /// Let the locks bots take on files have effect (by default a lock takes none, so that
-    /// partners cannot signal through a file both read): for trusted bots whose processes lock
-    /// files between them (SQLite written by several processes). Recorded in every log.
+    /// Let the locks bots take on files have effect, and their file watches (inotify) work (by
+    /// default a lock takes none and a watch is refused, so that partners cannot signal
+    /// through a file both read): for trusted bots whose processes lock files between them
+    /// (SQLite written by several processes) or watch files. Recorded in every log.
     #[arg(long)]
     pub bot_locks: bool,
     /// The most data memory, in MiB, each bot process may use [default: no limit].

@@ -322,6 +322,7 @@ fn match_line(
             deal: (planned.deal, config.seed, planned.arrangement),
             rules: &config.settings.rules,
             times: &game.times,
+            probed: &game.probed,
             log: game.record.log.clone(),
             rerun: results::rerun(
                 &bots,

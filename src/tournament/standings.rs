@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
+use crate::sandbox::{Probed, probes};
 use crate::tournament::ratings::batch::{BatchFit, FEW_GAMES, Side};
 use crate::tournament::ratings::normal::clean;
 use crate::tournament::ratings::sets;
@@ -63,6 +64,10 @@ pub struct Row {
     /// are counted at the time they were given up on.
     #[serde(default)]
     pub slowest_ms: f64,
+    /// What it tried and was refused, by system call, over its games (calls honest bots never
+    /// make: see docs/fair-play.md); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Probed::is_empty")]
+    pub probed: Probed,
 }
 
 /// A team's row (partnerships): its entrants (one, for a team of two copies).
@@ -284,6 +289,7 @@ struct Totals {
     faults: BTreeMap<FaultKind, u64>,
     last_fault: Option<String>,
     times: MoveTimes,
+    probed: Probed,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -566,6 +572,7 @@ impl Tally {
                 .iter()
                 .for_each(|&(b, n)| times.add_bucket(b, n));
             times.add_total(seat.time_us);
+            probes::add(&mut self.totals[seat.entrant].probed, &seat.probed);
         }
         for fault in &line.faults {
             let totals = &mut self.totals[fault.entrant];
@@ -756,6 +763,7 @@ impl Tally {
                     median_ms: t.times.median_ms(),
                     p99_ms: t.times.p99_ms(),
                     slowest_ms: t.times.slowest_ms(),
+                    probed: t.probed.clone(),
                 }
             })
             .collect();
@@ -941,6 +949,7 @@ mod tests {
             moves: 10,
             time_us: 7,
             time_buckets: Vec::new(),
+            probed: Default::default(),
         };
         GameLine {
             id: game.to_string(),
