@@ -359,13 +359,8 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
         Event::Note(note) => eprintln!("allfives: note: {}", crate::text::terminal(note)),
         Event::Recorded { .. } | Event::Stopping => {}
     };
-    let standings = shards.standings(
-        args.verify,
-        args.sprt,
-        &anchor_asked(&args.rating),
-        &mut sink,
-    );
-    let report = match standings {
+    let anchor = anchor_asked(&args.rating);
+    let report = match shards.standings(args.verify, args.sprt, &anchor, &mut sink) {
         Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
