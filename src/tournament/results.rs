@@ -328,9 +328,10 @@ impl ResultsWriter {
         for pack in packs {
             let file = match self.packs.get(pack) {
                 Some(file) => file,
-                None => self.packs.entry(pack.to_string()).or_insert(
-                    crate::gamelog::pack::sync_handle(&self.dir.join(pack))?,
-                ),
+                None => self
+                    .packs
+                    .entry(pack.to_string())
+                    .or_insert(crate::gamelog::pack::sync_handle(&self.dir.join(pack))?),
             };
             file.sync_data()?;
         }
