@@ -81,16 +81,19 @@ cc -O2 -o "$WORK/instant" "$WORK/instant.c"
 
 # Runs a command; prints "wall_s own_cpu_s children_cpu_s" (see the top of this file).
 cat > "$WORK/measure.py" <<'EOF'
-import os, subprocess, sys, time
+import os, subprocess, sys, tempfile, time
+errors = tempfile.TemporaryFile()
 start = time.monotonic()
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=errors)
 os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
 wall = time.monotonic() - start
 with open(f"/proc/{child.pid}/stat") as f:
     fields = f.read().rsplit(")", 1)[1].split()
 child.wait()
 if child.returncode != 0:
-    sys.exit(f"{sys.argv[1:]} exited with {child.returncode}")
+    errors.seek(0)
+    said = errors.read().decode(errors="replace")[-2000:]
+    sys.exit(f"{' '.join(sys.argv[1:])} exited with {child.returncode}:\n{said}")
 tick = os.sysconf("SC_CLK_TCK")
 own = (int(fields[11]) + int(fields[12])) / tick
 kids = (int(fields[13]) + int(fields[14])) / tick
@@ -112,7 +115,7 @@ tournament_row() {
     shift 3
     n=$((n + 1))
     local out="$WORK/t$n" m wall own kids
-    m=$(measure "$ALLFIVES" tournament "$@" --seed 1 --public-seed -q -j "$j" --out "$out" 2>/dev/null)
+    m=$(measure "$ALLFIVES" tournament "$@" --seed 1 --public-seed -q -j "$j" --out "$out")
     read -r wall own kids <<< "$m"
     local played
     played=$(wc -l < "$out/results.jsonl")
@@ -156,7 +159,7 @@ for lifetime in default --reuse-processes; do
     logs="$WORK/m$n"
     m=$(measure "$ALLFIVES" match "$PYTHON $REPO/sample_bots/python/greedy_bot.py" \
         "$PYTHON $REPO/sample_bots/python/random_bot.py" --games "$SHARE_GAMES" --seed 1 \
-        --public-seed --log-dir "$logs" "${flag[@]}" 2>/dev/null)
+        --public-seed --log-dir "$logs" "${flag[@]}")
     read -r wall own kids <<< "$m"
     asked=$(cat "$logs"/*.jsonl | grep -c '"type":"play".*"id":' || true)
     rm -rf "$logs"
