@@ -6,8 +6,9 @@
 #
 # For each -j: tournaments of four builtins (--pack-logs), of two instant C bots, and of the
 # Python sample bots (greedy against random), contained and --no-sandbox; then the referee's
-# own share of all the CPU in matches of two Python sample bots, by default and with
-# --reuse-processes. Prints markdown tables on stdout, the machine and its load first.
+# CPU per asked move against the raw pipe round trip (instant C bots, one CPU, three runs); then
+# the referee's own share of all the CPU in matches of two Python sample bots, by default and
+# with --reuse-processes. Prints markdown tables on stdout, the machine and its load first.
 #
 # How CPU is measured: the referee runs as the child of a small Python helper, which waits for
 # it with waitid(WNOWAIT) and reads its /proc/PID/stat while it is a zombie: utime + stime are
@@ -36,6 +37,7 @@ BUILTIN_DEALS=$(scaled 3334)
 C_DEALS=$(scaled 2000)
 PY_DEALS=$(scaled 150)
 SHARE_GAMES=$(scaled 600)
+PER_MOVE_GAMES=$(scaled 300)
 
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
@@ -78,6 +80,69 @@ int main(void) {
 }
 EOF
 cc -O2 -o "$WORK/instant" "$WORK/instant.c"
+
+# The raw pipe round trip: a turn-sized line (1,556 bytes) to an echo child, 56 bytes back,
+# blocking write and read; prints the median wall time of 20,000 (after 5,000 untimed), in us.
+cat > "$WORK/round_trip.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define OUT 1556
+#define BACK 56
+#define N 20000
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+int main(void) {
+    int to[2], from[2];
+    static char line[OUT], back[BACK], buf[65536];
+    static double t[N];
+    if (pipe(to) || pipe(from)) return 1;
+    memset(line, 'x', OUT); line[OUT - 1] = '\n';
+    memset(back, 'y', BACK); back[BACK - 1] = '\n';
+    pid_t echo = fork();
+    if (echo == 0) {
+        close(to[1]);
+        close(from[0]);
+        size_t have = 0;
+        for (;;) {
+            ssize_t r = read(to[0], buf + have, sizeof buf - have);
+            if (r <= 0) _exit(0);
+            for (have += r; have >= OUT; have -= OUT) {
+                if (write(from[1], back, BACK) != BACK) _exit(1);
+                memmove(buf, buf + OUT, have - OUT);
+            }
+        }
+    }
+    close(to[0]);
+    close(from[1]);
+    for (int i = 0; i < N + N / 4; i++) {
+        double s = now();
+        if (write(to[1], line, OUT) != OUT) return 1;
+        for (size_t got = 0; got < BACK;) {
+            ssize_t r = read(from[0], back, BACK - got);
+            if (r <= 0) return 1;
+            got += r;
+        }
+        if (i >= N / 4) t[i - N / 4] = now() - s;
+    }
+    close(to[1]);
+    waitpid(echo, NULL, 0);
+    qsort(t, N, sizeof t[0], cmp);
+    printf("%.2f\n", t[N / 2] / 1e3);
+    return 0;
+}
+EOF
+cc -O2 -o "$WORK/round_trip" "$WORK/round_trip.c"
 
 # Runs a command; prints "wall_s own_cpu_s children_cpu_s" (see the top of this file).
 cat > "$WORK/measure.py" <<'EOF'
@@ -146,6 +211,25 @@ for sandbox in contained --no-sandbox; do
             "g=$PYTHON $REPO/sample_bots/python/greedy_bot.py" \
             "r=$PYTHON $REPO/sample_bots/python/random_bot.py" --deals "$PY_DEALS" --pack-logs "${flag[@]}"
     done
+done
+echo
+
+# The referee's CPU per asked move against the raw round trip: a match of two instant C bots
+# and the round trip, each on one CPU (the last one allowed), as `allfives match` places a match.
+cpu=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
+echo "| per asked move, 2 instant C bots on CPU $cpu, $PER_MOVE_GAMES games | referee's CPU | the bots' CPU | raw round trip, median | referee's CPU / round trip |"
+echo "|---|---:|---:|---:|---:|"
+for run in 1 2 3; do
+    n=$((n + 1))
+    logs="$WORK/m$n"
+    m=$(taskset -c "$cpu" "$PYTHON" "$WORK/measure.py" "$ALLFIVES" match "$WORK/instant" "$WORK/instant" \
+        --games "$PER_MOVE_GAMES" --seed 1 --public-seed --reuse-processes --no-sandbox --log-dir "$logs")
+    read -r wall own kids <<< "$m"
+    asked=$(cat "$logs"/*.jsonl | grep -c '"type":"play".*"id":' || true)
+    rm -rf "$logs"
+    rt=$(taskset -c "$cpu" "$WORK/round_trip")
+    awk -v r="$run" -v o="$own" -v k="$kids" -v a="$asked" -v rt="$rt" \
+        'BEGIN { printf "| run %d (%d asked) | %.2f us | %.2f us | %.2f us | %.2f |\n", r, a, o / a * 1e6, k / a * 1e6, rt, o / a * 1e6 / rt }'
 done
 echo
 
