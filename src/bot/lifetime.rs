@@ -5,6 +5,7 @@
 //! game), whatever order the games come in.
 
 use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use allfives_engine::deal::Deal;
 use serde::{Deserialize, Serialize};
@@ -56,16 +57,33 @@ pub enum Dealt {
 
 impl Dealt {
     /// What a game with `seed` and `given` first hands deals.
-    pub fn of_game(seed: u64, given: &[Deal]) -> Vec<Dealt> {
+    pub fn of_game(seed: u64, given: &Arc<[Deal]>) -> Vec<Dealt> {
         let mut dealt = vec![Dealt::Seed(seed)];
         if !given.is_empty() {
-            let text = serde_json::to_vec(given).expect("a deal always serializes");
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            text.hash(&mut hasher);
-            dealt.push(Dealt::Given(hasher.finish()));
+            dealt.push(Dealt::Given(given_hash(given)));
         }
         dealt
     }
+}
+
+/// The hash of a deal list's text. Every game of a match shares one list, whose hash is kept
+/// with a weak handle on it: a game costs a pointer comparison, not its whole size (a file of
+/// 100,000 deals cost 44 ms a game to hash anew). The weak handle keeps the list's allocation,
+/// so no other list can take its address, and a list behind an `Arc` never changes.
+fn given_hash(given: &Arc<[Deal]>) -> u64 {
+    static LAST: Mutex<Option<(Weak<[Deal]>, u64)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((list, hash)) = last.as_ref()
+        && std::ptr::addr_eq(list.as_ptr(), Arc::as_ptr(given))
+    {
+        return *hash;
+    }
+    let text = serde_json::to_vec(&**given).expect("a deal always serializes");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    let hash = hasher.finish();
+    *last = Some((Arc::downgrade(given), hash));
+    hash
 }
 
 #[cfg(test)]
@@ -77,6 +95,27 @@ mod tests {
         assert_eq!(Processes::from_flags(false, false), Processes::UnseenDeals);
         assert_eq!(Processes::from_flags(true, false), Processes::Fresh);
         assert_eq!(Processes::from_flags(false, true), Processes::Reused);
-        assert_eq!(Dealt::of_game(3, &[]), [Dealt::Seed(3)]);
+        assert_eq!(Dealt::of_game(3, &Arc::from([])), [Dealt::Seed(3)]);
+    }
+
+    #[test]
+    fn a_deal_list_is_told_by_its_text_whichever_copy_and_however_often() {
+        let deal = |seed| {
+            let mut rng = <rand::rngs::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+            Deal::random(&allfives_engine::rules::Rules::new(2), None, &mut rng).expect("a deal")
+        };
+        let one: Arc<[Deal]> = Arc::from([deal(1), deal(2)]);
+        let copy: Arc<[Deal]> = Arc::from(one.to_vec());
+        let other: Arc<[Deal]> = Arc::from([deal(2), deal(1)]);
+        let first = Dealt::of_game(5, &one);
+        // Asked again (the hash kept), the same list, a copy of it and another list.
+        assert_eq!(Dealt::of_game(5, &one), first);
+        assert_eq!(Dealt::of_game(5, &copy), first);
+        assert_ne!(Dealt::of_game(5, &other), first);
+        assert_eq!(Dealt::of_game(5, &one), first);
+        // A list dropped and another made: never taken for the one kept.
+        drop(one);
+        let again: Arc<[Deal]> = Arc::from([deal(2), deal(1)]);
+        assert_eq!(Dealt::of_game(5, &again), Dealt::of_game(5, &other));
     }
 }

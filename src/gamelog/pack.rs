@@ -60,8 +60,8 @@ impl PackWriter {
     }
 
     /// Appends `log` as one frame; where it is. The frame is written, not synced: whoever
-    /// names it somewhere that must outlive a crash syncs the pack first ([`sync`]), once for
-    /// all the frames written meanwhile.
+    /// names it somewhere that must outlive a crash syncs the pack first ([`sync_handle`]), once
+    /// for all the frames written meanwhile.
     pub fn append(&mut self, log: &[u8]) -> io::Result<Frame> {
         let frame = self.compressor.compress(log)?;
         self.file.write_all(&frame)?;
@@ -74,14 +74,14 @@ impl PackWriter {
     }
 }
 
-/// Syncs the pack at `path` to disk: every frame written to it so far, by any writer.
-pub fn sync(path: &Path) -> io::Result<()> {
+/// A handle that syncs the pack at `path` to disk ([`File::sync_data`]): every frame written to
+/// it so far, by any writer. Kept open by whoever syncs the packs, so that a sync costs no open.
+pub fn sync_handle(path: &Path) -> io::Result<File> {
     // fdatasync applies to the file, whichever descriptor asks: a read-only one will do.
     std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW)
-        .open(path)?
-        .sync_data()
+        .open(path)
 }
 
 /// Why a frame could not be read.

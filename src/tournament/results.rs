@@ -2,6 +2,7 @@
 //! appended only after the game's log is complete, flushed and synced to disk; read back with a
 //! torn last line (a referee killed mid-write) ignored. The format is docs/results.md.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -264,6 +265,27 @@ impl GameLine {
     }
 }
 
+/// A finished game's results line with its text, written by the worker that played it: the
+/// run's one writer only copies the bytes, so that recording a game costs it little however
+/// many workers feed it.
+#[derive(Debug)]
+pub struct Finished {
+    /// The line.
+    pub line: GameLine,
+    /// Its JSON, with its newline.
+    json: Vec<u8>,
+}
+
+impl Finished {
+    /// `line` and its text.
+    pub fn new(line: GameLine) -> io::Result<Finished> {
+        let mut json = Vec::with_capacity(1024);
+        serde_json::to_writer(&mut json, &line).map_err(io::Error::other)?;
+        json.push(b'\n');
+        Ok(Finished { line, json })
+    }
+}
+
 /// Appends game lines to `results.jsonl`, each written whole and synced before it counts, after
 /// the packs holding their logs.
 #[derive(Debug)]
@@ -271,6 +293,8 @@ pub struct ResultsWriter {
     file: File,
     /// The results' folder, where lines' packs are.
     dir: PathBuf,
+    /// The packs synced so far, each kept open for its next sync.
+    packs: HashMap<String, File>,
 }
 
 impl ResultsWriter {
@@ -289,31 +313,39 @@ impl ResultsWriter {
             file.set_len(whole)?;
         }
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-        Ok(ResultsWriter { file, dir })
+        Ok(ResultsWriter {
+            file,
+            dir,
+            packs: HashMap::new(),
+        })
     }
 
-    /// Appends lines in one write, then syncs them to disk (one sync for many games). The packs
-    /// that hold their logs are synced first, each once: no line names a frame that a crash
-    /// could lose.
-    pub fn append(&mut self, lines: &[GameLine]) -> io::Result<()> {
-        if lines.is_empty() {
+    /// Appends games' lines in one write, then syncs them to disk (one sync for many games). The
+    /// packs that hold their logs are synced first, each once: no line names a frame that a
+    /// crash could lose.
+    pub fn append(&mut self, games: &[Finished]) -> io::Result<()> {
+        if games.is_empty() {
             return Ok(());
         }
-        let mut packs: Vec<&str> = lines
+        let mut packs: Vec<&str> = games
             .iter()
-            .filter(|l| l.log_offset.is_some())
-            .filter_map(|l| l.log.as_deref())
+            .filter(|g| g.line.log_offset.is_some())
+            .filter_map(|g| g.line.log.as_deref())
             .collect();
         packs.sort_unstable();
         packs.dedup();
         for pack in packs {
-            crate::gamelog::pack::sync(&self.dir.join(pack))?;
+            let file = match self.packs.get(pack) {
+                Some(file) => file,
+                None => self
+                    .packs
+                    .entry(pack.to_string())
+                    .or_insert(crate::gamelog::pack::sync_handle(&self.dir.join(pack))?),
+            };
+            file.sync_data()?;
         }
-        let mut bytes = Vec::new();
-        for line in lines {
-            serde_json::to_writer(&mut bytes, line).map_err(io::Error::other)?;
-            bytes.push(b'\n');
-        }
+        let mut bytes = Vec::with_capacity(games.iter().map(|g| g.json.len()).sum());
+        games.iter().for_each(|g| bytes.extend_from_slice(&g.json));
         // All of them or none: a write or sync that fails (a full disk) is undone, so that the
         // file holds exactly the lines counted, never a torn line or lines left uncounted.
         let before = self.file.metadata()?.len();

@@ -26,7 +26,7 @@ use crate::tournament::ladder::queue::{Ladder, LadderGames, SharedLadder};
 use crate::tournament::ratings::Anchor;
 use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::report_stream::Report;
-use crate::tournament::results::{self, Entrant, GameLine, RESULTS, ResultsWriter};
+use crate::tournament::results::{self, Entrant, Finished, GameLine, RESULTS, ResultsWriter};
 use crate::tournament::schedule::{Format, GamePlan};
 use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
@@ -484,28 +484,29 @@ impl Collector {
     /// standings, each told to `sink`.
     fn take(
         &mut self,
-        batch: Vec<Result<GameLine, String>>,
+        batch: Vec<Result<Finished, String>>,
         writer: &mut ResultsWriter,
         tally: &mut Tally,
         stop: &AtomicBool,
         sink: &mut impl Sink,
     ) {
-        let mut lines = Vec::with_capacity(batch.len());
+        let mut games = Vec::with_capacity(batch.len());
         for item in batch {
             match item {
-                Ok(line) => lines.push(line),
+                Ok(game) => games.push(game),
                 Err(e) => {
                     self.error.get_or_insert(e);
                     stop.store(true, Ordering::SeqCst);
                 }
             }
         }
-        if let Err(e) = writer.append(&lines) {
+        if let Err(e) = writer.append(&games) {
             self.error
                 .get_or_insert(format!("cannot write {RESULTS}: {e}"));
             stop.store(true, Ordering::SeqCst);
             return;
         }
+        let lines: Vec<GameLine> = games.into_iter().map(|g| g.line).collect();
         for line in &lines {
             self.played += 1;
             tally.add(line);

@@ -1,6 +1,8 @@
 //! Workers: games played at once on every core. Each worker takes the next game of the
 //! schedule, keeps its bots' processes for its next game with the same entrants, and hands each
-//! finished game, as a results line, to the collector. Workers never print.
+//! finished game, as a results line already written out, to the collector. Each worker packs
+//! (compresses) and digests its own games' logs: the collector only appends and syncs. Workers
+//! never print.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -22,7 +24,7 @@ use crate::text;
 use crate::tournament::definition::Definition;
 use crate::tournament::digest;
 use crate::tournament::game_logs;
-use crate::tournament::results::{self, Entrant, GameLine, LineContext};
+use crate::tournament::results::{self, Entrant, Finished, GameLine, LineContext};
 use crate::tournament::schedule::GamePlan;
 
 /// What every worker shares.
@@ -79,7 +81,7 @@ pub fn start(
     concurrency: usize,
     placement: Placement,
     stop: Arc<AtomicBool>,
-    results: Sender<Result<GameLine, String>>,
+    results: Sender<Result<Finished, String>>,
 ) -> std::io::Result<Workers> {
     let (abort, aborted) = tokio::sync::watch::channel(false);
     let mut threads = Vec::with_capacity(concurrency);
@@ -156,7 +158,7 @@ impl Worker {
         mut self,
         queue: Queue,
         stop: Arc<AtomicBool>,
-        results: Sender<Result<GameLine, String>>,
+        results: Sender<Result<Finished, String>>,
     ) {
         while !stop.load(Ordering::SeqCst) {
             let next = queue.lock().map(|mut games| games.next()).unwrap_or(None);
@@ -172,7 +174,7 @@ impl Worker {
         stop_all(&mut self.players).await;
     }
 
-    async fn play(&mut self, plan: &GamePlan) -> Result<GameLine, String> {
+    async fn play(&mut self, plan: &GamePlan) -> Result<Finished, String> {
         if self.group != plan.members || self.run.settings.processes == Processes::Fresh {
             stop_all(&mut self.players).await;
             self.players = plan
@@ -223,7 +225,8 @@ impl Worker {
         line.log_sha256 = Some(kept.sha256);
         line.log_offset = kept.frame.map(|f| f.offset);
         line.log_bytes = kept.frame.map(|f| f.bytes);
-        Ok(line)
+        // Written here, on the worker's own CPU: the results writer serves every worker.
+        Finished::new(line).map_err(|e| format!("game {}'s results line: {e}", plan.id))
     }
 
     /// Plays a game logged to a file of its own.

@@ -12,7 +12,7 @@ use crate::deal::Deal;
 use crate::end::{END_NAMES, EndId};
 use crate::game::{Event, Game, HandEnding, HandSummary, Move, Play, Status};
 use crate::layout::Placement;
-use crate::protocol::FromBot;
+use crate::protocol::{FromBot, Info};
 use crate::rules::Seat;
 use crate::tile::Tile;
 use crate::view::{Choice, Seen};
@@ -536,7 +536,7 @@ fn read_move(line: &[u8]) -> Option<FromBot> {
     // sends an info with every move.
     let info = match rest {
         b"}" => None,
-        _ => Some(serde_json::from_slice(token(rest, br#","info":"#)?.strip_suffix(b"}")?).ok()?),
+        _ => Some(read_info(token(rest, br#","info":"#)?.strip_suffix(b"}")?)?),
     };
     Some(FromBot::Move {
         id,
@@ -544,6 +544,17 @@ fn read_move(line: &[u8]) -> Option<FromBot> {
         end,
         info,
     })
+}
+
+/// An info's value, told by its first byte: a text or an object, read straight into its kind.
+/// Serde's untagged read buffers the value whole, then tries each kind on the copy; anything
+/// else (or anything either read refuses) is left to serde's read of the whole line.
+fn read_info(value: &[u8]) -> Option<Info> {
+    match value.first()? {
+        b'"' => serde_json::from_slice(value).ok().map(Info::Text),
+        b'{' => serde_json::from_slice(value).ok().map(Info::Object),
+        _ => None,
+    }
 }
 
 /// A move's end, `null` or a quoted name, and what follows it.
@@ -562,6 +573,14 @@ fn read_end(value: &[u8]) -> Option<(Option<EndId>, &[u8])> {
 /// What follows `expected` at the start of `line`, where a space after a `:` or `,` of
 /// `expected` may be there or not (JSON's whitespace between tokens, as Python writes it).
 fn token<'a>(mut line: &'a [u8], expected: &[u8]) -> Option<&'a [u8]> {
+    // Most bots write the compact form: one comparison, not a byte at a time (and the space a
+    // last `:` or `,` may have after it).
+    if let Some(rest) = line.strip_prefix(expected) {
+        return Some(match expected.last() {
+            Some(b':' | b',') => rest.strip_prefix(b" ").unwrap_or(rest),
+            _ => rest,
+        });
+    }
     for &byte in expected {
         line = line.strip_prefix(&[byte])?;
         if matches!(byte, b':' | b',') {

@@ -157,10 +157,12 @@ impl Info {
     /// bytes; otherwise the text of its first bytes (cut at a character), followed by a note
     /// of how long it was, so that a bot's debugging output never costs it the game.
     pub fn capped(self) -> Info {
-        let json = serde_json::to_string(&self).unwrap_or_default();
-        if json.len() <= MAX_INFO {
+        // Measured without being kept: nearly every info fits.
+        let mut measured = Measured(0);
+        if serde_json::to_writer(&mut measured, &self).is_err() || measured.0 <= MAX_INFO {
             return self;
         }
+        let json = serde_json::to_string(&self).unwrap_or_default();
         let whole = match &self {
             Info::Text(text) => text.as_str(),
             Info::Object(_) => json.as_str(),
@@ -181,6 +183,20 @@ impl Info {
             &whole[..cut],
             json.len()
         ))
+    }
+}
+
+/// Counts the bytes written to it, and keeps none.
+struct Measured(usize);
+
+impl std::io::Write for Measured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
