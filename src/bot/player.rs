@@ -266,6 +266,13 @@ fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
                 "env key '{shown}': a variable's name cannot hold '=' (write the value apart)"
             ));
         }
+        // A newline or other control in a name makes a variable no shell can name or set,
+        // and `env` prints it as two lines: a slip, never what was meant.
+        if key.chars().any(char::is_control) {
+            return Err(format!(
+                "env key '{shown}': a variable's name cannot hold a control character (a newline, a tab): write its name on one line"
+            ));
+        }
         if key.contains('\0') || value.contains('\0') {
             return Err(format!(
                 "env '{shown}': a variable cannot hold a NUL byte (\\u0000)"

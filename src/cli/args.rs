@@ -12,7 +12,7 @@ use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::deal_file::{never_played, read_deals};
 use crate::cli::entrants;
-use crate::cli::exit::BAD_INPUT;
+use crate::cli::exit::{BAD_INPUT, say};
 use crate::cli::key_file;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
@@ -128,14 +128,15 @@ fn reported(e: clap::Error) -> u8 {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe).
+            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe);
+            // help for a missing command goes to stderr, which may too: its code stands.
             match e.print() {
-                Ok(()) => e.exit_code() as u8,
-                Err(e) => crate::cli::exit::output_failed(&e),
+                Err(failed) if !e.use_stderr() => crate::cli::exit::output_failed(&failed),
+                _ => e.exit_code() as u8,
             }
         }
         _ => {
-            eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
+            say(format_args!("allfives: {}", crate::text::terminal(&one_line(&e))));
             BAD_INPUT
         }
     }

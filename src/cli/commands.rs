@@ -22,7 +22,7 @@ use crate::cli::args::{
 };
 use crate::cli::entrants;
 use crate::cli::exit::{
-    BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed,
+    BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed, say,
 };
 use crate::cli::kit;
 use crate::cli::output;
@@ -239,10 +239,10 @@ fn play_match(
 fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String> {
     let (mut config, master) = args.config(seeds::fresh)?;
     for warning in args.warnings(config.bots.len()) {
-        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
+        say(format_args!("allfives: warning: {}", crate::text::terminal(&warning)));
     }
     if let Some(note) = master.public_note() {
-        eprintln!("allfives: note: {note}");
+        say(format_args!("allfives: note: {note}"));
     }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
@@ -251,7 +251,7 @@ fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String
     {
         // Each line names bots and folders, which a bots file chose.
         for line in protections.summary().lines() {
-            eprintln!("{}", crate::text::terminal(line));
+            say(format_args!("{}", crate::text::terminal(line)));
         }
     }
     Ok((config, master))
@@ -271,12 +271,16 @@ fn match_ended(
             "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
         )),
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
-        Some(Ok(())) if !not_started.is_empty() && !report.complete => Some((
+        // A match of one game too: README's exit code 4 says a bot could not start.
+        Some(Ok(())) if !not_started.is_empty() => Some((
             CHECK_FAILED,
             format!(
-                "{}; the match stopped after its first game, whose log records the fault \
-                 (`allfives check COMMAND` shows each step)",
-                not_started.join("; ")
+                "{}; {} (`allfives check COMMAND` shows each step)",
+                not_started.join("; "),
+                match report.complete {
+                    true => "the game's log records the fault",
+                    false => "the match stopped after its first game, whose log records the fault",
+                }
             ),
         )),
         Some(Ok(())) => None,
@@ -334,6 +338,10 @@ fn match_line(
 }
 
 fn replay_command(args: &ReplayArgs) -> u8 {
+    // The bot options (--bot-read PATH, ...) are checked first, whether or not --ask uses them.
+    if let Err(message) = args.sandbox.policy(Vec::new()) {
+        return fail(BAD_INPUT, message);
+    }
     if args.log.is_dir() && args.game.is_none() {
         return folder_pages(args);
     }
@@ -364,10 +372,10 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     if let Some(turn) = args.turn {
         return match turn_command(args, &replay, turn) {
             0 if done == CUT_LOG => {
-                eprintln!(
+                say(format_args!(
                     "allfives: note: {} is cut short before the game's end: the turn checks out, the rest of the game is not in the log",
                     crate::text::terminal(&shown)
-                );
+                ));
                 done
             }
             code => code,
@@ -508,6 +516,7 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         );
     }
     match pages::folder(&args.log, out, args.seat) {
+        Err(message) if input::stopping() => fail(INTERRUPTED, message),
         Err(message) => fail(BAD_INPUT, message),
         Ok(folder) => {
             let said = format!(
@@ -519,7 +528,7 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
                 return output_failed(&e);
             }
             for message in &folder.bad {
-                eprintln!("allfives: {message}");
+                say(format_args!("allfives: {message}"));
             }
             if folder.bad.is_empty() { 0 } else { BAD_LOG }
         }

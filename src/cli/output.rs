@@ -7,6 +7,7 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::{FaultKind, wrote};
+use crate::cli::exit::say;
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::gamelog::describe::count;
@@ -576,7 +577,7 @@ pub fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result
     }
     // Said once the report is out (`standings --verify`): what its figures stand on.
     if let Some(verified) = &report.verified {
-        eprintln!("allfives: {}", verified.sentence());
+        say(format_args!("allfives: {}", verified.sentence()));
     }
     Ok(())
 }

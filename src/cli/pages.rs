@@ -81,6 +81,8 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     }
     std::fs::create_dir(&partial)
         .map_err(|e| format!("cannot create {}: {e}", partial.display()))?;
+    // From here a signal is looked at between pages, so that the partial folder goes with it.
+    crate::cli::signals::mark_stopping();
     let written = write_pages(dir, &partial, games, seat).and_then(|folder| {
         std::fs::rename(&partial, out)
             .map(|()| folder)
@@ -95,7 +97,13 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&partial);
     }
-    written
+    match written {
+        Err(_) if input::stopping() => Err(format!(
+            "interrupted: {} was not made, and no page was left behind",
+            out.display()
+        )),
+        written => written,
+    }
 }
 
 /// Where the pages of `out` are written before they are whole: `.NAME.partial` beside it.
@@ -122,6 +130,9 @@ fn write_pages(
         log,
     } in games
     {
+        if input::stopping() {
+            return Err("interrupted".into());
+        }
         let bytes = match &log {
             Log::File(path) => input::read(path, input::MAX_LOG_BYTES)
                 .map_err(|e| format!("cannot read {shown}: {e}")),

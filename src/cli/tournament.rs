@@ -14,7 +14,7 @@ use crate::cli::args::{
     TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::entrants;
-use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed};
+use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed, say};
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
@@ -55,8 +55,12 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         Err(message) if crate::input::stopping() => return fail(INTERRUPTED, message),
         Err(message) => return fail(BAD_INPUT, message),
     };
+    // A folder that cannot be written (a full disk) is the referee's failure, as a log is.
+    if let Err(message) = start::lay_out(&definition, &held.dir) {
+        return fail(FAILED, message);
+    }
     for note in notes {
-        eprintln!("allfives: note: {note}");
+        say(format_args!("allfives: note: {note}"));
     }
     let dir = held.dir.clone();
     let mut shown = Shown::new(args, &definition, &dir);
@@ -118,10 +122,10 @@ fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::
     if opened.missing == 0 && opened.decided.is_none() {
         let dir = opened.dir.display().to_string();
         let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
-        eprintln!("allfives: note: {}", crate::text::terminal(&note));
+        say(format_args!("allfives: note: {}", crate::text::terminal(&note)));
     }
     if let Some(note) = opened.definition.master().public_note() {
-        eprintln!("allfives: note: {note}");
+        say(format_args!("allfives: note: {note}"));
     }
     Ok(())
 }
@@ -136,7 +140,7 @@ fn anchor_asked(args: &RatingArgs) -> AnchorAsk {
 
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
 /// The folder comes back held (no other run may use it until the returned lock is dropped),
-/// with a note for each thing honoured or repaired.
+/// with a note for each thing honoured or repaired; it is laid out next.
 fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>), String> {
     let (settings, table) = checked_options(args)?;
     let mut given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
@@ -169,7 +173,6 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             folder::hold(&dir)?
         }
     };
-    start::lay_out(&definition, &held.dir)?;
     Ok((definition, held, notes))
 }
 
@@ -258,6 +261,12 @@ fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), Strin
     }
     if args.deals == Some(0) {
         return Err("--deals must be at least 1".into());
+    }
+    if args.concurrency == Some(0) {
+        return Err(
+            "-j 0 plays no game at once: give at least 1, or leave -j out to use every CPU"
+                .into(),
+        );
     }
     let rules = args.game_options.rules(args.players, None)?;
     let settings = args
@@ -352,7 +361,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
                 page.add(folder, line, tally);
             }
         }
-        Event::Note(note) => eprintln!("allfives: note: {}", crate::text::terminal(note)),
+        Event::Note(note) => say(format_args!("allfives: note: {}", crate::text::terminal(note))),
         Event::Recorded { .. } | Event::Stopping => {}
     };
     let standings = shards.standings(
@@ -368,7 +377,10 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     if let Some(mut page) = page
         && let Err(message) = write_report(args, &mut page, &report)
     {
-        return fail(BAD_INPUT, message);
+        return match crate::input::stopping() {
+            true => fail(INTERRUPTED, message),
+            false => fail(BAD_INPUT, message),
+        };
     }
     match output::print_report(&report, args.json, args.rating.pairs) {
         Ok(()) => 0,
