@@ -474,3 +474,22 @@ pub fn workspace_binary(name: &str, package: &str) -> PathBuf {
     );
     binary
 }
+
+/// Waits until process `pid` holds `path` open (a FIFO it reads, say), for at most [`HUNG`].
+pub fn wait_until_open(pid: u32, path: &Path) {
+    let fds = format!("/proc/{pid}/fd");
+    let start = Instant::now();
+    while !fs::read_dir(&fds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|l| l == path))
+    {
+        assert!(
+            start.elapsed() < HUNG,
+            "{} was never opened",
+            path.display()
+        );
+        std::thread::yield_now();
+    }
+}

@@ -136,7 +136,10 @@ fn reported(e: clap::Error) -> u8 {
             }
         }
         _ => {
-            say(format_args!("allfives: {}", crate::text::terminal(&one_line(&e))));
+            say(format_args!(
+                "allfives: {}",
+                crate::text::terminal(&one_line(&e))
+            ));
             BAD_INPUT
         }
     }

@@ -239,7 +239,10 @@ fn play_match(
 fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String> {
     let (mut config, master) = args.config(seeds::fresh)?;
     for warning in args.warnings(config.bots.len()) {
-        say(format_args!("allfives: warning: {}", crate::text::terminal(&warning)));
+        say(format_args!(
+            "allfives: warning: {}",
+            crate::text::terminal(&warning)
+        ));
     }
     if let Some(note) = master.public_note() {
         say(format_args!("allfives: note: {note}"));

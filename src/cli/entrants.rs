@@ -157,10 +157,7 @@ fn missing_access(read: &[PathBuf], write: &[PathBuf]) -> Result<(), String> {
     let named = |field: &str, p: &PathBuf| format!("`{field}` {}", p.display());
     if let Some(p) = read.iter().chain(write).find(|p| !p.exists()) {
         let field = if read.contains(p) { "read" } else { "write" };
-        return Err(format!(
-            "{}: no such file or folder",
-            named(field, p)
-        ));
+        return Err(format!("{}: no such file or folder", named(field, p)));
     }
     match write.iter().find(|p| !p.is_dir()) {
         Some(p) => Err(format!("{}: `write` takes a folder", named("write", p))),

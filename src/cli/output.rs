@@ -7,9 +7,9 @@ use std::io::{self, Write as _};
 use std::collections::BTreeMap;
 
 use crate::bot::fault::{FaultKind, wrote};
-use crate::cli::exit::say;
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
+use crate::cli::exit::say;
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::text::fixed;

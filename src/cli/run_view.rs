@@ -191,7 +191,9 @@ impl<'a> Shown<'a> {
         if let Some(live) = &mut self.live
             && let Err(e) = live.write(state, note, &played.report)
         {
-            say(format_args!("allfives: note: cannot write {LIVE_PAGE}: {e}"));
+            say(format_args!(
+                "allfives: note: cannot write {LIVE_PAGE}: {e}"
+            ));
         }
     }
 }

@@ -122,7 +122,10 @@ fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::
     if opened.missing == 0 && opened.decided.is_none() {
         let dir = opened.dir.display().to_string();
         let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
-        say(format_args!("allfives: note: {}", crate::text::terminal(&note)));
+        say(format_args!(
+            "allfives: note: {}",
+            crate::text::terminal(&note)
+        ));
     }
     if let Some(note) = opened.definition.master().public_note() {
         say(format_args!("allfives: note: {note}"));
@@ -264,8 +267,7 @@ fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), Strin
     }
     if args.concurrency == Some(0) {
         return Err(
-            "-j 0 plays no game at once: give at least 1, or leave -j out to use every CPU"
-                .into(),
+            "-j 0 plays no game at once: give at least 1, or leave -j out to use every CPU".into(),
         );
     }
     let rules = args.game_options.rules(args.players, None)?;
@@ -361,7 +363,10 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
                 page.add(folder, line, tally);
             }
         }
-        Event::Note(note) => say(format_args!("allfives: note: {}", crate::text::terminal(note))),
+        Event::Note(note) => say(format_args!(
+            "allfives: note: {}",
+            crate::text::terminal(note)
+        )),
         Event::Recorded { .. } | Event::Stopping => {}
     };
     let standings = shards.standings(

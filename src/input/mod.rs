@@ -37,7 +37,9 @@ pub enum InputError {
     #[error("it holds more than {}, more than any such file the referee reads", size(*.0))]
     TooLarge(u64),
     /// It is a FIFO, a device or a socket, where only a file the referee wrote belongs.
-    #[error("it is not a plain file (a FIFO, a device or a socket), which the referee never writes there")]
+    #[error(
+        "it is not a plain file (a FIFO, a device or a socket), which the referee never writes there"
+    )]
     NotAFile,
     /// Ctrl-C, SIGTERM or SIGHUP arrived while reading.
     #[error("interrupted while reading it")]
