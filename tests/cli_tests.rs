@@ -387,9 +387,10 @@ fn pages_stopped_half_way_leave_nothing_that_a_rerun_refuses() {
     let stopped = child.wait_with_output().expect("it ends");
     assert_eq!(
         stopped.status.code(),
-        None,
-        "it ran to its end before the signal"
+        Some(130),
+        "it ran to its end before the signal, or died of it"
     );
+    assert!(!partial.exists() && !pages.exists());
     let rerun = allfives(&args);
     assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
     assert!(pages.join("index.html").is_file() && !partial.exists());

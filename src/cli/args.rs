@@ -160,6 +160,17 @@ fn one_line(e: &clap::Error) -> String {
     format!("{} (see --help)", parts.join(" ").replace(" tip: ", "; "))
 }
 
+/// `-j N`: at least one game at once.
+fn games_at_once(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err(
+            "-j 0 plays no game at once: give at least 1, or leave -j out to use every CPU".into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -359,7 +370,7 @@ pub struct TournamentArgs {
     pub seeds: SeedArgs,
     /// Games played at once [default: the CPUs this process may run on: its CPU affinity, its
     /// cgroup's CPU quota, and in a Slurm job SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE].
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = games_at_once)]
     pub concurrency: Option<usize>,
     /// Where the games run: `same-core` gives each game at once a CPU of its own for its bots
     /// and its share of the referee, while there are free CPUs (fastest for bots that think only

@@ -23,6 +23,7 @@ use crate::cli::args::{
 use crate::cli::entrants;
 use crate::cli::exit::{
     BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed, say,
+    stopped_or,
 };
 use crate::cli::kit;
 use crate::cli::output;
@@ -519,8 +520,7 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         );
     }
     match pages::folder(&args.log, out, args.seat) {
-        Err(message) if input::stopping() => fail(INTERRUPTED, message),
-        Err(message) => fail(BAD_INPUT, message),
+        Err(message) => fail(stopped_or(BAD_INPUT), message),
         Ok(folder) => {
             let said = format!(
                 "{shown}: the pages of {} and their index are in {}",

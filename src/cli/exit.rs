@@ -28,6 +28,22 @@ pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
     code
 }
 
+/// Writes `text` on stderr as a note, made safe for a terminal.
+pub fn note(text: &str) {
+    say(format_args!(
+        "allfives: note: {}",
+        crate::text::terminal(text)
+    ));
+}
+
+/// `code`, unless Ctrl-C, SIGTERM or SIGHUP stopped what failed: then [`INTERRUPTED`].
+pub fn stopped_or(code: u8) -> u8 {
+    match crate::input::stopping() {
+        true => INTERRUPTED,
+        false => code,
+    }
+}
+
 /// Writes `line` and a newline on stderr, as it is. A stderr that cannot take it (a full disk,
 /// a closed pipe) is let go, where `eprintln!` would panic: the exit code still tells.
 pub fn say(line: impl std::fmt::Display) {

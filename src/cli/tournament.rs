@@ -14,7 +14,7 @@ use crate::cli::args::{
     TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::entrants;
-use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed, say};
+use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, note, output_failed, stopped_or};
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
@@ -52,16 +52,13 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
-        Err(message) if crate::input::stopping() => return fail(INTERRUPTED, message),
-        Err(message) => return fail(BAD_INPUT, message),
+        Err(message) => return fail(stopped_or(BAD_INPUT), message),
     };
     // A folder that cannot be written (a full disk) is the referee's failure, as a log is.
     if let Err(message) = start::lay_out(&definition, &held.dir) {
         return fail(FAILED, message);
     }
-    for note in notes {
-        say(format_args!("allfives: note: {note}"));
-    }
+    notes.iter().for_each(|said| note(said));
     let dir = held.dir.clone();
     let mut shown = Shown::new(args, &definition, &dir);
     let opened = match Opened::open(
@@ -121,14 +118,14 @@ fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::
     }
     if opened.missing == 0 && opened.decided.is_none() {
         let dir = opened.dir.display().to_string();
-        let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
-        say(format_args!(
-            "allfives: note: {}",
-            crate::text::terminal(&note)
+        note(&shard::nothing_to_play(
+            &opened.definition,
+            opened.scheduled,
+            &dir,
         ));
     }
-    if let Some(note) = opened.definition.master().public_note() {
-        say(format_args!("allfives: note: {note}"));
+    if let Some(said) = opened.definition.master().public_note() {
+        note(&said);
     }
     Ok(())
 }
@@ -265,11 +262,6 @@ fn checked_options(args: &TournamentArgs) -> Result<(GameSettings, Table), Strin
     if args.deals == Some(0) {
         return Err("--deals must be at least 1".into());
     }
-    if args.concurrency == Some(0) {
-        return Err(
-            "-j 0 plays no game at once: give at least 1, or leave -j out to use every CPU".into(),
-        );
-    }
     let rules = args.game_options.rules(args.players, None)?;
     let settings = args
         .game_options
@@ -363,10 +355,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
                 page.add(folder, line, tally);
             }
         }
-        Event::Note(note) => say(format_args!(
-            "allfives: note: {}",
-            crate::text::terminal(note)
-        )),
+        Event::Note(said) => note(said),
         Event::Recorded { .. } | Event::Stopping => {}
     };
     let standings = shards.standings(
@@ -382,10 +371,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     if let Some(mut page) = page
         && let Err(message) = write_report(args, &mut page, &report)
     {
-        return match crate::input::stopping() {
-            true => fail(INTERRUPTED, message),
-            false => fail(BAD_INPUT, message),
-        };
+        return fail(stopped_or(BAD_INPUT), message);
     }
     match output::print_report(&report, args.json, args.rating.pairs) {
         Ok(()) => 0,
