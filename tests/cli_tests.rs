@@ -432,13 +432,7 @@ fn a_sigterm_while_pages_are_written_leaves_no_folder() {
     let second: serde_json::Value =
         serde_json::from_str(results.lines().nth(1).expect("two games")).expect("a line");
     let log = dir.join(second["log"].as_str().expect("a log file"));
-    fs::remove_file(&log).expect("removed");
-    nix::unistd::mkfifo(&log, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
-    let _writer = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&log)
-        .expect("the FIFO's write end");
+    let _writer = crate::harness::silent_fifo(&log);
     let pages = sb.path("pages").display().to_string();
     let report = sb.path("report.html").display().to_string();
     for args in [
@@ -454,12 +448,7 @@ fn a_sigterm_while_pages_are_written_leaves_no_folder() {
         let ran = crate::harness::finish(child, &args, start);
         assert_eq!(ran.code, Some(130), "{args:?}: {}", ran.stderr);
         assert!(ran.stderr.contains("interrupted"), "{}", ran.stderr);
-        let left: Vec<String> = fs::read_dir(sb.path(""))
-            .expect("the sandbox")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n != "t")
-            .collect();
+        let left = sb.left_but("t");
         assert!(left.is_empty(), "{args:?} left {left:?}");
     }
 }

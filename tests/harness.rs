@@ -76,6 +76,16 @@ impl Sandbox {
         self.path("logs")
     }
 
+    /// The names in the sandbox's folder, but `kept`: what a command left there.
+    pub fn left_but(&self, kept: &str) -> Vec<String> {
+        fs::read_dir(self.dir.path())
+            .expect("the sandbox")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != kept)
+            .collect()
+    }
+
     /// A log directory no match of this test has used yet: `logs`, then `logs-2`, ... (logs
     /// are never overwritten).
     pub fn unused_logs(&self) -> PathBuf {
@@ -499,4 +509,16 @@ pub fn wait_until_open(pid: u32, path: &Path) {
         );
         std::thread::yield_now();
     }
+}
+
+/// Puts a FIFO at `path` (in place of what is there), held open for writing by the file
+/// returned and never written: a reader waits for bytes that never come.
+pub fn silent_fifo(path: &Path) -> fs::File {
+    let _ = fs::remove_file(path);
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .expect("the FIFO's write end")
 }

@@ -536,10 +536,9 @@ fn forged_frame_places_are_refused_in_a_sentence_and_never_cut_a_pack() {
     }
 }
 
-#[test]
-fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
-    let sb = Sandbox::new();
-    let dir = sb.path("swapped");
+/// Two games (one deal, both arrangements) packed in one pack, in the folder `name`.
+fn packed_pair(sb: &Sandbox, name: &str) -> std::path::PathBuf {
+    let dir = sb.path(name);
     tournament(
         &dir,
         &[
@@ -554,6 +553,13 @@ fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
             "--pack-logs",
         ],
     );
+    dir
+}
+
+#[test]
+fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
+    let sb = Sandbox::new();
+    let dir = packed_pair(&sb, "swapped");
     edit_lines(&dir, |lines| {
         let (first, second) = (lines[0].clone(), lines[1].clone());
         for field in ["log_offset", "log_bytes"] {
@@ -625,21 +631,7 @@ fn a_cut_pack_says_how_many_games_it_cut() {
 #[test]
 fn a_line_pointed_at_another_game_s_frame_and_digest_is_refused() {
     let sb = Sandbox::new();
-    let dir = sb.path("pointed");
-    tournament(
-        &dir,
-        &[
-            GREEDY,
-            RANDOM,
-            "--deals",
-            "1",
-            "--seed",
-            "5",
-            "-j",
-            "1",
-            "--pack-logs",
-        ],
-    );
+    let dir = packed_pair(&sb, "pointed");
     edit_lines(&dir, |lines| {
         let second = lines[1].clone();
         for field in ["log_offset", "log_bytes", "log_sha256"] {
@@ -666,12 +658,7 @@ fn a_line_pointed_at_another_game_s_frame_and_digest_is_refused() {
             ran.stderr
         );
     }
-    let left: Vec<String> = fs::read_dir(sb.path(""))
-        .expect("the sandbox")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "pointed")
-        .collect();
+    let left = sb.left_but("pointed");
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -681,21 +668,7 @@ fn a_line_pointed_at_another_game_s_frame_and_digest_is_refused() {
 #[test]
 fn a_pack_that_is_a_link_is_refused_alike_by_every_reader_and_resume() {
     let sb = Sandbox::new();
-    let dir = sb.path("linked");
-    tournament(
-        &dir,
-        &[
-            GREEDY,
-            RANDOM,
-            "--deals",
-            "1",
-            "--seed",
-            "5",
-            "-j",
-            "1",
-            "--pack-logs",
-        ],
-    );
+    let dir = packed_pair(&sb, "linked");
     let pack = dir.join("logs/pack-w0.zst");
     let elsewhere = sb.path("elsewhere.zst");
     fs::rename(&pack, &elsewhere).expect("moved");

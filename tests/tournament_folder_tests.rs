@@ -639,7 +639,7 @@ fn more_entrants_met_than_one_fit_rates_stop_at_once_and_are_not_rated() {
 
 /// A tournament's files put there by someone else, each refused in a sentence at once: a
 /// `tournament.json` or a `--deal-key` linked to /dev/zero (read without end before), and a
-/// `results.jsonl` that is a FIFO no one writes (waited on for ever, SIGTERM unheard).
+/// `results.jsonl` that is a FIFO never written (waited on for ever, SIGTERM unheard).
 #[test]
 fn endless_files_of_a_tournament_are_refused_at_once() {
     let sb = Sandbox::new();
@@ -652,9 +652,7 @@ fn endless_files_of_a_tournament_are_refused_at_once() {
     std::os::unix::fs::symlink("/dev/zero", zero.join("tournament.json")).expect("a link");
     let fifo = sb.path("fifo");
     copy_folder(&played, &fifo);
-    fs::remove_file(fifo.join("results.jsonl")).expect("removed");
-    nix::unistd::mkfifo(&fifo.join("results.jsonl"), nix::sys::stat::Mode::S_IRWXU)
-        .expect("a FIFO");
+    let _writer = silent_fifo(&fifo.join("results.jsonl"));
     let (z, f) = (zero.display().to_string(), fifo.display().to_string());
     let new = sb.path("new").display().to_string();
     let refusals: [(Vec<&str>, &str); 6] = [
@@ -713,14 +711,7 @@ fn a_resume_reading_a_silent_definition_stops_on_sigterm() {
     let ran = tournament(&dir, &[GREEDY, RANDOM, "--deals", "1", "--seed", "3"]);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     let definition = dir.join("tournament.json");
-    fs::remove_file(&definition).expect("removed");
-    nix::unistd::mkfifo(&definition, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
-    // Held open for writing, never written: a reader waits for its bytes.
-    let _writer = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&definition)
-        .expect("the FIFO's write end");
+    let _writer = silent_fifo(&definition);
     let d = dir.display().to_string();
     let start = std::time::Instant::now();
     let child = spawn(&["tournament", "--resume", "--out", &d].map(String::from));
