@@ -655,7 +655,8 @@ fn endless_files_of_a_tournament_are_refused_at_once() {
     let _writer = silent_fifo(&fifo.join("results.jsonl"));
     let (z, f) = (zero.display().to_string(), fifo.display().to_string());
     let new = sb.path("new").display().to_string();
-    let refusals: [(Vec<&str>, &str); 6] = [
+    let pages = sb.path("pages").display().to_string();
+    let refusals: [(Vec<&str>, &str); 8] = [
         (
             vec!["tournament", "--resume", "--out", &z],
             "more than 32 MiB",
@@ -666,6 +667,8 @@ fn endless_files_of_a_tournament_are_refused_at_once() {
             "not a plain file",
         ),
         (vec!["standings", &f], "not a plain file"),
+        (vec!["replay", &f, "--game", "0-1/1/0"], "not a plain file"),
+        (vec!["replay", &f, "--html", &pages], "not a plain file"),
         (
             vec![
                 "tournament",

@@ -182,7 +182,8 @@ fn write_pages(
 
 /// The games of `dir`: a tournament's by its results, else its log files.
 fn games_in(dir: &Path) -> Result<Vec<Game>, String> {
-    if dir.join(RESULTS).is_file() {
+    // Any file there makes it a tournament's: one that is not plain (a FIFO) is refused as such.
+    if std::fs::symlink_metadata(dir.join(RESULTS)).is_ok() {
         let games = game_logs::games(dir)?;
         if games.is_empty() {
             return Err(format!("{} holds no finished game yet", dir.display()));

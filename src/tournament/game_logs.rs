@@ -305,7 +305,8 @@ pub fn games(dir: &Path) -> Result<Vec<(String, LineLog)>, String> {
 /// id is answered with how many games there are and how their ids look.
 pub fn find(dir: &Path, id: &str) -> Result<LineLog, String> {
     let path = dir.join(RESULTS);
-    if !path.is_file() {
+    // Any file there is read, so that one that is not plain (a FIFO) is refused as such.
+    if std::fs::symlink_metadata(&path).is_err() {
         return Err(format!(
             "{} holds no {RESULTS}: --game names a game of a tournament's folder (allfives tournament --out)",
             dir.display()
