@@ -40,7 +40,9 @@ free_port() {
 
 start() {
     local running
-    running=$(pgrep -a -x slurmctld; pgrep -a -x slurmd; pgrep -a -x slurmdbd) || true
+    # Zombies (<defunct>, exited and not yet reaped) run nothing: only living daemons count.
+    running=$(ps -e -o pid=,stat=,comm= |
+        awk '$2 !~ /^Z/ && ($3 == "slurmctld" || $3 == "slurmd" || $3 == "slurmdbd") { print $1, $3 }') || true
     if [ -n "$running" ]; then
         echo "a Slurm daemon runs on this machine already ($running): this script starts a private test cluster only where none runs; it leaves a real cluster alone" >&2
         exit 1

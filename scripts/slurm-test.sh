@@ -11,7 +11,10 @@ DIR=$(mktemp -d /tmp/allfives-slurm.XXXXXX)
 ok=0
 finish() {
     scripts/slurm-cluster.sh stop "$DIR" || true
-    if [ "$ok" = 1 ] && [ -z "${KEEP_SLURM_LOGS:-}" ]; then
+    if [ ! -d "$DIR/log" ]; then
+        # The cluster never started: there are no logs to keep or to point to.
+        rm -rf "$DIR"
+    elif [ "$ok" = 1 ] && [ -z "${KEEP_SLURM_LOGS:-}" ]; then
         rm -rf "$DIR"
     elif [ "$ok" = 1 ]; then
         echo "slurm test: the cluster's logs are in $DIR/log (KEEP_SLURM_LOGS)"
@@ -22,7 +25,17 @@ finish() {
 trap finish EXIT
 
 begin=$(date +%s%N)
-eval "$(scripts/slurm-cluster.sh start "$DIR")"
+# Not `eval "$(...)"`: eval of an empty output succeeds, and the test would then run against
+# whatever cluster SLURM_CONF (or /etc/slurm) names. The assignment fails with the start.
+if ! exports=$(scripts/slurm-cluster.sh start "$DIR"); then
+    echo "slurm test: the private cluster did not start (the reason is above); no test was run" >&2
+    exit 1
+fi
+eval "$exports"
+if [ "${SLURM_CONF:-}" != "$DIR/slurm.conf" ]; then
+    echo "slurm test: the cluster's start did not name its own slurm.conf ($DIR/slurm.conf); no test was run" >&2
+    exit 1
+fi
 up=$(date +%s%N)
 export ALLFIVES_SLURM_DIR=$DIR
 cargo test --test main -- --ignored --nocapture slurm_tests

@@ -1,7 +1,8 @@
 /* What the seccomp filter costs a bot per system call (docs/benchmarks.md): a minimal bot
  * that, before its handshake, times 2,000,000 getppid() calls and 2,000,000 fcntl(F_GETFL)
- * calls (the filter looks at fcntl's command) and writes the mean ns a call on stderr, then
- * answers every turn with its first legal move.
+ * calls (the filter looks at fcntl's command), and 20,000 keyctl() calls (refused: contained,
+ * each is a round trip to the bot's init, which counts it), and writes the mean ns a call on
+ * stderr, then answers every turn with its first legal move.
  *
  *   cc -O2 -o /tmp/syscall_cost scripts/syscall_cost.c
  *   allfives check -v /tmp/syscall_cost; allfives check -v --no-sandbox /tmp/syscall_cost
@@ -22,10 +23,10 @@ static double now_ns(void) {
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-static void timed(const char *what, long nr, long arg1) {
+static void timed(const char *what, long nr, long arg1, int calls) {
     double start = now_ns();
-    for (int i = 0; i < CALLS; i++) syscall(nr, 0, arg1);
-    fprintf(stderr, "%s: %.1f ns a call\n", what, (now_ns() - start) / CALLS);
+    for (int i = 0; i < calls; i++) syscall(nr, 0, arg1);
+    fprintf(stderr, "%s: %.1f ns a call\n", what, (now_ns() - start) / calls);
 }
 
 /* The value after `"key":` in a line (a number), or -1. */
@@ -37,8 +38,10 @@ static long number_after(const char *line, const char *key) {
 }
 
 int main(void) {
-    timed("getppid", SYS_getppid, 0);
-    timed("fcntl(F_GETFL)", SYS_fcntl, F_GETFL);
+    timed("getppid", SYS_getppid, 0, CALLS);
+    timed("fcntl(F_GETFL)", SYS_fcntl, F_GETFL, CALLS);
+    /* KEYCTL_GET_KEYRING_ID (0) of the session keyring (-3), not created. */
+    timed("keyctl (counted)", SYS_keyctl, -3, CALLS / 100);
     static char line[1 << 20];
     while (fgets(line, sizeof line, stdin)) {
         long id = number_after(line, "\"id\":");

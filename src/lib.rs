@@ -6,6 +6,8 @@
 //! - [`referee`]: one game between bots, and a match of games;
 //! - [`gamelog`]: writing a game's log, and replaying one through the engine;
 //! - [`replay`]: a verified log shown as text, JSON or an HTML page, and its decisions posed again;
+//! - [`compare`]: two versions of a bot on the same deals, seats and opponents, told apart deal by
+//!   deal (where their games part, what it cost);
 //! - [`report`]: a tournament's report page (standings, ratings, every game) as data for a page;
 //! - [`page`]: a self-contained HTML page (its data embedded, its one script named in its CSP);
 //! - [`check`]: the conformance check of one bot;
@@ -27,6 +29,7 @@ pub use allfives_engine as engine;
 pub mod bot;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod gamelog;
 pub mod input;
 pub mod page;

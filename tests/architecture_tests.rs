@@ -73,6 +73,9 @@ fn no_folder_reaches_up() {
     assert_never_reaches("replay", &["cli", "tournament", "report"]);
     // The report page reads the tournament's records; only the command line writes it.
     assert_never_reaches("report", &["cli", "check", "replay"]);
+    // A comparison reads tournaments' folders and replays their logs; only the command line
+    // plays it.
+    assert_never_reaches("compare", &["cli", "report"]);
     let leaves = [
         "cli",
         "referee",
@@ -176,7 +179,7 @@ const LAYERS: [&[&str]; 8] = [
     &["gamelog"],
     &["referee"],
     &["check", "tournament"],
-    &["replay", "report"],
+    &["replay", "report", "compare"],
     &["cli"],
 ];
 

@@ -108,12 +108,21 @@ fn the_html_replay_works_in_a_real_browser() {
     let html = fs::read_to_string(&page).expect("the page");
     // Only the page's own script may run: it is named by its hash, and runs (the counter).
     assert!(html.contains("script-src 'sha256-") && !html.contains("'unsafe-inline'; img"));
-    let size = |p: &Path| fs::metadata(p).expect("a file").len();
+    // The game's data is under 3 times its log; the page's code and styles, the same for every
+    // game, are under 50 KB.
+    let size = |p: &Path| fs::metadata(p).expect("a file").len() as usize;
+    let opening = "<script type=\"application/json\" id=\"game\">";
+    let data_at = html.find(opening).expect("the data") + opening.len();
+    let data = html[data_at..].find("</script>").expect("its end");
     assert!(
-        size(&page) < 3 * size(&log),
-        "the page ({} bytes) is over 3 times its log ({} bytes)",
-        size(&page),
+        data < 3 * size(&log),
+        "the page's data ({data} bytes) is over 3 times its log ({} bytes)",
         size(&log)
+    );
+    assert!(
+        size(&page) - data < 50_000,
+        "the page's code and styles take {} bytes",
+        size(&page) - data
     );
     for outside in ["<link", "src=\"http", "href=\"http", "@import", "url("] {
         assert!(!html.contains(outside), "the page reaches out: {outside}");
@@ -232,45 +241,16 @@ fn dom_sized(sb: &Sandbox, page: &Path, fragment: &str, size: &str) -> String {
 }
 
 /// The body's attributes of `page` at `fragment` (`name="value"` each) as a window of exactly
-/// `width` x `height` CSS pixels shows it: the page in an iframe of that size, in a page of the
-/// test's own that copies them out (headless chromium makes no window narrower than 500 px, so a
-/// phone's 400 px needs the frame; `--allow-file-access-from-files` lets the two file pages see
-/// each other). Fails on any console message.
+/// `width` x `height` CSS pixels shows it (in a frame: headless chromium makes no window
+/// narrower than 500 px, so a phone's 400 px needs one). Fails on any console message.
 pub fn framed(sb: &Sandbox, page: &Path, fragment: &str, width: u32, height: u32) -> String {
-    let frame = sb.path(&format!("frame-{width}x{height}.html"));
-    fs::write(
-        &frame,
-        format!(
-            r#"<!DOCTYPE html><html><body style="margin:0">
-<iframe id="f" style="border:0;width:{width}px;height:{height}px" src="file://{}#{fragment}"></iframe>
-<script>
-document.getElementById("f").addEventListener("load", function () {{
-  var b = document.getElementById("f").contentDocument.body, out = document.createElement("pre");
-  out.id = "attributes";
-  out.textContent = Array.prototype.map.call(b.attributes, function (a) {{ return a.name + '="' + a.value + '"'; }}).join(" ");
-  document.body.appendChild(out);
-}});
-</script></body></html>"#,
-            page.display()
-        ),
-    )
-    .expect("the frame's page");
-    let url = format!("file://{}", frame.display());
-    let (dom, log) = chromium(
+    crate::replay_page_tests::driven(
         sb,
-        &url,
-        &[
-            "--allow-file-access-from-files",
-            "--window-size=1500,1000",
-            "--dump-dom",
-        ],
-    );
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(
-        console.is_empty(),
-        "the page wrote to the console: {console:?}"
-    );
-    text_of(&dom, "attributes").replace("&quot;", "\"")
+        page,
+        fragment,
+        (width, height),
+        r#"return Array.prototype.map.call(doc.body.attributes, function (a) { return a.name + '="' + a.value + '"'; }).join(" ");"#,
+    )
 }
 
 /// The value of the body's attribute `name` after `#check`.
@@ -284,7 +264,7 @@ fn body_attr(dom: &str, name: &str) -> String {
 }
 
 /// A page written by `replay LOG --html PAGE [more]`.
-fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path::PathBuf {
+pub fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path::PathBuf {
     let page = sb.path(name);
     let mut args = vec![
         "replay".to_string(),
@@ -298,9 +278,8 @@ fn page_of(sb: &Sandbox, log: &Path, name: &str, more: &[&str]) -> std::path::Pa
     page
 }
 
-#[test]
-fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
-    let sb = Sandbox::new();
+/// A game of several short hands (5 tiles each, to 150), greedy against random; its log.
+pub fn short_game(sb: &Sandbox) -> std::path::PathBuf {
     let log = sb.path("game.jsonl");
     let ran = allfives(&[
         "match",
@@ -317,6 +296,13 @@ fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
         &log.display().to_string(),
     ]);
     assert_eq!(ran.code, Some(0), "{ran:?}");
+    log
+}
+
+#[test]
+fn the_page_links_to_its_step_and_its_keys_and_speed_work() {
+    let sb = Sandbox::new();
+    let log = short_game(&sb);
     let page = page_of(&sb, &log, "game.html", &[]);
     let doc = allfives(&["replay", &log.display().to_string(), "--json"]).json();
     let starts: Vec<usize> = doc["steps"]
@@ -404,7 +390,7 @@ fn the_page_fits_a_desktop_and_a_phone_with_every_layout_whole_and_centred() {
 
 /// The longest game of the corpus (small hands, every double a spinner), greedy against random;
 /// its log's path.
-fn long_game(sb: &Sandbox) -> std::path::PathBuf {
+pub fn long_game(sb: &Sandbox) -> std::path::PathBuf {
     let log = sb.path("long.jsonl");
     if !log.exists() {
         let ran = allfives(&[
@@ -490,19 +476,7 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
     // Four players, every one for themselves, named with 40 characters: every column shows,
     // the names cut short with their whole in the title (the table was 1,435 px wide in a
     // panel of 380, one column of five in view).
-    let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
-    let mut args = vec!["match".to_string()];
-    for (k, name) in names.iter().enumerate() {
-        args.push(format!(
-            "{name}={}",
-            ["builtin:greedy", "builtin:random"][k % 2]
-        ));
-    }
-    let four = sb.path("four.jsonl");
-    args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
-    args.push(four.display().to_string());
-    let ran = allfives(&args);
-    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let (four, names) = long_named_game(&sb);
     let page = page_of(&sb, &four, "four.html", &[]);
     for (w, h) in [(1400, 900), (400, 800)] {
         let shown = framed(&sb, &page, "step=3&scores", w, h);
@@ -530,6 +504,25 @@ fn the_score_table_shows_what_has_happened_and_fits_its_panel() {
             "{name}'s column"
         );
     }
+}
+
+/// A game of four players, each for themselves, named with 40 characters (greedy and random in
+/// turn); its log and the names.
+pub fn long_named_game(sb: &Sandbox) -> (std::path::PathBuf, Vec<String>) {
+    let names: Vec<String> = (1..=4).map(|k| format!("{}{k}", "n".repeat(39))).collect();
+    let mut args = vec!["match".to_string()];
+    for (k, name) in names.iter().enumerate() {
+        args.push(format!(
+            "{name}={}",
+            ["builtin:greedy", "builtin:random"][k % 2]
+        ));
+    }
+    let four = sb.path("four.jsonl");
+    args.extend(["--no-teams", "--seed", "3", "--public-seed", "--log"].map(String::from));
+    args.push(four.display().to_string());
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    (four, names)
 }
 
 #[test]

@@ -106,6 +106,31 @@ fn readme_names_every_option_of_match() {
     }
 }
 
+/// `match -q`, as `tournament -q`: no progress (a line per game), the standings still.
+#[test]
+fn a_quiet_match_prints_no_line_per_game() {
+    let sb = Sandbox::new();
+    let logs = sb.unused_logs().display().to_string();
+    let ran = allfives(&[
+        "match",
+        "builtin:greedy",
+        "builtin:random",
+        "--games",
+        "2",
+        "--log-dir",
+        &logs,
+        "-q",
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(
+        !ran.stdout.lines().any(|l| l.starts_with("game ")),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("winner"), "{}", ran.stdout);
+    assert!(ran.stderr.is_empty(), "{}", ran.stderr);
+}
+
 #[test]
 fn options_that_do_nothing_are_warned_of() {
     let sb = Sandbox::new();

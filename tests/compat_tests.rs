@@ -390,7 +390,15 @@ fn failures(world: &World, each: impl Fn(&Kind) -> Result<(), String> + Sync) ->
     failed
 }
 
-/// A match report's faults, forfeits and the cheat's leaks, if any.
+/// What an honest bot's standings row says it tried and was refused (calls honest bots never
+/// make: there must be none); `None` for the cheat, which may try anything.
+fn probed_by_honest(row: &Value) -> Option<String> {
+    (row["name"] != "cheat" && row.get("probed").is_some())
+        .then(|| format!("{} probed {}", row["name"], row["probed"]))
+}
+
+/// A match report's faults, forfeits, an honest bot's refused calls and the cheat's leaks, if
+/// any.
 fn faults_of(report: &Value, logs: &Path, kind: &Kind) -> Option<String> {
     let row = report["standings"]["entrants"]
         .as_array()?
@@ -398,6 +406,9 @@ fn faults_of(report: &Value, logs: &Path, kind: &Kind) -> Option<String> {
         .find(|r| r["name"] == kind.name)?;
     if row["faults"] != serde_json::json!({}) {
         return Some(format!("faults {}: {}", row["faults"], report["games"]));
+    }
+    if let Some(probed) = probed_by_honest(row) {
+        return Some(probed);
     }
     let stderr = fs::read_to_string(logs.join(format!("{}.stderr", kind.name))).unwrap_or_default();
     stderr
@@ -556,6 +567,7 @@ fn every_kind_of_bot_plays_a_tournament() {
                 "{}: {report:#}",
                 row["name"]
             );
+            assert_eq!(probed_by_honest(row), None);
         }
         // One stderr file a worker: stderr/NAME.wN.stderr.
         let cheat: String = fs::read_dir(world.path("t/stderr"))
@@ -975,6 +987,9 @@ fn pair_match(
         .as_array()
         .cloned()
         .unwrap_or_default();
+    if let Some(probed) = rows.iter().find_map(probed_by_honest) {
+        return Err(format!("{cell}: {probed}"));
+    }
     match rows.iter().find(|r| r["faults"] != serde_json::json!({})) {
         Some(row) => Err(format!(
             "{cell}: {} faults: {}",
@@ -1124,6 +1139,7 @@ fn a_tournament_mixing_every_kind_has_no_fault() {
             "{}: {report:#}",
             row["name"]
         );
+        assert_eq!(probed_by_honest(row), None);
     }
     sandbox_clean(&world);
 }

@@ -109,10 +109,42 @@ fn without_the_sandbox_partners_read_each_other_through_flock() {
 }
 
 /// The opt-out for trusted bots whose processes lock files between them: contained otherwise,
-/// the locks take effect, and the log says partners could signal through them.
+/// the locks take effect, and the log says partners could signal through them, and through
+/// watches (the rest of the filter stays).
 #[test]
 fn with_bot_locks_partners_read_each_other_and_the_log_says_so() {
     let r = assert_read_the_hand("flock", &["--bot-locks"]);
     assert!(r.missing.contains("--bot-locks"), "{}", r.missing);
-    assert!(!r.in_force.contains("seccomp"), "{}", r.in_force);
+    assert!(r.missing.contains("watches (inotify)"), "{}", r.missing);
+    assert!(
+        !r.in_force.contains("file locks take no effect"),
+        "{}",
+        r.in_force
+    );
+    assert!(r.in_force.contains("key calls refused"), "{}", r.in_force);
+}
+
+/// A file watch (`inotify_init1`) is refused and counted by default; `--bot-locks` lets watches
+/// through with the locks (a watch on a file both read sees a partner open it), and the log
+/// says so.
+#[test]
+fn a_watch_is_refused_and_counted_unless_bot_locks_lets_it_through() {
+    let sb = Sandbox::new();
+    let bots = [
+        sb.fixture("watches_a_file", &[]),
+        "builtin:greedy".to_string(),
+    ];
+    for (options, works) in [(&[][..], false), (&["--bot-locks"][..], true)] {
+        let mut all = vec!["--games", "1", "--seed", "5"];
+        all.extend(options);
+        let logs = sb.unused_logs();
+        let (_, report) = play(&sb, &bots, &all);
+        let said = fs::read_to_string(logs.join("watches_a_file.stderr")).expect("its stderr");
+        assert_eq!(said.contains("WATCH ok"), works, "{options:?}: {said}");
+        let probed = &report["standings"]["entrants"][0]["probed"];
+        assert_eq!(probed.get("inotify").is_some(), !works, "{report:#}");
+        let missing = log_lines(&logs.join("game-1.jsonl"))[0]["sandbox"]["missing"].to_string();
+        assert_eq!(missing.contains("watches (inotify)"), works, "{missing}");
+    }
+    sb.assert_no_bot_left();
 }

@@ -260,3 +260,130 @@ fn a_bot_that_remembers_deals_knows_no_opponent_hand_in_a_ladder() {
     let (learnt, _) = cheat_in_a_tournament(&sb, "reused", &reused);
     assert!(learnt.right > 0, "the control knew nothing");
 }
+
+/// A 2-player match of 16 games (8 deals, each in both seatings, at most 2 hands a game) of
+/// `cheat` (a fixture given `args`) against a builtin, the referee adjusted by `configure`;
+/// returns what the cheater learnt and the match's report.
+fn kernel_memory_in_a_match(
+    sb: &Sandbox,
+    cheat: &str,
+    args: &[&str],
+    options: &[&str],
+    configure: impl FnOnce(&mut std::process::Command),
+) -> (Memory, Value) {
+    let logs = sb.unused_logs();
+    let mut all = vec![
+        "match".to_string(),
+        sb.fixture(cheat, args),
+        "builtin:greedy".to_string(),
+        "--json".into(),
+        "--log-dir".into(),
+        logs.display().to_string(),
+    ];
+    let game = ["--games", "16", "--seed", "5", "--max-hands", "2"];
+    all.extend(game.iter().chain(options).map(|o| o.to_string()));
+    let ran = allfives_with(&all, configure);
+    assert_eq!(ran.code, Some(0), "{all:?}: {}", ran.stderr);
+    sb.assert_no_bot_left();
+    (memory(&logs, &logs), ran.json())
+}
+
+/// A file of 4 MiB in a folder of the sandbox's own, on disk and out of the cache, as a cheat
+/// would prepare it: the cheater's memory, one page a bit (a page still being written cannot
+/// be evicted, nor can one page of the large folios a file written in one go is cached in).
+fn book(sb: &Sandbox) -> PathBuf {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let shelf = sb.path("shelf");
+    fs::create_dir(&shelf).expect("a folder");
+    let path = shelf.join("book.bin");
+    let mut file = fs::File::create(&path).expect("the book");
+    file.write_all(&vec![7u8; 4 << 20]).expect("its pages");
+    file.sync_all().expect("on disk");
+    // SAFETY: advice on a descriptor this function owns.
+    let evicted = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    assert_eq!(evicted, 0, "the book leaves the cache");
+    path
+}
+
+/// The page cache outlives a process: one that evicts a page of a file it may read
+/// (`posix_fadvise(DONTNEED)`) or reads it leaves a bit that the next process of the same bot
+/// probes without a clock (`preadv2(RWF_NOWAIT)`). Contained, neither works; uncontained (the
+/// control) the second arrangement's process knows its opponent's hands.
+#[test]
+fn a_bot_that_remembers_through_the_page_cache_knows_no_opponent_hand() {
+    let sb = Sandbox::new();
+    let book = book(&sb).display().to_string();
+    let cheat = "cheat_remembers_through_the_cache";
+    let (learnt, report) = kernel_memory_in_a_match(&sb, cheat, &[&book], &[], |_| {});
+    assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    assert_caught(&report, &["fadvise_dontneed", "preadv2_nowait"]);
+    let (learnt, report) =
+        kernel_memory_in_a_match(&sb, cheat, &[&book], &["--no-sandbox"], |_| {});
+    assert!(learnt.right >= 8, "the control knew {} hands", learnt.right);
+    assert_eq!(report["standings"]["entrants"][0].get("probed"), None);
+}
+
+/// The cheater (entrant 0) was caught at each of `calls`, in the standings and in the seats of
+/// the results lines, whose counts add up to the standings'; its opponent at none.
+fn assert_caught(report: &Value, calls: &[&str]) {
+    let rows = &report["standings"]["entrants"];
+    assert_eq!(rows[1].get("probed"), None, "{report:#}");
+    let probed = &rows[0]["probed"];
+    for call in calls {
+        let total = uint(&probed[call]);
+        assert!(total > 0, "{call} not counted: {report:#}");
+        let seats = report["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .flat_map(|g| {
+                g["seats"]
+                    .as_array()
+                    .expect("seats")
+                    .iter()
+                    .filter(|s| s["entrant"] == 0)
+            });
+        let per_game: u64 = seats.map(|s| s["probed"][call].as_u64().unwrap_or(0)).sum();
+        assert_eq!(per_game, total as u64, "{call}: {report:#}");
+    }
+}
+
+/// Runs the referee in a session keyring of its own, named for the test, as a login session
+/// (or `keyctl session NAME`) would: every process it starts inherits it.
+fn in_a_session_keyring(sb: &Sandbox) -> impl FnOnce(&mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let name = std::ffi::CString::new(format!("allfives-test-{}", sb.token())).expect("a name");
+    move |command| {
+        // SAFETY: one raw system call between fork and exec, on a string made before the fork.
+        unsafe {
+            command.pre_exec(move || {
+                const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+                match libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name.as_ptr()) {
+                    id if id < 0 => Err(std::io::Error::last_os_error()),
+                    _ => Ok(()),
+                }
+            })
+        };
+    }
+}
+
+/// The session keyring a login session hands down outlives a process: a `user` key added by
+/// one process is read by the next. Contained, every bot starts in a fresh, empty session
+/// keyring and may not use the key system calls; uncontained (the control) the second
+/// arrangement's process knows its opponent's hands.
+#[test]
+fn a_bot_that_remembers_through_the_session_keyring_knows_no_opponent_hand() {
+    let sb = Sandbox::new();
+    let cheat = "cheat_remembers_through_keys";
+    let (learnt, report) =
+        kernel_memory_in_a_match(&sb, cheat, &[], &[], in_a_session_keyring(&sb));
+    assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    assert_caught(&report, &["keyctl", "add_key"]);
+    let control = ["--no-sandbox"];
+    let (learnt, _) =
+        kernel_memory_in_a_match(&sb, cheat, &[], &control, in_a_session_keyring(&sb));
+    assert!(learnt.right >= 8, "the control knew {} hands", learnt.right);
+}

@@ -153,8 +153,26 @@ fn a_packed_tournament_replays_every_game_as_its_unpacked_twin() {
         names
     };
     let packed_pages = pages(&p, &sb.path("packed-pages"));
-    assert_eq!(packed_pages.len(), 7, "{packed_pages:?}");
-    assert_eq!(packed_pages, pages(&dir, &sb.path("file-pages")));
+    let file_pages = pages(&dir, &sb.path("file-pages"));
+    assert_eq!(file_pages.len(), 7, "{file_pages:?}");
+    // Packed, each game's log is copied beside its page for its "raw log" link (a page cannot
+    // reach into a pack): the game the pack holds.
+    let (logs, packed_pages): (Vec<String>, Vec<String>) = packed_pages
+        .into_iter()
+        .partition(|n| n.ends_with(".jsonl"));
+    assert_eq!(packed_pages, file_pages);
+    assert_eq!(logs.len(), 6, "{logs:?}");
+    for line in &results {
+        let id = line["id"].as_str().expect("an id");
+        let copy = sb
+            .path("packed-pages")
+            .join(format!("{}.jsonl", id.replace('/', "_")));
+        assert!(
+            replay(&[&copy.display().to_string(), "--json"])
+                == replay(&[&p, "--game", id, "--json"]),
+            "{id}'s copy is not its game"
+        );
+    }
     // The packs are one zstd stream each: every game's log, whole.
     let (text, _) = decoded_packs(&packed);
     assert_eq!(text.matches(r#""type":"header""#).count(), 6);

@@ -919,8 +919,10 @@ fn forfeits(fixture: &str, args: &[&str], move_ms: &str, fault_kind: &str, says:
             "--seed",
             SEED,
             "--public-seed",
+            // Every fixture here says hello at once: a start clock no loaded machine makes a
+            // contained Python's start reach (2000 ms once could), which costs no time.
             "--startup-ms",
-            "2000",
+            "20000",
             "--move-ms",
             move_ms,
         ],
@@ -989,7 +991,7 @@ forfeit_tests! {
     a_bot_that_does_not_flush_is_told_so:
         "unflushed" [], "300" => "timeout", "since its hello: is the output flushed after each answer?";
     a_bot_late_once_is_told_its_earlier_answers_came:
-        "slow_once" [], "500" => "timeout", "late, where its earlier answers came";
+        "slow_once" [], "2000" => "timeout", "where its earlier answers came in time";
     a_bot_that_forgets_its_newline_is_told_so:
         "no_newline" [], "300" => "timeout", "a line arrived without its newline";
     a_bot_that_plays_on_a_wrong_end_forfeits:
@@ -997,6 +999,26 @@ forfeit_tests! {
     a_bot_that_echoes_a_wrong_id_forfeits: "wrong_id" [], "2000" => "wrong_id", "answered id 10";
     a_bot_that_writes_a_line_just_over_the_limit_forfeits: "long_line" [], "2000" => "too_long";
     a_bot_that_closes_its_input_crashes: "closes_input" [], "2000" => "crash", "closed its input";
+}
+
+/// A bot silent at a later turn is not told it was late: at the clock's end the referee
+/// cannot tell an answer still coming from none.
+#[test]
+fn a_bot_silent_at_a_later_turn_is_not_called_late() {
+    // A clock no loaded machine makes its first two answers reach; its third takes 60 s.
+    let fault = forfeits(
+        "stalls",
+        &["3"],
+        "2000",
+        "timeout",
+        &["its earlier answers came"],
+    );
+    let detail = fault["detail"].as_str().unwrap_or("");
+    assert!(
+        !detail.contains("late"),
+        "a silent bot is told it was late: {detail}"
+    );
+    assert!(detail.contains("or stopped answering"), "{detail}");
 }
 
 /// The cap counts a line without its newline, `\n` or `\r\n` alike.
@@ -1173,9 +1195,31 @@ fn fallback_plays_on_after_a_single_fault() {
     fallback_plays_on("misbehaves_once", "2000", "malformed");
 }
 
+/// The standings' last fault says where it came, as a forfeit's line does: the game, and the
+/// turn `replay --turn` shows.
+#[test]
+fn a_fallback_fault_in_the_standings_names_its_game_and_turn() {
+    let (sb, _, report) = fixture_vs_greedy(
+        "misbehaves_once",
+        &[],
+        &["--seed", SEED, "--public-seed", "--on-fault", "fallback"],
+    );
+    let fault = &report["games"][0]["faults"][0];
+    assert_eq!(fault["forfeit"], false, "{fault:#}");
+    let turn = uint(&fault["turn"]);
+    let last = report["standings"]["entrants"][0]["last_fault"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        last.starts_with(&format!("malformed in game 1 at --turn {turn} (seat 0): ")),
+        "{last}"
+    );
+    sb.assert_no_bot_left();
+}
+
 #[test]
 fn fallback_ignores_a_late_answer() {
-    fallback_plays_on("slow_once", "500", "timeout");
+    fallback_plays_on("slow_once", "2000", "timeout");
 }
 
 #[test]
@@ -1570,8 +1614,10 @@ fn timing_counts_the_moves_that_timed_out() {
             "--seed",
             SEED,
             "--public-seed",
+            // Its first answer, on time, is a move that did not time out: a clock no loaded
+            // machine makes it reach (it sleeps 10 s on its second).
             "--move-ms",
-            "300",
+            "1500",
             "--on-fault",
             "fallback",
         ],
@@ -1581,6 +1627,6 @@ fn timing_counts_the_moves_that_timed_out() {
     assert!(timeouts >= 1, "{slow:#}");
     assert!(uint(&slow["moves"]) > timeouts, "{slow:#}");
     let p99 = slow["p99_ms"].as_f64().expect("a time");
-    assert!(p99 >= 300.0, "the timed-out moves are counted: {slow:#}");
+    assert!(p99 >= 1500.0, "the timed-out moves are counted: {slow:#}");
     sb.assert_no_bot_left();
 }

@@ -677,6 +677,12 @@ fn a_logged_position_is_posed_to_another_bot() {
     sb.assert_no_bot_left();
     let listed = allfives(&["replay", &log, "--turn", "3"]);
     assert!(listed.stdout.contains("could play"), "{}", listed.stdout);
+    // Named as a match names it: by its hello's name, not its command's.
+    let loose = sb.fixture("reversed_tile", &[]);
+    let ran = allfives(&["replay", &log, "--turn", "3", "--ask", &loose]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(ran.stdout.contains("  loose answers ["), "{}", ran.stdout);
+    sb.assert_no_bot_left();
 }
 
 #[test]

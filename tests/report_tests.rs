@@ -478,7 +478,19 @@ fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_
         live.contains(r#""referee":"allfives "#),
         "no referee version"
     );
-    let nowhere = sb.path("missing/report.html");
+    // A missing folder is made, as --out's is.
+    let elsewhere = sb.path("missing/report.html");
+    let ran = allfives(&[
+        "standings",
+        &out.display().to_string(),
+        "--html",
+        &elsewhere.display().to_string(),
+    ]);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(elsewhere.is_file(), "the page was not written");
+    // A folder that cannot be made: one sentence naming the path asked for, not a temporary.
+    fs::write(sb.path("a-file"), "").expect("a file");
+    let nowhere = sb.path("a-file/report.html");
     let ran = allfives(&[
         "standings",
         &out.display().to_string(),
@@ -487,7 +499,13 @@ fn packed_games_get_their_replay_pages_and_a_page_that_cannot_be_written_is_one_
     ]);
     assert_eq!(ran.code, Some(2), "{ran:?}");
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
-    assert!(ran.stderr.contains("cannot write"), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains(&format!("cannot write {}", nowhere.display())),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains(".new"), "{}", ran.stderr);
     let page = sb.path("report.html");
     let with_replays = [
         "standings".to_string(),

@@ -325,3 +325,44 @@ fn match_tournament_and_standings_json_validate_against_the_results_schema() {
     let standings = allfives(&["standings", "--json", &out]);
     assert_valid(&report_schema, &standings.json(), "standings --json");
 }
+
+/// What a bot tried and was refused (`probed`) is in the results schema: in a results line's
+/// seats and in the standings' rows, of a match, a tournament and `standings`, in JSON and text.
+#[test]
+fn the_counts_of_refused_calls_validate_against_the_results_schema() {
+    let report_schema = validator(&allfives(&["schema", "results"]).json(), None);
+    let line_schema = validator(&allfives(&["schema", "results-line"]).json(), None);
+    let sb = Sandbox::new();
+    // The key-using cheat calls keyctl and add_key at every hand, whatever keyring it has.
+    let cheat = format!("k={}", sb.fixture("cheat_remembers_through_keys", &[]));
+    let bots = [cheat, "g=builtin:greedy".to_string()];
+    let options = ["--games", "2", "--seed", "2", "--max-hands", "1"];
+    let (ran, report) = play(&sb, &bots, &options);
+    assert_valid(&report_schema, &report, "match --json");
+    let probed = &report["standings"]["entrants"][0]["probed"];
+    assert!(probed["add_key"].as_u64() > Some(0), "{report:#}");
+    assert!(
+        report["games"][0]["seats"][0]["probed"].is_object(),
+        "{report:#}"
+    );
+    assert!(ran.stdout.contains("probed"), "{}", ran.stdout);
+    let out = sb.path("t").display().to_string();
+    let mut args = vec!["tournament", "--json", "-q", "--deals", "1", "--out", &out];
+    args.extend([bots[0].as_str(), bots[1].as_str(), "--max-hands", "1"]);
+    let ran = allfives(&args);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_valid(&report_schema, &ran.json(), "tournament --json");
+    let lines = json_lines(&sb.path("t/results.jsonl"));
+    assert!(lines.iter().any(|l| l.to_string().contains("\"probed\"")));
+    for line in lines {
+        assert_valid(&line_schema, &line, "a results line");
+    }
+    let standings = allfives(&["standings", "--json", &out]);
+    assert_valid(&report_schema, &standings.json(), "standings --json");
+    let text = allfives(&["standings", &out]);
+    assert!(
+        text.stdout.contains("k probed: add_key 2, keyctl 2"),
+        "{}",
+        text.stdout
+    );
+}

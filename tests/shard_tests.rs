@@ -150,7 +150,7 @@ fn one_command_starts_a_shard_and_continues_it() {
     assert!(
         refused
             .stderr
-            .contains("holds another tournament (its seed and clocks differ"),
+            .contains("holds another tournament (what differs from this run's: seed; clocks)"),
         "{}",
         refused.stderr
     );
@@ -396,4 +396,126 @@ fn a_shard_given_no_games_says_so() {
         "{}",
         ran.stderr
     );
+}
+
+/// The same bots file named two ways, from two folders, is the same tournament: its bots'
+/// folders are stored as one spelling. A shard continues, shards merge, and a refusal names
+/// what differs (and a folder that is no shard is not blamed for its entrants).
+#[test]
+fn a_bots_file_named_two_ways_defines_one_tournament() {
+    let sb = Sandbox::new();
+    let league = sb.path("league");
+    fs::create_dir_all(league.join("bots")).expect("a folder");
+    fs::copy(
+        root().join("sample_bots/python/greedy_bot.py"),
+        league.join("bots/greedy_bot.py"),
+    )
+    .expect("a bot");
+    let bots = |env: &str| {
+        format!(
+            "[[bots]]\nname = \"py\"\ncommand = {}\ndir = \"bots\"\nenv = {{ MODE = \"{env}\" }}\n",
+            toml_string(&format!("python3 greedy_bot.py {}", sb.token()))
+        )
+    };
+    fs::write(league.join("bots.toml"), bots("a")).expect("a bots file");
+    fs::write(league.join("other.toml"), bots("b")).expect("another bots file");
+    let run = |cwd: &Path, file: &str, out: &str, shard: &str| {
+        let args = [
+            "tournament",
+            "--quiet",
+            "--bots",
+            file,
+            "greedy=builtin:greedy",
+            "--deals",
+            "2",
+            "--seed",
+            "5",
+            "--public-seed",
+            "-j",
+            "1",
+            "--shard",
+            shard,
+            "--out",
+            out,
+        ];
+        allfives_with(&args, |command| {
+            for name in ARRAY_VARIABLES {
+                command.env_remove(name);
+            }
+            command.current_dir(cwd);
+        })
+    };
+    let first = run(&league, "bots.toml", "shard-1", "1/2");
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    // From the folder above, through `..`: the same shard, continued (here, finished).
+    let again = run(
+        &sb.path(""),
+        "./league/../league/bots.toml",
+        "league/shard-1",
+        "1/2",
+    );
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert!(again.stderr.contains("nothing to play"), "{}", again.stderr);
+    let second = run(&sb.path(""), "league/bots.toml", "league/shard-2", "2/2");
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    let shards = [league.join("shard-1"), league.join("shard-2")];
+    let merged = allfives(&[
+        "standings",
+        &shards[0].display().to_string(),
+        &shards[1].display().to_string(),
+    ]);
+    assert_eq!(merged.code, Some(0), "{}", merged.stderr);
+    // Another environment: refused, naming the entrant and what of it differs.
+    let other = run(&league, "other.toml", "shard-1", "1/2");
+    assert_eq!(other.code, Some(2), "{}", other.stderr);
+    assert!(
+        other
+            .stderr
+            .contains("entrant 1, py: its env (MODE=b here, MODE=a stored)"),
+        "{}",
+        other.stderr
+    );
+    // A whole tournament's folder is no shard's: said so, not blamed on its entrants.
+    let whole = allfives_with(
+        &[
+            "tournament",
+            "--quiet",
+            "--bots",
+            "other.toml",
+            "greedy=builtin:greedy",
+            "--deals",
+            "1",
+            "--seed",
+            "5",
+            "--public-seed",
+            "-j",
+            "1",
+            "--out",
+            "whole",
+        ],
+        |command| {
+            command.current_dir(&league);
+        },
+    );
+    assert_eq!(whole.code, Some(0), "{}", whole.stderr);
+    let shard_there = run(&league, "bots.toml", "whole", "1/2");
+    assert_eq!(shard_there.code, Some(2), "{}", shard_there.stderr);
+    assert!(
+        shard_there
+            .stderr
+            .contains("holds a whole tournament, not a shard"),
+        "{}",
+        shard_there.stderr
+    );
+    assert!(
+        !shard_there.stderr.contains("entrant"),
+        "{}",
+        shard_there.stderr
+    );
+    sb.assert_no_bot_left();
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }

@@ -378,3 +378,104 @@ fn readme_job_array_survives_a_cancel_and_a_node_crash_and_equals_one_machine() 
         s(alone)
     );
 }
+
+/// `prog`'s path on this machine's PATH (`ps`, `awk`), for a PATH of a few programs only.
+fn on_path(prog: &str) -> PathBuf {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|dir| Path::new(dir).join(prog))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| panic!("{prog} is not on PATH"))
+}
+
+/// The CI script stops when its private cluster does not start: before, `eval "$(...)"` hid the
+/// refusal and the test ran, against whatever cluster SLURM_CONF named.
+#[test]
+fn the_slurm_test_stops_where_its_cluster_does_not_start() {
+    let sb = Sandbox::new();
+    let scripts = sb.path("tree/scripts");
+    fs::create_dir_all(&scripts).expect("a folder");
+    let script = scripts.join("slurm-test.sh");
+    fs::copy(root().join("scripts/slurm-test.sh"), &script).expect("the script");
+    // A start that refuses, as beside a running Slurm daemon.
+    fs::write(
+        scripts.join("slurm-cluster.sh"),
+        "#!/bin/sh\n[ \"$1\" = stop ] && exit 0\necho 'a Slurm daemon runs on this machine already' >&2\nexit 1\n",
+    )
+    .expect("a refusing start");
+    // A `cargo` that says it was run.
+    let bin = sb.path("bin");
+    fs::create_dir_all(&bin).expect("a folder");
+    let ran_marker = sb.path("cargo-ran");
+    fs::write(
+        bin.join("cargo"),
+        format!(
+            "#!/bin/sh\ntouch {}\n",
+            quote(&ran_marker.display().to_string())
+        ),
+    )
+    .expect("a fake cargo");
+    for file in [scripts.join("slurm-cluster.sh"), bin.join("cargo")] {
+        Command::new("chmod")
+            .arg("+x")
+            .arg(&file)
+            .status()
+            .expect("chmod");
+    }
+    let output = Command::new("bash")
+        .arg(&script)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("SLURM_CONF", "/etc/slurm/slurm.conf")
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(!ran_marker.exists(), "the test ran: {stderr}");
+    assert!(stderr.contains("no test was run"), "{stderr}");
+    assert!(
+        !stderr.contains("logs are in"),
+        "no logs to point to: {stderr}"
+    );
+}
+
+/// A zombie (`<defunct>`) named slurmd is no running daemon: the private cluster's start does
+/// not refuse for it (here it then stops at the first program this PATH lacks).
+#[test]
+fn a_defunct_slurm_daemon_does_not_refuse_the_private_cluster() {
+    let sb = Sandbox::new();
+    let bin = sb.path("bin");
+    fs::create_dir_all(&bin).expect("a folder");
+    // pgrep too, which the start once used (and which listed zombies).
+    for prog in ["ps", "awk", "pgrep"] {
+        std::os::unix::fs::symlink(on_path(prog), bin.join(prog)).expect("a link");
+    }
+    let daemon = sb.path("slurmd");
+    fs::copy(on_path("true"), &daemon).expect("a program named slurmd");
+    let mut zombie = Command::new(&daemon).spawn().expect("it starts");
+    let stat = format!("/proc/{}/stat", zombie.id());
+    let deadline = Instant::now() + PATIENCE;
+    // Unreaped until the end: it stays a zombie once it has exited.
+    while !fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z ")) {
+        assert!(Instant::now() < deadline, "slurmd did not exit");
+        std::thread::yield_now();
+    }
+    // Named by its path: the PATH given is the child's, and holds no bash.
+    let output = Command::new(on_path("bash"))
+        .arg(root().join("scripts/slurm-cluster.sh"))
+        .args(["start", &sb.path("cluster").display().to_string()])
+        .env("PATH", &bin)
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    zombie.wait().expect("reaped");
+    assert!(!stderr.contains("runs on this machine already"), "{stderr}");
+    assert!(stderr.contains("munged is missing"), "{stderr}");
+}

@@ -91,7 +91,36 @@ fn wrong(field: &str, what: &str, value: &Value) -> String {
         Value::Bool(_) => "true or false",
         Value::Null => "null",
     };
-    format!("`{field}` must be {what}, not {kind} ({shown})")
+    match whole(value) {
+        // protocol.md: ids and tiles are whole numbers written without a fraction.
+        Some(written) => format!(
+            "`{field}` must be {what}: write {written}, not {shown} (whole numbers take no \
+             fraction)"
+        ),
+        None => format!("`{field}` must be {what}, not {kind} ({shown})"),
+    }
+}
+
+/// `value` written without fractions, if it is a number with a zero fraction (`1.0`), or a
+/// list of them (`[1.0, 6.0]`); `None` otherwise.
+fn whole(value: &Value) -> Option<String> {
+    let number = |v: &Value| match v {
+        Value::Number(n) if !n.is_u64() && !n.is_i64() => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+            .map(|f| format!("{f:.0}")),
+        _ => None,
+    };
+    match value {
+        Value::Array(items) if !items.is_empty() && items.iter().any(|v| number(v).is_some()) => {
+            let written: Option<Vec<String>> = items
+                .iter()
+                .map(|v| number(v).or_else(|| v.as_i64().map(|n| n.to_string())))
+                .collect();
+            written.map(|w| format!("[{}]", w.join(", ")))
+        }
+        other => number(other),
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +151,16 @@ mod tests {
         assert!(said(r#"{"type":"moves","id":3}"#).starts_with("`type` must be"));
         assert!(said(r#"{"type":"hello","id":1,"name":7}"#).starts_with("`name` must be"));
         assert!(said(r#"{"type":"hello","id":1,"protocol":"1"}"#).starts_with("`protocol`"));
+        assert_eq!(
+            said(r#"{"type":"hello","id":1.0}"#),
+            "`id` must be a whole number from 0 up: the id of the request it answers, as 9: \
+             write 1, not 1.0 (whole numbers take no fraction)"
+        );
+        assert!(
+            said(r#"{"type":"move","id":3,"tile":[1.0,6.0]}"#)
+                .ends_with("write [1, 6], not [1.0,6.0] (whole numbers take no fraction)"),
+        );
+        assert!(said(r#"{"type":"move","id":1.5,"tile":[1,6]}"#).ends_with("not a number (1.5)"));
         assert_eq!(misread(r#"{"type":"move","id":3,"tile":[1,2]}"#), None);
         assert_eq!(misread("not json"), None);
         assert_eq!(misread("[1]"), None);

@@ -458,6 +458,10 @@ pub struct Player {
     left_processes: Option<bool>,
     /// What the running process has been dealt (forgotten when a new one starts).
     seen: HashSet<Dealt>,
+    /// What its processes tried and were refused (contained only; made at the first start).
+    tally: Option<crate::sandbox::Tally>,
+    /// What of the tally [`take_probed`](Player::take_probed) has handed out.
+    probed_taken: crate::sandbox::Probed,
 }
 
 /// A bot's answer to a turn.
@@ -511,6 +515,8 @@ impl Player {
             policy,
             left_processes: None,
             seen: HashSet::new(),
+            tally: None,
+            probed_taken: Default::default(),
         }
     }
 
@@ -553,6 +559,8 @@ impl Player {
             policy: Arc::new(Policy::default()),
             left_processes: None,
             seen: HashSet::new(),
+            tally: None,
+            probed_taken: Default::default(),
         }
     }
 
@@ -588,10 +596,13 @@ impl Player {
             return Err(fault);
         }
         let launch = self.spec.launch().expect("a command bot has a launch");
-        let mut process =
-            BotProcess::spawn(&launch, self.max_line, self.sink.clone(), &self.policy).map_err(
-                |e| Fault::new(FaultKind::Crash, launch.start_failure(&self.policy, &e)),
-            )?;
+        if self.tally.is_none() && self.policy.enabled {
+            // Without a page of counters the calls are still refused, only not counted.
+            self.tally = crate::sandbox::Tally::new().ok();
+        }
+        let (sink, tally) = (self.sink.clone(), self.tally.as_ref());
+        let mut process = BotProcess::spawn(&launch, self.max_line, sink, &self.policy, tally)
+            .map_err(|e| Fault::new(FaultKind::Crash, launch.start_failure(&self.policy, &e)))?;
         tracing::debug!(bot = %self.spec.name, command = %self.spec.command, "started");
         self.seen.clear();
         let id = self.take_id();
@@ -761,11 +772,7 @@ impl Player {
             // The move came too late, but it is the bot's: what it wrote is kept with its info.
             return Err(Fault::of_answer(
                 FaultKind::Timeout,
-                format!(
-                    "{what} {:.0} ms, over its {:.0} ms",
-                    ms(took),
-                    ms(allowance)
-                ),
+                overran(what, took, allowance),
                 line,
                 info.clone(),
             ));
@@ -830,6 +837,24 @@ impl Player {
         self.next_id
     }
 
+    /// What the bot's processes have tried and been refused so far (see
+    /// [`crate::sandbox::probes`]): empty for an honest bot, a builtin, or uncontained.
+    pub fn probed(&self) -> crate::sandbox::Probed {
+        self.tally
+            .as_ref()
+            .map(crate::sandbox::Tally::counts)
+            .unwrap_or_default()
+    }
+
+    /// What the bot's processes have tried and been refused since the last call (each call is
+    /// counted once: a game's results take what came before their end).
+    pub fn take_probed(&mut self) -> crate::sandbox::Probed {
+        let now = self.probed();
+        let new = crate::sandbox::probes::since(&now, &self.probed_taken);
+        self.probed_taken = now;
+        new
+    }
+
     /// Whether the bot, when last stopped politely, had left processes running (they were
     /// killed); `None` when unknown (not contained, or not stopped politely).
     pub fn left_processes(&self) -> Option<bool> {
@@ -872,14 +897,37 @@ fn timeout(process: &BotProcess, allowance: Duration, before: u64) -> Fault {
                     "{within}: it wrote no byte on stdout since its hello: is the output flushed after each answer?"
                 ),
             ),
-            // Its earlier moves came, so its output is flushed: this answer was late.
+            // Its earlier moves came, so its output is flushed; whether this answer would have
+            // come later, or never, the clock's end cannot tell.
             None if process.bytes_read() == before => Fault::new(
                 FaultKind::Timeout,
-                format!("{within}: late, where its earlier answers came"),
+                format!(
+                    "{within}, where its earlier answers came in time: it thought longer this \
+                     turn, or stopped answering"
+                ),
             ),
             None => Fault::new(FaultKind::Timeout, within),
         },
     }
+}
+
+/// An answer that came after its allowance: by how much, shown finely enough that the time
+/// never reads as the allowance itself ("after 1000 ms, over its 1000 ms").
+fn overran(what: &str, took: Duration, allowance: Duration) -> String {
+    let over_ns = took.saturating_sub(allowance).as_nanos();
+    let decimals: usize = match over_ns {
+        n if n >= 10_000_000 => 0,
+        n if n >= 100_000 => 1,
+        _ => 3,
+    };
+    // Rounded up, in whole units of the last decimal shown: an overrun never shows as none.
+    let unit_ns = 1_000_000 / 10u128.pow(decimals as u32);
+    let over = over_ns.div_ceil(unit_ns) as f64 * unit_ns as f64 / 1e6;
+    format!(
+        "{what} {:.decimals$} ms: {over:.decimals$} ms over its {:.0} ms",
+        ms(took),
+        ms(allowance)
+    )
 }
 
 /// What a refused fork or thread means for a contained bot.
@@ -902,9 +950,10 @@ fn refused_a_process(said: &str) -> bool {
     .any(|words| said.contains(words))
 }
 
-/// Why a bot ended before answering: how it ended, the last lines of its stderr, and, where
-/// they look like the containment refused something, which option grants it.
-fn crash_detail(how: &str, stderr: Option<&str>) -> String {
+/// Why a bot ended before answering: how it ended, the last lines of its stderr (`said`, from
+/// all it `kept`), and, where they look like the containment refused something, which option
+/// grants it.
+fn crash_detail(how: &str, stderr: Option<&str>, kept: &str) -> String {
     let Some(said) = stderr else {
         return format!("{how} before answering (it wrote nothing on stderr)");
     };
@@ -912,11 +961,47 @@ fn crash_detail(how: &str, stderr: Option<&str>) -> String {
     if refused_a_process(said) {
         detail.push_str(". ");
         detail.push_str(PROCESS_LIMIT);
-    } else if let Some(hint) = containment_hint(said) {
+    } else if let Some(hint) = hidden_module(kept).or_else(|| containment_hint(said)) {
         detail.push_str(". ");
         detail.push_str(&hint);
     }
     detail
+}
+
+/// A hint when a Lua bot's module was not found where it exists: Lua names every path it
+/// tried (`no file '/home/me/.luarocks/share/lua/5.4/cjson.lua'`) above its traceback, which
+/// is all the last lines show. A path the referee sees was hidden from the bot.
+fn hidden_module(kept: &str) -> Option<String> {
+    let (_, after) = kept.split_once("module '")?;
+    let (module, rest) = after.split_once("' not found")?;
+    let found = rest
+        .split("no file '")
+        .skip(1)
+        .filter_map(|tried| tried.split_once('\'').map(|(path, _)| path))
+        .find(|path| path.starts_with('/') && Path::new(path).exists())?;
+    let grant = granted_folder(Path::new(found));
+    Some(format!(
+        "Lua did not find its module '{}', yet {} exists: the containment hid it (it is \
+         outside the bot's folder and the system's): --bot-read {} grants it, --no-sandbox \
+         turns the containment off (docs/fair-play.md)",
+        crate::text::terminal(module),
+        crate::text::terminal(found),
+        crate::text::terminal(&grant.display().to_string())
+    ))
+}
+
+/// The folder to grant for a hidden file: under the home folder, its tree there (as
+/// `~/.luarocks`); elsewhere, the folder that holds it.
+fn granted_folder(file: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    home.as_deref()
+        .and_then(|home| {
+            let top = file.strip_prefix(home).ok()?.components().next()?;
+            Some(home.join(top))
+        })
+        .filter(|tree| tree.as_path() != file)
+        .or_else(|| file.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| file.to_path_buf())
 }
 
 /// A hint when a bot's last words look like the containment refused it something.
@@ -1019,9 +1104,10 @@ async fn exchange(
             Received::Exited(how) => {
                 deferred.catch_up();
                 let said = process.stderr_tail().await;
+                let kept = process.stderr_kept();
                 return Err(Fault::new(
                     FaultKind::Crash,
-                    crash_detail(&how, said.as_deref()),
+                    crash_detail(&how, said.as_deref(), &kept),
                 ));
             }
             Received::Timeout => return Err(timeout(process, allowance, before)),
@@ -1053,6 +1139,62 @@ async fn exchange(
 mod tests {
     use super::*;
     use allfives_engine::game::Status;
+
+    /// Lua's traceback is all the last lines show: the hint comes from the paths it tried.
+    #[test]
+    fn a_hidden_lua_module_is_named_with_the_folder_to_grant() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let module = dir.path().join("share/lua/5.4/cjson.lua");
+        std::fs::create_dir_all(module.parent().expect("a folder")).expect("its folders");
+        std::fs::write(&module, "return {}").expect("a module");
+        let kept = format!(
+            "lua5.4: bot.lua:1: module 'cjson' not found:\n\tno field package.preload['cjson']\n\
+             \tno file '/usr/local/share/lua/5.4/cjson.lua'\n\tno file '{}'\n\
+             stack traceback:\n\t[C]: in function 'require'\n\tbot.lua:1: in main chunk\n\t[C]: in ?\n",
+            module.display()
+        );
+        let said = "[C]: in function 'require' | bot.lua:1: in main chunk | [C]: in ?";
+        let detail = crash_detail("exited with code 1", Some(said), &kept);
+        assert!(
+            detail.contains(&format!(
+                "Lua did not find its module 'cjson', yet {} exists",
+                module.display()
+            )),
+            "{detail}"
+        );
+        assert!(
+            detail.contains(&format!(
+                "--bot-read {} grants it",
+                module.parent().expect("its folder").display()
+            )),
+            "{detail}"
+        );
+        let elsewhere = kept.replace(&module.display().to_string(), "/nowhere/cjson.lua");
+        assert_eq!(hidden_module(&elsewhere), None);
+    }
+
+    #[test]
+    fn an_overrun_shows_what_exceeded_the_clock() {
+        let said = |took_us: u64| {
+            overran(
+                "answered after",
+                Duration::from_micros(took_us),
+                Duration::from_millis(1000),
+            )
+        };
+        assert_eq!(
+            said(1_000_400),
+            "answered after 1000.4 ms: 0.4 ms over its 1000 ms"
+        );
+        assert_eq!(
+            said(1_000_001),
+            "answered after 1000.001 ms: 0.001 ms over its 1000 ms"
+        );
+        assert_eq!(
+            said(1_250_000),
+            "answered after 1250 ms: 250 ms over its 1000 ms"
+        );
+    }
     use allfives_engine::rules::Rules;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;

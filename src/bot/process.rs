@@ -192,12 +192,13 @@ pub struct BotProcess {
 
 impl BotProcess {
     /// Starts the command in a new process group with all three streams piped.
-    /// Contained by `policy` (see [`crate::sandbox`]).
+    /// Contained by `policy` (see [`crate::sandbox`]), what it is refused counted in `tally`.
     pub fn spawn(
         launch: &Launch,
         max_line: usize,
         stderr: StderrSink,
         policy: &Policy,
+        tally: Option<&sandbox::Tally>,
     ) -> io::Result<BotProcess> {
         let argv = launch.argv;
         let (program, args) = argv
@@ -223,7 +224,10 @@ impl BotProcess {
             .stderr(Stdio::piped())
             .process_group(0);
         let mut containment = match policy.enabled {
-            true => sandbox::contain(command.as_std_mut(), &launch.grants(policy)?, policy)?,
+            true => {
+                let grants = launch.grants(policy)?;
+                sandbox::contain(command.as_std_mut(), &grants, policy, tally)?
+            }
             false => None,
         };
         let mut child = command.spawn()?;
@@ -584,6 +588,20 @@ impl BotProcess {
     /// waiting: for a bot that is still running.
     pub fn stderr_so_far(&self) -> Option<String> {
         self.stderr.tail.lock().ok()?.text()
+    }
+
+    /// All the bot's stderr kept for a crash's message (its last 2 KiB, raw), where the lines
+    /// [`stderr_so_far`](Self::stderr_so_far) quotes are too few to say why it ended (Lua's
+    /// missing module lists every path it tried above its traceback).
+    pub fn stderr_kept(&self) -> String {
+        self.stderr
+            .tail
+            .lock()
+            .map(|tail| {
+                let bytes: Vec<u8> = tail.bytes.iter().copied().collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .unwrap_or_default()
     }
 }
 

@@ -198,14 +198,17 @@ pub enum Command {
     Kit(KitArgs),
     /// Print the rulebook: scoring, doubles, spinners, every rule option (Markdown).
     Rules,
+    /// Compare two versions of a bot on the same deals, seats and seeded opponents: the paired
+    /// difference deal by deal, and the first decision where their games part, ranked.
+    Compare(crate::cli::compare::CompareArgs),
 }
 
 /// `allfives kit`: `allfives kit python mybot` writes mybot/bot.py, mybot/protocol.md and the
 /// pages it links to (mybot/docs/).
 #[derive(Debug, Args)]
 pub struct KitArgs {
-    /// The bot's language.
-    #[arg(value_enum)]
+    /// The bot's language (`docs` for any other: the protocol and the rulebook alone).
+    #[arg(value_parser = crate::cli::kit::LanguageParser)]
     pub language: crate::cli::kit::Language,
     /// The folder to write it into (made if missing).
     pub dir: PathBuf,
@@ -231,8 +234,8 @@ pub struct ManArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// `protocol` (every message, both ways), `results` (the --json of match, tournament and
-    /// standings) or `results-line` (a line of results.jsonl).
-    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line"])]
+    /// standings), `results-line` (a line of results.jsonl) or `compare` (compare's --json).
+    #[arg(default_value = "protocol", value_parser = ["protocol", "results", "results-line", "compare"])]
     pub what: String,
 }
 
@@ -527,9 +530,10 @@ pub struct SandboxArgs {
     /// Let bots use the network (off by default).
     #[arg(long)]
     pub bot_network: bool,
-    /// Let the locks bots take on files have effect (by default a lock takes none, so that
-    /// partners cannot signal through a file both read): for trusted bots whose processes lock
-    /// files between them (SQLite written by several processes). Recorded in every log.
+    /// Let the locks bots take on files have effect, and their file watches (inotify) work (by
+    /// default a lock takes none and a watch is refused, so that partners cannot signal
+    /// through a file both read): for trusted bots whose processes lock files between them
+    /// (SQLite written by several processes) or watch files. Recorded in every log.
     #[arg(long)]
     pub bot_locks: bool,
     /// The most data memory, in MiB, each bot process may use [default: no limit].
@@ -837,12 +841,16 @@ pub struct MatchArgs {
     pub no_rotate: bool,
     /// Echo the bots' stderr to the terminal, each line prefixed with the bot's name, and say
     /// which protections are in force.
-    #[arg(long, short = 'v')]
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
     pub verbose: bool,
+    /// No line per game (the match's progress): the banner and the standings only (--json
+    /// still holds every game).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// The options of every game: rules, clocks, faults (shared by `match` and `tournament`).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GameArgs {
     /// With 4 players: partnerships, seats 0 and 2 against 1 and 3 [default with 4 players].
     #[arg(long, overrides_with = "no_teams")]

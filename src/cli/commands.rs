@@ -58,6 +58,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Man(args) => man_command(&args),
         Command::Kit(args) => kit_command(&args),
         Command::Rules => emitted(emit(kit::RULEBOOK.as_bytes()), 0),
+        Command::Compare(args) => crate::cli::compare::compare_command(&args),
     }
 }
 
@@ -209,6 +210,7 @@ fn play_match(
             tally.add(&line);
             let printed = match stream {
                 Some(stream) => stream.game(&line),
+                None if args.quiet => Ok(()),
                 None => output::print_line(&output::game_line(&line)),
             };
             match printed {
@@ -328,6 +330,7 @@ fn match_line(
             deal: (planned.deal, config.seed, planned.arrangement),
             rules: &config.settings.rules,
             times: &game.times,
+            probed: &game.probed,
             log: game.record.log.clone(),
             rerun: results::rerun(
                 &bots,
@@ -461,7 +464,7 @@ fn cut_in_header_said(shown: &str) -> String {
 /// `replay LOG --html FILE`: the game's page (to stdout with `-`); a log that does not check
 /// out gets a page of what does, marked where it stops, and exit code 3.
 fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path) -> u8 {
-    let (data, error) = match pages::game_page(text, args.seat) {
+    let (mut data, error) = match pages::game_page(text, args.seat) {
         Ok(page) => page,
         Err(_) if cut_in_header(text) => return fail(CUT_LOG, cut_in_header_said(shown)),
         Err(e) => return fail(BAD_LOG, format!("{shown} does not check out: {e}")),
@@ -476,6 +479,7 @@ fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path)
             ),
         );
     }
+    (data.replay, data.log) = (Some(replay_of(args)), raw_log_of(args, path));
     let page = html::page(&data);
     let written = match path.as_os_str() == "-" {
         true => emit(page.as_bytes()).map_err(|e| output_failed(&e)),
@@ -498,6 +502,34 @@ fn game_page(args: &ReplayArgs, text: &str, shown: &str, path: &std::path::Path)
         None => {
             let said = format!("{shown}: the game's page is in {}", path.display());
             emitted(output::print_line(&said), done)
+        }
+    }
+}
+
+/// The command that replays the game of a page (`--turn K` is added by the page).
+fn replay_of(args: &ReplayArgs) -> String {
+    let mut command = format!("allfives replay {}", pages::path_word(&args.log));
+    if let Some(id) = &args.game {
+        command.push_str(&format!(" --game {}", crate::text::shell_word(id)));
+    }
+    if let Some(seat) = args.seat {
+        command.push_str(&format!(" --seat {seat}"));
+    }
+    command
+}
+
+/// Where the page at `path` links to its raw log: the log file, relative to the page (its
+/// whole path for a page on stdout); none for a game of a tournament's packs, or in one seat's
+/// view (the log shows every hand).
+fn raw_log_of(args: &ReplayArgs, path: &std::path::Path) -> Option<String> {
+    if args.seat.is_some() || args.game.is_some() {
+        return None;
+    }
+    match path.as_os_str() == "-" {
+        true => Some(args.log.canonicalize().ok()?.display().to_string()),
+        false => {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+            pages::relative(folder.unwrap_or(std::path::Path::new(".")), &args.log)
         }
     }
 }
@@ -530,10 +562,7 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
             if let Err(e) = output::print_line(&said) {
                 return output_failed(&e);
             }
-            for message in &folder.bad {
-                say(format_args!("allfives: {message}"));
-            }
-            if folder.bad.is_empty() { 0 } else { BAD_LOG }
+            pages::folder_code(&folder)
         }
     }
 }
@@ -610,7 +639,6 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wante
         Ok(policy) => Arc::new(policy),
         Err(message) => return fail(BAD_INPUT, message),
     };
-    let name = spec.name.clone();
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(code) => return code,
@@ -627,12 +655,15 @@ fn turn_command(args: &ReplayArgs, replay: &gamelog::Replay, wanted: turn::Wante
             crate::bot::shutdown::kill_all();
             return fail(INTERRUPTED, "interrupted: the bot was stopped");
         }
-        Some(Answer::Move(mv, took)) => format!(
-            "  {name} answers {} ({:.1} ms)",
+        Some((name, Answer::Move(mv, took))) => format!(
+            "  {} answers {} ({:.1} ms)",
+            crate::text::terminal(&name),
             position.describe(mv),
             took.as_secs_f64() * 1000.0
         ),
-        Some(Answer::Fault(fault)) => format!("  {name} gives no move: {fault}"),
+        Some((name, Answer::Fault(fault))) => {
+            format!("  {} gives no move: {fault}", crate::text::terminal(&name))
+        }
     };
     emitted(output::print_line(&said), 0)
 }
@@ -760,6 +791,7 @@ fn schema_command(what: &str) -> u8 {
     let schema = match what {
         "results" => serde_json::to_value(schemars::schema_for!(Report)),
         "results-line" => serde_json::to_value(schemars::schema_for!(GameLine)),
+        "compare" => serde_json::to_value(schemars::schema_for!(crate::compare::report::Report)),
         _ => serde_json::to_value(allfives_engine::protocol::schema()),
     };
     match schema.and_then(|s| serde_json::to_string_pretty(&s)) {

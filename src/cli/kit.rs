@@ -4,8 +4,10 @@
 //!
 //! The pages are the repository's own, made to fit the folder as they are written: a span
 //! between `<!-- repository-only -->` and `<!-- /repository-only -->` (how to build from a
-//! clone, where the repository keeps its bots) is left out, and a link to a page the kit does
-//! not hold keeps its words but loses its target. The bot's usage lines name the folder's file.
+//! clone, where the repository keeps its bots) is left out, a link to a page the kit does not
+//! hold keeps its words but loses its target, and the files of the repository a page names
+//! that the kit lacks are listed under its title as the repository's. The bot's usage lines
+//! name the folder's file.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -28,6 +30,60 @@ pub enum Language {
     Java,
     /// bot.js: greedy, for Node.js, no dependencies.
     Js,
+    /// No bot: the protocol and the rulebook only, for a bot in any other language (Lua, Go,
+    /// Rust...): any program that reads and writes lines of JSON can play.
+    Docs,
+}
+
+/// The error for a language without a kit: any language plays, and where its contract is.
+fn no_kit(value: &str) -> String {
+    let kits: Vec<String> = Language::value_variants()
+        .iter()
+        .filter_map(|l| Some(l.to_possible_value()?.get_name().to_string()))
+        .collect();
+    format!(
+        "no starter kit for '{value}' (kits: {}). A bot can be written in any language: a \
+         program that reads lines of JSON on stdin and answers on stdout. `allfives kit docs DIR` \
+         writes the protocol (DIR/protocol.md, a minimal bot among its parts) and the \
+         rulebook (DIR/docs/rules.md) without a bot; `allfives rules` prints the rulebook",
+        kits.join(", ")
+    )
+}
+
+/// The parser of a kit's language: clap's own, with [`no_kit`]'s words for a language
+/// without a kit.
+#[derive(Debug, Clone, Copy)]
+pub struct LanguageParser;
+
+impl clap::builder::TypedValueParser for LanguageParser {
+    type Value = Language;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Language, clap::Error> {
+        clap::builder::EnumValueParser::<Language>::new()
+            .parse_ref(cmd, arg, value)
+            .map_err(|_| {
+                clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    no_kit(&value.to_string_lossy()) + "\n",
+                )
+                .with_cmd(cmd)
+            })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Language::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
 }
 
 /// A page of the kit: its path in DIR (and in the repository) and its text.
@@ -53,9 +109,11 @@ pub const RULEBOOK: &str = include_str!("../../docs/rules.md");
 const REPOSITORY_ONLY: (&str, &str) = ("<!-- repository-only -->", "<!-- /repository-only -->");
 
 impl Language {
-    /// The bot's file: its path in the repository, its name in DIR, and its text.
-    fn source(self) -> (&'static str, &'static str, &'static str) {
-        match self {
+    /// The bot's file: its path in the repository, its name in DIR, and its text (none for
+    /// the docs alone).
+    fn source(self) -> Option<(&'static str, &'static str, &'static str)> {
+        Some(match self {
+            Language::Docs => return None,
             Language::Python => (
                 "sample_bots/python/greedy_bot.py",
                 "bot.py",
@@ -81,7 +139,7 @@ impl Language {
                 "bot.js",
                 include_str!("../../sample_bots/js/greedy_bot.js"),
             ),
-        }
+        })
     }
 
     /// The commands that build the bot (if it needs building), then the command line that
@@ -109,6 +167,16 @@ impl Language {
                     format!("\"java -cp {classes} StarterBot\""),
                 )
             }
+            // The bot is the reader's to write: an example of a command line that runs one.
+            Language::Docs => (
+                vec![format!(
+                    "read {} (the whole contract; its \"A minimal bot\" shows one), write \
+                     your bot, then, for one run as `lua {}`:",
+                    join("protocol.md"),
+                    join("bot.lua")
+                )],
+                format!("\"lua {}\"", join("bot.lua")),
+            ),
         }
     }
 }
@@ -126,10 +194,12 @@ pub enum KitError {
 
 /// The kit's files for `language` written into `dir`: each path in DIR and its text.
 fn files(language: Language, dir: &Path) -> Vec<(&'static str, String)> {
-    let (origin, name, text) = language.source();
-    let written = quoted(&dir.join(name).display().to_string());
     let present: Vec<&str> = PAGES.iter().map(|(path, _)| *path).collect();
-    let mut files = vec![(name, text.replace(origin, &written))];
+    let mut files = Vec::new();
+    if let Some((origin, name, text)) = language.source() {
+        let written = quoted(&dir.join(name).display().to_string());
+        files.push((name, text.replace(origin, &written)));
+    }
     files.extend(
         PAGES
             .iter()
@@ -138,8 +208,84 @@ fn files(language: Language, dir: &Path) -> Vec<(&'static str, String)> {
     files
 }
 
-/// A page as the kit writes it at `path`: without its repository-only spans, and with links to
-/// pages not `present` made plain words.
+/// The top folders of allfives' source repository: a path under one names a file of it.
+const SOURCE_FOLDERS: [&str; 9] = [
+    "sample_bots/",
+    "crates/",
+    "scripts/",
+    "src/",
+    "tests/",
+    "benches/",
+    "fuzz/",
+    "examples/",
+    "python/",
+];
+
+/// The files of the source repository that `text` (the page at `path`) names and the kit does
+/// not hold, in order, each once: paths under [`SOURCE_FOLDERS`] and pages (`*.md`), outside
+/// code blocks (whose commands are examples).
+fn elsewhere(text: &str, path: &str, present: &[&str]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let words = line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+            .map(|w| w.trim_end_matches(['.', '-']));
+        for word in words {
+            // An absolute path or an address's tail is no file of the repository.
+            let source = !word.starts_with('/')
+                && (SOURCE_FOLDERS.iter().any(|f| word.starts_with(f)) || word.ends_with(".md"));
+            let held = resolves(path, word, present) || present.contains(&word);
+            // A page named alone is a link's target, beside the page that names it.
+            let word = match word.contains('/') {
+                true => word.to_string(),
+                false => Path::new(path)
+                    .parent()
+                    .unwrap_or(Path::new(""))
+                    .join(word)
+                    .display()
+                    .to_string(),
+            };
+            if source && !held && !found.contains(&word) {
+                found.push(word);
+            }
+        }
+    }
+    found
+}
+
+/// `text`, the page at `path`, with a note under its title naming what of the source
+/// repository it mentions that the kit does not hold, and where that is.
+fn with_elsewhere_noted(text: &str, path: &str, present: &[&str]) -> String {
+    let named = elsewhere(text, path, present);
+    if named.is_empty() {
+        return text.to_string();
+    }
+    let listed: Vec<String> = named.iter().map(|n| format!("`{n}`")).collect();
+    let note = format!(
+        "> Not in this kit: {}: files of allfives' source repository (from which the package \
+         is built), named here for reference; the kit holds only the protocol and its pages in \
+         `docs/`.\n\n",
+        crate::text::listed(&listed)
+    );
+    // Under the title: its first line, and the blank line after it.
+    match text.split_once("\n\n") {
+        Some((title, rest)) if title.starts_with('#') && !title.contains('\n') => {
+            format!("{title}\n\n{note}{rest}")
+        }
+        _ => format!("{note}{text}"),
+    }
+}
+
+/// A page as the kit writes it at `path`: without its repository-only spans, with links to
+/// pages not `present` made plain words, and a note of the source files it names.
 fn for_kit(text: &str, path: &str, present: &[&str]) -> String {
     let mut kept = String::new();
     let mut rest = text;
@@ -151,7 +297,7 @@ fn for_kit(text: &str, path: &str, present: &[&str]) -> String {
             .map_or("", |end| &after[end + REPOSITORY_ONLY.1.len()..]);
     }
     kept.push_str(rest);
-    unlink_missing(&kept, path, present)
+    with_elsewhere_noted(&unlink_missing(&kept, path, present), path, present)
 }
 
 /// `text` (the page at `path`) with every Markdown link whose target is not among `present`

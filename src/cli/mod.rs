@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod compare;
 pub mod deal_file;
 pub mod entrants;
 pub mod exit;

@@ -111,6 +111,10 @@ pub fn game_line(line: &GameLine) -> String {
         ending,
         winners.join(", ")
     );
+    for seat in line.seats.iter().filter(|s| !s.probed.is_empty()) {
+        let probed = crate::sandbox::probes::describe(&seat.probed);
+        let _ = write!(text, "\n  {} probed: {probed}", seat.name);
+    }
     if let Some(log) = &line.log {
         let _ = write!(text, "\n  log: {log}");
     }
@@ -229,6 +233,14 @@ fn run_notes(report: &Report) -> String {
                 "{}'s last fault: {}",
                 r.name,
                 crate::text::terminal(fault)
+            );
+        }
+        if !r.probed.is_empty() {
+            let _ = writeln!(
+                text,
+                "{} probed: {} (calls honest bots never make, refused; docs/fair-play.md)",
+                r.name,
+                crate::sandbox::probes::describe(&r.probed)
             );
         }
     }

@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use allfives_engine::rules::Seat;
 
+use crate::cli::exit::{BAD_LOG, CUT_LOG, say};
 use crate::gamelog::{self, LogError, describe};
 use crate::input;
 use crate::replay::html::{self, IndexEntry};
 use crate::replay::page_data::{Failure, PageData, page_data};
 use crate::replay::steps;
-use crate::tournament::game_logs::{self, LineLog};
+use crate::text::shell_word;
+use crate::tournament::game_logs::{self, LineLog, Place};
 use crate::tournament::results::RESULTS;
 
 /// A log's page data, and why it does not check out, if it does not.
@@ -35,11 +37,24 @@ pub fn game_page(text: &str, seat: Option<Seat>) -> Result<(PageData, Option<Log
 }
 
 /// What became of a folder's pages.
+#[derive(Debug, Default)]
 pub struct Folder {
     /// How many games' pages were written.
     pub games: usize,
     /// The logs that do not check out (their pages show how far they do), as messages.
     pub bad: Vec<String>,
+    /// The logs cut short before their game's end (their pages show what they hold), as
+    /// messages.
+    pub cut: Vec<String>,
+}
+
+impl Folder {
+    /// Adds what became of another folder's pages.
+    pub fn add(&mut self, other: Folder) {
+        self.games += other.games;
+        self.bad.extend(other.bad);
+        self.cut.extend(other.cut);
+    }
 }
 
 /// A game to show: its page's name, its name in messages, its id in a tournament, and where
@@ -106,6 +121,20 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     }
 }
 
+/// Says on stderr which of a folder's games do not check out or are cut short, and returns the
+/// code `replay` gives such a game: [`BAD_LOG`] if one does not check out, else [`CUT_LOG`] if
+/// one is cut short, else 0.
+pub fn folder_code(folder: &Folder) -> u8 {
+    for message in folder.bad.iter().chain(&folder.cut) {
+        say(format_args!("allfives: {}", crate::text::terminal(message)));
+    }
+    match (folder.bad.is_empty(), folder.cut.is_empty()) {
+        (false, _) => BAD_LOG,
+        (true, false) => CUT_LOG,
+        (true, true) => 0,
+    }
+}
+
 /// Where the pages of `out` are written before they are whole: `.NAME.partial` beside it.
 fn partial_of(out: &Path) -> PathBuf {
     let name = out
@@ -122,7 +151,7 @@ fn write_pages(
     seat: Option<Seat>,
 ) -> Result<Folder, String> {
     let mut entries = Vec::new();
-    let mut bad = Vec::new();
+    let (mut bad, mut cut) = (Vec::new(), Vec::new());
     for Game {
         name,
         shown,
@@ -154,18 +183,27 @@ fn write_pages(
             (None, Some(d)) => result_of(d),
             (None, None) => String::new(),
         };
-        if let Some(e) = &error {
-            bad.push(format!("{shown} does not check out: {e}"));
+        match (&error, &data) {
+            (Some(e), _) => bad.push(format!("{shown} does not check out: {e}")),
+            (None, Some(d)) if !d.about.complete => {
+                cut.push(format!("{shown} is cut short before the game's end"));
+            }
+            _ => {}
         }
         if let Some(data) = data.as_mut() {
             data.index = Some("index.html".into());
-            data.name = id;
+            data.replay = Some(replay_command(dir, id.as_deref(), &log, seat));
+            if seat.is_none() {
+                data.log = Some(raw_log(dir, out, &name, &log, &bytes)?);
+            }
+            data.name = id.clone();
             std::fs::write(out.join(&page_name), html::page(data))
                 .map_err(|e| format!("cannot write {}: {e}", out.join(&page_name).display()))?;
         }
         entries.push(IndexEntry {
             page: page_name,
-            name,
+            // A tournament's game by its id, as its report and the command line name it.
+            name: id.unwrap_or(name),
             players,
             result,
             good: error.is_none(),
@@ -177,7 +215,66 @@ fn write_pages(
     Ok(Folder {
         games: entries.len(),
         bad,
+        cut,
     })
+}
+
+/// The command that replays a game of the folder `dir`: its log file, or its id in the
+/// tournament's folder; as `seat` saw it.
+fn replay_command(dir: &Path, id: Option<&str>, log: &Log, seat: Option<Seat>) -> String {
+    let mut command = match (log, id) {
+        (Log::File(path), _) => format!("allfives replay {}", path_word(path)),
+        (Log::Logged(_), id) => format!(
+            "allfives replay {} --game {}",
+            path_word(dir),
+            shell_word(id.unwrap_or_default())
+        ),
+    };
+    if let Some(seat) = seat {
+        command.push_str(&format!(" --seat {seat}"));
+    }
+    command
+}
+
+/// A path as one shell word.
+pub fn path_word(path: &Path) -> String {
+    shell_word(&path.display().to_string())
+}
+
+/// Where a game's page links to its raw log: a log file where it is (relative to the pages), a
+/// game of a tournament's packs copied beside its page (`NAME.jsonl`, the bytes read for it:
+/// a page cannot reach into a pack).
+fn raw_log(dir: &Path, out: &Path, name: &str, log: &Log, bytes: &[u8]) -> Result<String, String> {
+    let file = match log {
+        Log::File(path) => Some(path.clone()),
+        Log::Logged(LineLog {
+            place: Place::File(file),
+            ..
+        }) => Some(dir.join(file)),
+        Log::Logged(_) => None,
+    };
+    if let Some(link) = file.and_then(|path| relative(out, &path)) {
+        return Ok(link);
+    }
+    let file = format!("{name}.jsonl");
+    std::fs::write(out.join(&file), bytes)
+        .map_err(|e| format!("cannot write {}: {e}", out.join(&file).display()))?;
+    Ok(file)
+}
+
+/// The path of the file `to` from the folder `from`, `/` between its parts, if both exist.
+pub fn relative(from: &Path, to: &Path) -> Option<String> {
+    let (from, to) = (from.canonicalize().ok()?, to.canonicalize().ok()?);
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts = vec!["..".to_string(); from.len() - shared];
+    parts.extend(
+        to[shared..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Some(parts.join("/"))
 }
 
 /// The games of `dir`: a tournament's by its results, else its log files.

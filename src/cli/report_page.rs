@@ -231,6 +231,15 @@ fn replace(
         .unwrap_or(LIVE_PAGE.as_ref())
         .to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.new"));
+    // A missing folder is made, as `--out`'s is: else its error names the temporary file.
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot make its folder {}: {e}", parent.display()),
+            )
+        })?;
+    }
     files::replace(path, &temporary, |file| {
         let mut out = BufWriter::new(PageFile { file, until });
         write(&mut out)?;

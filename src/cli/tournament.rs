@@ -16,6 +16,7 @@ use crate::cli::args::{
 use crate::cli::entrants;
 use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, note, output_failed, stopped_or};
 use crate::cli::output;
+use crate::cli::pages::Folder;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
 use crate::cli::run_view::{Shown, banner, interrupted_in, kept_processes_note};
@@ -34,16 +35,30 @@ use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
 pub fn tournament_command(args: &TournamentArgs) -> u8 {
+    let (played, dir) = match play_tournament(args) {
+        Ok(done) => done,
+        Err(code) => return code,
+    };
+    if let Err(e) = output::print_report(&played.report, args.json, args.rating.pairs) {
+        return output_failed(&e);
+    }
+    match (&played.error, played.interrupts) {
+        (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
+        (None, 0) => 0,
+        (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
+    }
+}
+
+/// Plays the tournament `args` ask for, its standings not printed (`tournament` and `compare`
+/// share it); an error is an exit code, its sentence printed.
+pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path::PathBuf), u8> {
     // The collector's runtime (each worker runs on a thread and runtime of its own), and the
     // signal handlers in place before anything else: a signal during a long start is kept, and
     // obeyed as soon as the games start.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(FAILED, format!("cannot start the async runtime: {e}")),
-    };
+        .map_err(|e| fail(FAILED, format!("cannot start the async runtime: {e}")))?;
     let signals = runtime.block_on(async {
         let signals = interrupted_twice();
         // The watch starts (and puts its handlers in place) at its first poll.
@@ -52,12 +67,10 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
-        Err(message) => return fail(stopped_or(BAD_INPUT), message),
+        Err(message) => return Err(fail(stopped_or(BAD_INPUT), message)),
     };
     // A folder that cannot be written (a full disk) is the referee's failure, as a log is.
-    if let Err(message) = start::lay_out(&definition, &held.dir) {
-        return fail(FAILED, message);
-    }
+    start::lay_out(&definition, &held.dir).map_err(|message| fail(FAILED, message))?;
     notes.iter().for_each(|said| note(said));
     let dir = held.dir.clone();
     let mut shown = Shown::new(args, &definition, &dir);
@@ -68,24 +81,20 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
         &mut shown,
     ) {
         Ok(opened) => opened,
-        Err(OpenError::Refused(message)) => return fail(BAD_INPUT, message),
-        Err(OpenError::Failed(message)) => return fail(FAILED, message),
+        Err(OpenError::Refused(message)) => return Err(fail(BAD_INPUT, message)),
+        Err(OpenError::Failed(message)) => return Err(fail(FAILED, message)),
     };
     // The page is there before the banner: whoever reads the banner finds it.
     shown.opened(&opened);
     let concurrency = args
         .concurrency
         .unwrap_or_else(crate::placement::usable_cpus);
-    if let Err(e) = announce(args, &opened, concurrency) {
-        return output_failed(&e);
-    }
+    announce(args, &opened, concurrency).map_err(|e| output_failed(&e))?;
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
     crate::sandbox::outputs::register(&dir);
-    let mut policy = match args.game_options.sandbox.policy(hidden_with(dir.clone())) {
-        Ok(policy) => policy,
-        Err(message) => return fail(BAD_INPUT, message),
-    };
+    let policy = args.game_options.sandbox.policy(hidden_with(dir.clone()));
+    let mut policy = policy.map_err(|m| fail(BAD_INPUT, m))?;
     policy.hidden.extend(args.seeds.key_file());
     let options = PlayOptions {
         concurrency,
@@ -100,14 +109,7 @@ pub fn tournament_command(args: &TournamentArgs) -> u8 {
     if reused {
         kept_processes_note(args.reuse_processes);
     }
-    if let Err(e) = output::print_report(&played.report, args.json, args.rating.pairs) {
-        return output_failed(&e);
-    }
-    match (&played.error, played.interrupts) {
-        (Some(e), _) => fail(FAILED, format!("the tournament stopped: {e}")),
-        (None, 0) => 0,
-        (None, _) => fail(INTERRUPTED, interrupted_in(&dir)),
-    }
+    Ok((played, dir))
 }
 
 /// The banner (unless `--json`), then the notes a run gives before its games: that it has
@@ -358,23 +360,19 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
         Event::Note(said) => note(said),
         Event::Recorded { .. } | Event::Stopping => {}
     };
-    let standings = shards.standings(
-        args.verify,
-        args.sprt,
-        &anchor_asked(&args.rating),
-        &mut sink,
-    );
-    let report = match standings {
+    let anchor = anchor_asked(&args.rating);
+    let report = match shards.standings(args.verify, args.sprt, &anchor, &mut sink) {
         Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
-    if let Some(mut page) = page
-        && let Err(message) = write_report(args, &mut page, &report)
-    {
-        return fail(stopped_or(BAD_INPUT), message);
-    }
+    // A replay page's game cut short or not checking out: `replay`'s code for it.
+    let code = match page.map(|mut page| write_report(args, &mut page, &report)) {
+        Some(Err(message)) => return fail(stopped_or(BAD_INPUT), message),
+        Some(Ok(folder)) => crate::cli::pages::folder_code(&folder),
+        None => 0,
+    };
     match output::print_report(&report, args.json, args.rating.pairs) {
-        Ok(()) => 0,
+        Ok(()) => code,
         Err(e) => output_failed(&e),
     }
 }
@@ -384,17 +382,17 @@ fn write_report(
     args: &StandingsArgs,
     page: &mut ReportPage,
     report: &Report,
-) -> Result<(), String> {
+) -> Result<Folder, String> {
     let path = args.html.as_deref().unwrap_or(Path::new(LIVE_PAGE));
-    if args.replays {
-        for folder in 0..args.dirs.len() {
-            let (dir, out) = page
-                .replay_folder(folder)
-                .expect("a page has each folder's");
-            crate::cli::pages::folder(&dir, &out, None)?;
-            page.replays_written(folder);
-        }
+    let mut all = Folder::default();
+    for folder in (0..args.dirs.len()).filter(|_| args.replays) {
+        let (dir, out) = page
+            .replay_folder(folder)
+            .expect("a page has each folder's");
+        all.add(crate::cli::pages::folder(&dir, &out, None)?);
+        page.replays_written(folder);
     }
     page.write(State::Read, None, report)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map(|()| all)
 }

@@ -181,6 +181,10 @@ pub struct Played {
     pub record: GameRecord,
     /// Each seat's move times in this game.
     pub times: Vec<MoveTimes>,
+    /// What each seat's bot tried and was refused since the last game it played ended (see
+    /// [`crate::sandbox::probes`]): during this game, or before it (at its start, between
+    /// games), so that no call goes uncounted by hiding between games.
+    pub probed: Vec<sandbox::Probed>,
 }
 
 impl Match {
@@ -304,7 +308,16 @@ pub async fn play_planned(
         .zip(&before)
         .map(|(&p, earlier)| players[p].stats.times.since(earlier))
         .collect();
-    Ok(Played { record, times })
+    let probed = planned
+        .seating
+        .iter()
+        .map(|&p| players[p].take_probed())
+        .collect();
+    Ok(Played {
+        record,
+        times,
+        probed,
+    })
 }
 
 /// The protections `bots` will be under with `policy`: what a throwaway contained process gets

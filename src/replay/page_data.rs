@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use allfives_engine::layout::EndId;
+use allfives_engine::protocol::Info;
 use allfives_engine::rules::Seat;
 use allfives_engine::tile::Tile;
 use allfives_engine::view::Choice;
@@ -14,6 +15,7 @@ use allfives_engine::view::Choice;
 use crate::gamelog::Decision;
 use crate::replay::drawing::Drawing;
 use crate::replay::steps::{About, Document, Step};
+use crate::replay::text::info_text;
 
 /// Everything the page shows.
 #[derive(Debug, Clone, Serialize)]
@@ -28,6 +30,12 @@ pub struct PageData {
     /// The game's name where its number in its match does not name it: a tournament game's id
     /// (`0-1/2/0`).
     pub name: Option<String>,
+    /// The game's raw log, relative to the page (its folder's path, as a URL encodes it the
+    /// page's script's job), where the page may link to it: not in one seat's view.
+    pub log: Option<String>,
+    /// The command that replays this game's log (`allfives replay LOG`, or `allfives replay
+    /// DIR --game ID`), each word quoted for a shell, to which the page adds `--turn K`.
+    pub replay: Option<String>,
     /// Each hand: its deal as the viewer may see it, and its final layout.
     pub hands: Vec<PageHand>,
     /// Every step, with only what it changed.
@@ -103,6 +111,10 @@ pub struct PageStep {
     /// A fault's fields.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<Value>,
+    /// The info the bot sent with its move (or with the move that faulted), as the text replay
+    /// shows it: a text as it is, an object as its compact JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub info: Option<String>,
     /// What the bot wrote on stderr while it decided.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stderr: Vec<String>,
@@ -133,6 +145,8 @@ pub fn page_data(doc: &Document) -> PageData {
         failed: None,
         index: None,
         name: None,
+        log: None,
+        replay: None,
         hands,
         steps,
     }
@@ -187,9 +201,20 @@ fn compact(step: &Step, kind: String, scores_changed: bool) -> PageStep {
                 .collect()
         }),
         scores: scores_changed.then(|| step.scores.clone()),
-        decision: step.decision.clone().map(|d| Decision { id: None, ..d }),
+        decision: step.decision.clone().map(|d| Decision {
+            id: None,
+            info: None,
+            ..d
+        }),
         says: worded.then(|| step.says.clone()),
-        fault: (kind == "fault").then(|| step.event.clone()),
+        fault: (kind == "fault").then(|| {
+            let mut fault = step.event.clone();
+            if let Value::Object(fields) = &mut fault {
+                fields.remove("info");
+            }
+            fault
+        }),
+        info: info_of(step).map(|i| info_text(&i)),
         stderr: step.stderr.clone(),
         legal: step
             .legal
@@ -204,5 +229,13 @@ fn compact(step: &Step, kind: String, scores_changed: bool) -> PageStep {
             })
         }),
         kind,
+    }
+}
+
+/// The info of a step: its move's, or, at a fault, the info sent with the move refused.
+fn info_of(step: &Step) -> Option<Info> {
+    match step.decision.as_ref().and_then(|d| d.info.clone()) {
+        Some(info) => Some(info),
+        None => serde_json::from_value(step.event["info"].clone()).ok(),
     }
 }

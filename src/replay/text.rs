@@ -399,13 +399,17 @@ pub fn thinking_text(text: &mut String, info: Option<&Info>, stderr: &[String], 
         wrapped(text, "  ", &paint.dim(&shown));
     }
     if let Some(info) = info {
-        let shown = match info {
-            Info::Text(t) => crate::text::terminal(t),
-            Info::Object(_) => {
-                crate::text::terminal(&serde_json::to_string(info).unwrap_or_default())
-            }
-        };
+        let shown = crate::text::terminal(&info_text(info));
         wrapped(text, "  ", &paint.dim(&format!("info: {shown}")));
+    }
+}
+
+/// A bot's info as the replays show it, before it is made safe for a terminal or a page: a
+/// text as it is, an object as its compact JSON.
+pub fn info_text(info: &Info) -> String {
+    match info {
+        Info::Text(t) => t.clone(),
+        Info::Object(_) => serde_json::to_string(info).unwrap_or_default(),
     }
 }
 

@@ -219,13 +219,14 @@ pub enum Answer {
 }
 
 /// Poses `position` to the bot `spec`, contained by `policy`: it is started and told the game
-/// and the hand so far, as the seat on move was, then asked to move; then it is stopped.
+/// and the hand so far, as the seat on move was, then asked to move; then it is stopped. The
+/// answer comes with the bot's name as a match shows it (its hello's, unless one was given).
 pub async fn ask(
     replay: &Replay,
     position: &Position,
     spec: BotSpec,
     policy: Arc<Policy>,
-) -> Answer {
+) -> (String, Answer) {
     let h = &replay.header;
     let clocks = Clocks::from_info(h.clock, h.clock_kind);
     let sink = StderrSink {
@@ -236,7 +237,7 @@ pub async fn ask(
     };
     let mut player = Player::new(spec, h.seed, sink, MAX_BOT_LINE, policy);
     if let Err(fault) = player.start(&clocks).await {
-        return Answer::Fault(fault);
+        return (player.display_name().to_string(), Answer::Fault(fault));
     }
     let seat = position.seat;
     player.queue(&encode(&ToBot::GameStart {
@@ -265,5 +266,5 @@ pub async fn ask(
         Err(fault) => Answer::Fault(fault),
     };
     player.stop(Stop::Politely(GRACE)).await;
-    answer
+    (player.display_name().to_string(), answer)
 }

@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::grants::Grants;
+use super::report::Mounts;
 
 /// The first of the user ids given to root's bots: far above any real user's, below 2^31.
 const FIRST_ID: u32 = 0x4000_0000;
@@ -75,6 +76,21 @@ pub(super) fn choose(grants: &Grants) -> (Identity, Vec<PathBuf>, Option<String>
         .cloned()
         .collect();
     (Identity::Unprivileged(fresh_id()), outer, None)
+}
+
+/// Who the bot runs as once its mounts are made (`mounts`, the report's mask of them): an own
+/// user reaches what it needs through the masks over the folders on the way that others cannot
+/// enter (`/root`, where a version manager lives); if it needed them (`masked`) and a mount was
+/// refused (it happens under load, when many bots start at once), it would meet `Permission
+/// denied` at its first step (pyenv's shim: exit 126). It then keeps root's user, without a
+/// single capability, which enters them: a start never fails by chance.
+pub(super) fn reachable(identity: Identity, masked: bool, mounts: u32) -> Identity {
+    match identity {
+        Identity::Unprivileged(_) if masked && mounts & Mounts::BINDS == 0 => {
+            Identity::RootWithoutCapabilities
+        }
+        other => other,
+    }
 }
 
 /// A user id no other bot is likely to have: a random one of 2^30.
@@ -169,5 +185,27 @@ unsafe fn drop_capabilities() -> bool {
         let header: [u32; 2] = [0x2008_0522, 0];
         let data = [0u32; 6];
         libc::syscall(libc::SYS_capset, header.as_ptr(), data.as_ptr()) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_own_user_without_its_masks_keeps_roots_user_powerless() {
+        let own = Identity::Unprivileged(FIRST_ID);
+        assert_eq!(reachable(own, true, 0), Identity::RootWithoutCapabilities);
+        assert_eq!(
+            reachable(own, true, Mounts::READ_ONLY | Mounts::TMP),
+            Identity::RootWithoutCapabilities
+        );
+        assert_eq!(reachable(own, true, Mounts::BINDS), own);
+        assert_eq!(
+            reachable(own, false, 0),
+            own,
+            "nothing on its way was masked"
+        );
+        assert_eq!(reachable(Identity::Same, true, 0), Identity::Same);
     }
 }

@@ -15,6 +15,7 @@ pub mod limits;
 mod mounts;
 mod namespaces;
 pub mod outputs;
+pub mod probes;
 pub mod protections;
 mod reaper;
 pub mod report;
@@ -29,11 +30,14 @@ use std::path::{Path, PathBuf};
 pub use grants::{Grants, Wants, grants, homes};
 pub use identity::Identity;
 pub use limits::ResourceLimits;
+pub use probes::{Probed, Tally};
 pub use protections::Protections;
 pub use reaper::{init_main, is_init};
 pub use report::Report;
 
-use report::{IDENTITY, INIT, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces, SECCOMP};
+use report::{
+    IDENTITY, INIT, KEYRING, LANDLOCK, LIMITS, MOUNTS, Mounts, NAMESPACES, Namespaces, SECCOMP,
+};
 
 /// The default size of a bot's private `/tmp` (and of its `/dev/shm`), in MiB.
 pub const DEFAULT_TMP_MIB: u64 = 64;
@@ -45,9 +49,10 @@ pub struct Policy {
     pub enabled: bool,
     /// Let them use the network.
     pub network: bool,
-    /// Let their file locks take effect (`--bot-locks`): no seccomp filter, so partners can
-    /// signal through locks on a file both read; for trusted bots that lock files across
-    /// processes of their own (SQLite written by several processes).
+    /// Let their file locks and watches take effect (`--bot-locks`): partners can then signal
+    /// through locks on a file both read, or watch each other open it (inotify); for trusted
+    /// bots that lock files across processes of their own (SQLite written by several
+    /// processes). The rest of the seccomp filter stays.
     pub real_locks: bool,
     /// Memory and process limits.
     pub limits: ResourceLimits,
@@ -137,21 +142,22 @@ pub struct Containment {
 }
 
 /// Prepares `command` to start contained by `policy` with `grants` (see [`Policy::grants`]);
-/// `None` when the policy is off. After the spawn, call [`Containment::spawned`].
+/// `None` when the policy is off. What the bot tries and is refused is counted in `tally`
+/// (see [`probes`]). After the spawn, call [`Containment::spawned`].
 pub fn contain(
     command: &mut std::process::Command,
     grants: &Grants,
     policy: &Policy,
+    tally: Option<&Tally>,
 ) -> io::Result<Option<Containment>> {
     if !policy.enabled {
         return Ok(None);
     }
     let (identity, masks, _) = identity::choose(grants);
+    let masked = !masks.is_empty();
     let mut ruleset = landlock::prepare(grants, policy.network)?;
-    let filter = match policy.real_locks {
-        true => None,
-        false => Some(seccomp::prepare()?),
-    };
+    let filter = seccomp::prepare(!policy.real_locks)?;
+    let tally = tally.map_or(-1, Tally::fd);
     let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
@@ -180,7 +186,9 @@ pub fn contain(
         identity::before_namespaces(identity);
         let ns = namespaces::enter(network, root, &maps);
         report::put(w, NAMESPACES, ns);
+        report::put(w, KEYRING, fresh_session_keyring());
         let mut mounts = 0;
+        let mut filtered = false;
         if ns & Namespaces::PID != 0 {
             let lifeline = reaper::Lifeline::new()?;
             // SAFETY: fork in a single-threaded child; each side only makes raw calls.
@@ -197,11 +205,17 @@ pub fn contain(
                 mounts = plan.apply();
             }
             report::put(w, MOUNTS, mounts);
+            // The init installs the filter, listening for the counted calls; the bot
+            // inherits it.
+            let listener = filter.install_listening();
+            filtered = listener.is_some();
+            report::put(w, SECCOMP, u32::from(filtered));
+            let watch = listener.map(|listener| reaper::Watch { listener, tally });
             // SAFETY: as above; this process is PID 1 of the new namespace.
             match unsafe { libc::fork() } {
                 -1 => return Err(io::Error::last_os_error()),
                 0 => {}
-                bot => reaper::init(bot, w, exec.as_ref()),
+                bot => reaper::init(bot, w, exec.as_ref(), watch),
             }
         }
         if mounts != 0 {
@@ -210,7 +224,7 @@ pub fn contain(
             // SAFETY: chdir with a NUL-terminated path prepared before the fork.
             unsafe { libc::chdir(cwd.as_ptr()) };
         }
-        let became = identity::become_bot(identity);
+        let became = identity::become_bot(identity::reachable(identity, masked, mounts));
         report::put(w, IDENTITY, u32::from(became));
         if !became {
             // SAFETY: a bot that could not shed root's powers must not run.
@@ -223,7 +237,7 @@ pub fn contain(
             mounts & Mounts::PROC != 0,
         );
         report::put(w, LANDLOCK, landlock);
-        if let Some(filter) = &filter {
+        if !filtered {
             report::put(w, SECCOMP, filter.install());
         }
         // Descriptors the referee inherited (a shell's `3<secret`) must not reach the bot.
@@ -246,6 +260,22 @@ pub fn contain(
         report: Report::default(),
         tmp: None,
     }))
+}
+
+/// Leaves the session keyring this process inherited (a login session's, shared by every
+/// process in it and outliving each) for a fresh, empty one of its own, which its init and bot
+/// inherit: 1 if it did. Raw call only.
+fn fresh_session_keyring() -> u32 {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    // SAFETY: keyctl with a null name (an anonymous keyring) changes only this process.
+    let joined = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_JOIN_SESSION_KEYRING,
+            std::ptr::null::<libc::c_char>(),
+        )
+    };
+    u32::from(joined >= 0)
 }
 
 /// What the init mounts for a bot with `grants` run as `identity`, `masks` the folders on the
@@ -361,7 +391,7 @@ pub fn probe(policy: &Policy) -> io::Result<Report> {
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    let Some(mut containment) = contain(&mut command, &grants, policy)? else {
+    let Some(mut containment) = contain(&mut command, &grants, policy, None)? else {
         return Ok(Report::default());
     };
     let mut child = command.spawn()?;

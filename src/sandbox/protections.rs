@@ -97,19 +97,31 @@ impl Protections {
         p.landlock(report.landlock.unwrap_or(0));
         if policy.real_locks {
             p.missing.push(
-                "file locks take effect (--bot-locks): partners can signal through locks on a \
-                 file both read"
+                "file locks and watches (inotify) take effect (--bot-locks): partners can signal \
+                 through locks on a file both read, or watch each other open it"
                     .into(),
             );
-        } else {
-            p.either(
-                report.seccomp == Some(true),
-                "seccomp: file locks take no effect and file watches are refused (no signalling \
-             through a file both partners read)",
-                "no seccomp filter (the kernel refused it): partners can signal through locks \
-                 on a file both read",
-            );
         }
+        let seccomp = match policy.real_locks {
+            true => "seccomp: the page cache's probes and the key calls refused and counted",
+            false => {
+                "seccomp: file locks take no effect and file watches are refused (no signalling \
+                 through a file both partners read); the page cache's probes and the key calls \
+                 refused and counted"
+            }
+        };
+        p.either(
+            report.seccomp == Some(true),
+            seccomp,
+            "no seccomp filter (the kernel refused it): partners can signal through locks on a \
+             file both read, and a bot can probe the page cache and use keyrings",
+        );
+        p.either(
+            report.keyring == Some(true),
+            "a fresh, empty session keyring for each bot",
+            "no session keyring of its own (the kernel refused it): a bot can reach the \
+             referee's (it cannot use it while the seccomp filter is in force)",
+        );
         p.in_force
             .push("no core dumps; no descriptor of the referee's inherited".into());
         p.limits(policy, report.limits.unwrap_or(0), bots);

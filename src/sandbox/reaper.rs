@@ -15,6 +15,7 @@
 use std::os::fd::RawFd;
 use std::os::unix::fs::OpenOptionsExt;
 
+use super::probes::Counters;
 use super::report::{self, LEFTOVERS, STATUS};
 
 /// Makes this process die by SIGKILL when the thread that forked it ends; false if that
@@ -81,7 +82,7 @@ pub(super) fn die_with_keeper(lifeline: Lifeline) {
 /// The keeper's life once it has forked `init`: waits for it and exits as it did, holding the
 /// init's lifeline until it dies.
 pub(super) fn keep(init: libc::pid_t, lifeline: Lifeline) -> ! {
-    close_all_but(lifeline.write);
+    close_all_but(&[lifeline.write]);
     // SAFETY: signal dispositions of this process, which never runs Rust code again but this.
     unsafe {
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
@@ -95,6 +96,9 @@ pub(super) fn keep(init: libc::pid_t, lifeline: Lifeline) -> ! {
 /// The name the init runs under, and its report descriptor once it has exec'd.
 pub const INIT_NAME: &str = "allfives-init";
 const INIT_REPORT_FD: RawFd = 3;
+/// The exec'd init's seccomp listener and page of counters, when it counts ([`Watch`]).
+const INIT_LISTENER_FD: RawFd = 4;
+const INIT_TALLY_FD: RawFd = 5;
 /// The bot's process id in its namespace: the init's first child.
 const BOT_PID: libc::pid_t = 2;
 
@@ -124,36 +128,71 @@ impl InitExec {
     }
 }
 
-/// The init's life once it has forked the bot: execs a fresh `allfives-init` (see
-/// [`init_main`]) if it can, else reaps until the bot ends, reports, and exits.
-pub(super) fn init(bot: libc::pid_t, report_fd: RawFd, exec: Option<&InitExec>) -> ! {
-    if let Some(exec) = exec.filter(|_| bot == BOT_PID) {
-        exec_init(report_fd, exec);
-    }
-    close_all_but(report_fd);
-    reap_and_report(bot, report_fd)
+/// What the init watches besides its children: the seccomp listener of the bot's counted
+/// calls, and the player's page of counters (a `memfd`; -1 when there is none).
+#[derive(Clone, Copy)]
+pub(super) struct Watch {
+    pub listener: RawFd,
+    pub tally: RawFd,
 }
 
-/// Execs the init afresh, its report pipe as descriptor 3 and nothing else open; returns only
-/// if the exec failed.
-fn exec_init(report_fd: RawFd, exec: &InitExec) {
+/// The init's life once it has forked the bot: execs a fresh `allfives-init` (see
+/// [`init_main`]) if it can, else reaps until the bot ends (answering the counted calls),
+/// reports, and exits.
+pub(super) fn init(
+    bot: libc::pid_t,
+    report_fd: RawFd,
+    exec: Option<&InitExec>,
+    watch: Option<Watch>,
+) -> ! {
+    if let Some(exec) = exec.filter(|_| bot == BOT_PID) {
+        exec_init(report_fd, exec, watch);
+    }
+    let kept = watch.map_or([report_fd; 3], |w| [report_fd, w.listener, w.tally]);
+    close_all_but(&kept);
+    reap_and_report(bot, report_fd, watch)
+}
+
+/// Execs the init afresh, its report pipe as descriptor 3 (its watch as 4 and 5) and nothing
+/// else open; returns only if the exec failed.
+fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
     let argv: [*const libc::c_char; 2] = [c"allfives-init".as_ptr(), std::ptr::null()];
     let envp: [*const libc::c_char; 1] = [std::ptr::null()];
-    // SAFETY: descriptor moves on this process's own table; execveat with NUL-terminated,
-    // null-ended lists that live in this frame.
+    let (listener, tally) = watch.map_or((-1, -1), |w| (w.listener, w.tally));
+    let wanted = [
+        (report_fd, INIT_REPORT_FD),
+        (listener, INIT_LISTENER_FD),
+        (tally, INIT_TALLY_FD),
+    ];
+    // SAFETY: descriptor moves on this process's own table (each first moved above the places,
+    // where one may sit where another goes; dup2 leaves the new one open at exec); execveat
+    // with NUL-terminated, null-ended lists that live in this frame.
     unsafe {
         let exe = libc::fcntl(exec.exe, libc::F_DUPFD_CLOEXEC, 10);
         if exe < 0 {
             return;
         }
-        if report_fd == INIT_REPORT_FD {
-            libc::fcntl(report_fd, libc::F_SETFD, 0);
-        } else if libc::dup2(report_fd, INIT_REPORT_FD) < 0 {
+        let mut moved = [-1; 3];
+        for (i, &(fd, _)) in wanted.iter().enumerate() {
+            if fd >= 0 {
+                moved[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
+            }
+        }
+        for (&fd, &(_, place)) in moved.iter().zip(&wanted) {
+            // A place with nothing to hold is emptied: a descriptor the referee inherited there
+            // must not pass for a listener or a page of counters.
+            if fd < 0 {
+                libc::close(place);
+            } else if libc::dup2(fd, place) < 0 {
+                return;
+            }
+        }
+        if moved[0] < 0 {
             return;
         }
         libc::close_range(0, 2, 0);
         libc::close_range(
-            4,
+            INIT_TALLY_FD as libc::c_uint + 1,
             libc::c_uint::MAX,
             libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
         );
@@ -177,15 +216,27 @@ pub fn is_init() -> bool {
         && unsafe { libc::getpid() } == 1
 }
 
-/// The exec'd init's whole life: reaps until the bot (its first child) ends, reports on
-/// descriptor 3, and exits as the bot did.
+/// The exec'd init's whole life: reaps until the bot (its first child) ends, answering its
+/// counted calls if it was given a listener (descriptor 4), reports on descriptor 3, and exits
+/// as the bot did.
 pub fn init_main() -> ! {
     die_with_parent(0);
-    reap_and_report(BOT_PID, INIT_REPORT_FD)
+    // SAFETY: fcntl asks whether a descriptor of this process is open.
+    let listening = unsafe { libc::fcntl(INIT_LISTENER_FD, libc::F_GETFD) } >= 0;
+    let watch = listening.then_some(Watch {
+        listener: INIT_LISTENER_FD,
+        tally: INIT_TALLY_FD,
+    });
+    reap_and_report(BOT_PID, INIT_REPORT_FD, watch)
 }
 
-fn reap_and_report(bot: libc::pid_t, report_fd: RawFd) -> ! {
-    let status = wait_for(bot);
+fn reap_and_report(bot: libc::pid_t, report_fd: RawFd, watch: Option<Watch>) -> ! {
+    let status = match watch {
+        Some(watch) if watch.listener >= 0 => {
+            wait_answering(bot, &Counters::map(watch.listener, watch.tally))
+        }
+        _ => wait_for(bot),
+    };
     report::put(report_fd, LEFTOVERS, u32::from(others_alive()));
     report::put(report_fd, STATUS, status as u32);
     exit_as(status)
@@ -206,6 +257,77 @@ fn wait_for(pid: libc::pid_t) -> libc::c_int {
     }
 }
 
+/// Waits for `pid` as [`wait_for`] does, answering the bot's counted calls meanwhile: one
+/// `poll` on the listener and on SIGCHLD (a `signalfd`).
+fn wait_answering(pid: libc::pid_t, counters: &Counters) -> libc::c_int {
+    // SAFETY: signal-mask and signalfd calls on this process, with a set in this frame.
+    let children = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK)
+    };
+    let mut listener = counters.listener();
+    if children < 0 {
+        // Without a way to wait for both, the listener goes: the counted calls then fail
+        // with ENOSYS, uncounted.
+        // SAFETY: closes a descriptor this process owns.
+        unsafe { libc::close(listener) };
+        return wait_for(pid);
+    }
+    loop {
+        if let Some(status) = reap_all(pid) {
+            return status;
+        }
+        let mut fds = [
+            libc::pollfd {
+                fd: children,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: listener,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: poll on an array in this frame; a negative descriptor is skipped.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+            continue;
+        }
+        let answered = fds[1].revents & libc::POLLIN != 0 && counters.answer_one();
+        let broken = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+        if !answered && fds[1].revents & (libc::POLLIN | broken) != 0 {
+            // Of no more use: closed, the counted calls fail with ENOSYS, uncounted (a call
+            // waiting on an open listener would wait for ever).
+            // SAFETY: closes a descriptor this process owns, never used again.
+            unsafe { libc::close(listener) };
+            listener = -1;
+        }
+        if fds[0].revents != 0 {
+            let mut info = [0u8; 128 * 4];
+            // SAFETY: reads what the signalfd holds into a buffer of its length.
+            while unsafe { libc::read(children, info.as_mut_ptr().cast(), info.len()) } > 0 {}
+        }
+    }
+}
+
+/// Reaps every child that has ended: `pid`'s status once it has.
+fn reap_all(pid: libc::pid_t) -> Option<libc::c_int> {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes the status it is given.
+        match unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) } {
+            got if got == pid => return Some(status),
+            got if got > 0 => continue,
+            0 => return None,
+            _ if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => continue,
+            _ => return Some(0),
+        }
+    }
+}
+
 /// Whether a process is still running in the namespace (zombies are reaped first).
 fn others_alive() -> bool {
     loop {
@@ -219,18 +341,22 @@ fn others_alive() -> bool {
     }
 }
 
-/// Closes every descriptor but `keep` (the bot's pipes must close when the bot ends).
-fn close_all_but(keep: RawFd) {
+/// Closes every descriptor but those in `keep` (the bot's pipes must close when the bot
+/// ends); no allocation.
+fn close_all_but<const N: usize>(keep: &[RawFd; N]) {
+    let mut keep = *keep;
+    keep.sort_unstable();
+    let mut from: libc::c_uint = 0;
     // SAFETY: close_range on this process's own descriptors.
     unsafe {
-        if keep < 0 {
-            libc::close_range(0, libc::c_uint::MAX, 0);
-            return;
+        for fd in keep.into_iter().filter(|&fd| fd >= 0) {
+            let fd = fd as libc::c_uint;
+            if fd > from {
+                libc::close_range(from, fd - 1, 0);
+            }
+            from = from.max(fd + 1);
         }
-        if keep > 0 {
-            libc::close_range(0, keep as libc::c_uint - 1, 0);
-        }
-        libc::close_range(keep as libc::c_uint + 1, libc::c_uint::MAX, 0);
+        libc::close_range(from, libc::c_uint::MAX, 0);
     }
 }
 

@@ -27,6 +27,9 @@ pub(super) const INIT: u8 = b'I';
 pub(super) const SECCOMP: u8 = b'S';
 /// Whether the bot took its identity (1) or could not (0): then it did not run.
 pub(super) const IDENTITY: u8 = b'U';
+/// Whether the bot starts in a fresh, empty session keyring of its own (1) or kept the
+/// referee's (0).
+pub(super) const KEYRING: u8 = b'K';
 
 /// Namespace bits.
 pub(super) struct Namespaces;
@@ -85,6 +88,8 @@ pub struct Report {
     pub identity: Option<bool>,
     /// Whether the seccomp filter on locks and watches was installed.
     pub seccomp: Option<bool>,
+    /// Whether the bot's session keyring is a fresh, empty one of its own.
+    pub keyring: Option<bool>,
 }
 
 /// The referee's end of a report pipe.
@@ -127,6 +132,7 @@ impl Reader {
                 INIT => report.init = Some(value),
                 IDENTITY => report.identity = Some(value != 0),
                 SECCOMP => report.seccomp = Some(value != 0),
+                KEYRING => report.keyring = Some(value != 0),
                 _ => {}
             }
         }

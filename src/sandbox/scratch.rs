@@ -55,27 +55,58 @@ pub const LEFT_OUT: &str = ".left-out.txt";
 /// The most files looked at: a bot can fill its /tmp with millions of empty files.
 const MAX_SEEN: usize = 100_000;
 
-/// A regular file the bot left: its size, its path as saved, and the names that lead to it.
+/// A regular file the bot left: its size, when it was last written, whether its name is a
+/// log's, its path as saved, and the names that lead to it.
 struct Found {
     len: u64,
+    written: (i64, i64),
+    log: bool,
     rel: PathBuf,
     names: Vec<std::ffi::OsString>,
 }
 
+impl Found {
+    /// The order files are kept in ([`RULE`]): logs first, then the last written, then the
+    /// smallest; the path last, so that the order is the same from run to run.
+    fn rank(&self) -> (bool, std::cmp::Reverse<(i64, i64)>, u64, &Path) {
+        (
+            !self.log,
+            std::cmp::Reverse(self.written),
+            self.len,
+            &self.rel,
+        )
+    }
+}
+
+/// Which files are kept first, in words (the note of what was left out says it).
+const RULE: &str = "files named like logs first (*.log, *.txt, *.out, *.err, or a name with \
+     log, debug, trace or err in it), then the ones written last, then the smallest";
+
+/// Whether a file's name says it is a log or a note a bot's author wants back.
+fn named_like_a_log(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy().to_lowercase();
+    let extension = name.rsplit_once('.').map_or("", |(_, x)| x);
+    ["log", "txt", "out", "err"].contains(&extension)
+        || ["log", "debug", "trace", "err"]
+            .iter()
+            .any(|word| name.contains(word))
+}
+
 /// Copies what the bot left in `tmp` into a new folder `dest` (or `dest-2`, ...), at most `cap`
-/// bytes and [`MAX_FILES`] files, the smallest files first (a debug note survives a large
-/// dump); what did not fit is listed in [`LEFT_OUT`] there. Nothing is created when the bot
-/// left nothing.
+/// bytes and [`MAX_FILES`] files, in [`RULE`]'s order (a debug note survives a large dump and
+/// a crowd of small files); what did not fit is listed in [`LEFT_OUT`] there, and so are
+/// folders too deep to be looked into. Nothing is created when the bot left nothing.
 pub fn save(tmp: OwnedFd, dest: &Path, cap: u64) -> io::Result<Saved> {
     let root = File::from(tmp);
     let mut walk = Walk {
         device: root.metadata()?.dev(),
         found: Vec::new(),
+        too_deep: Vec::new(),
         unseen: false,
     };
     walk.folder(&root, Path::new(""), &[], 0)?;
     let mut found = walk.found;
-    found.sort_by(|a, b| (a.len, &a.rel).cmp(&(b.len, &b.rel)));
+    found.sort_by(|a, b| a.rank().cmp(&b.rank()));
     let mut copy = Copy {
         cap,
         saved: Saved::default(),
@@ -85,6 +116,12 @@ pub fn save(tmp: OwnedFd, dest: &Path, cap: u64) -> io::Result<Saved> {
     for file in &found {
         copy.one(&root, file);
     }
+    copy.left_out.extend(walk.too_deep.iter().map(|dir| {
+        format!(
+            "{}/ (a folder deeper than {MAX_DEPTH} levels: not looked into)",
+            dir.display()
+        )
+    }));
     copy.note(walk.unseen)?;
     Ok(copy.saved)
 }
@@ -93,6 +130,8 @@ pub fn save(tmp: OwnedFd, dest: &Path, cap: u64) -> io::Result<Saved> {
 struct Walk {
     device: u64,
     found: Vec<Found>,
+    /// Folders not looked into: deeper than [`MAX_DEPTH`].
+    too_deep: Vec<PathBuf>,
     /// Whether some entries were not looked at ([`MAX_SEEN`]).
     unseen: bool,
 }
@@ -119,12 +158,17 @@ impl Walk {
             }
             // The bot chose the name, and it lands in the user's log folder: a safe slug.
             let rel = rel.join(crate::text::file_name(&name.to_string_lossy()));
+            let log = named_like_a_log(&name);
             let names: Vec<_> = names.iter().cloned().chain([name]).collect();
             if meta.is_dir() && depth < MAX_DEPTH {
                 self.folder(&entry, &rel, &names, depth + 1)?;
+            } else if meta.is_dir() {
+                self.too_deep.push(rel);
             } else if meta.is_file() {
                 self.found.push(Found {
                     len: meta.len(),
+                    written: (meta.mtime(), meta.mtime_nsec()),
+                    log,
                     rel,
                     names,
                 });
@@ -134,7 +178,7 @@ impl Walk {
     }
 }
 
-/// The copy of the files found, smallest first.
+/// The copy of the files found, in [`RULE`]'s order.
 struct Copy {
     cap: u64,
     saved: Saved,
@@ -186,8 +230,8 @@ impl Copy {
         self.saved.cut = true;
         let dir = self.target()?;
         let mut text = format!(
-            "The bot's /tmp held more than is kept ({}, {MAX_FILES} files, the smallest \
-             first). Left out:\n",
+            "The bot's /tmp held more than is kept ({}, {MAX_FILES} files; kept first: \
+             {RULE}). Left out:\n",
             size(self.cap)
         );
         for line in &self.left_out {

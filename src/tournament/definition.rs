@@ -47,6 +47,96 @@ pub struct EntrantDef {
     pub env: BTreeMap<String, String>,
 }
 
+impl EntrantDef {
+    /// Whether `other` is the same entrant: the same name, command and environment, and the
+    /// same working directory however its path is spelled (`bots`, `../x/bots`, absolute, a
+    /// link). Definitions written before the folder was stored resolved hold it as given,
+    /// which is resolved here from the current folder, as their runs did.
+    pub fn same_as(&self, other: &EntrantDef) -> bool {
+        self.name == other.name
+            && self.command == other.command
+            && self.env == other.env
+            && self.dir.as_deref().map(resolved) == other.dir.as_deref().map(resolved)
+    }
+
+    /// What differs between `self` (asked for now) and `stored`, the same entrant's name, in
+    /// words; empty when they are [`same_as`](EntrantDef::same_as) each other.
+    pub fn differences(&self, stored: &EntrantDef) -> Vec<String> {
+        let dir = |d: &Option<PathBuf>| {
+            d.as_deref()
+                .map_or("none (where the referee starts)".to_string(), |d| {
+                    format!("'{}'", d.display())
+                })
+        };
+        let env = |e: &BTreeMap<String, String>| match e.is_empty() {
+            true => "none".to_string(),
+            false => e
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        let mut what = Vec::new();
+        if self.command != stored.command {
+            what.push(format!(
+                "its command ('{}' here, '{}' stored)",
+                self.command, stored.command
+            ));
+        }
+        if self.dir.as_deref().map(resolved) != stored.dir.as_deref().map(resolved) {
+            what.push(format!(
+                "its dir ({} here, {} stored)",
+                dir(&self.dir),
+                dir(&stored.dir)
+            ));
+        }
+        if self.env != stored.env {
+            what.push(format!(
+                "its env ({} here, {} stored)",
+                env(&self.env),
+                env(&stored.env)
+            ));
+        }
+        what
+    }
+}
+
+/// A working directory as one spelling: the real path of the folder (links and `..` resolved)
+/// if it exists, else the path made absolute from the current folder.
+pub fn resolved(dir: &Path) -> PathBuf {
+    dir.canonicalize()
+        .or_else(|_| std::path::absolute(dir))
+        .unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// Whether two lists of entrants are the same entrants, in order ([`EntrantDef::same_as`]).
+fn same_entrants(a: &[EntrantDef], b: &[EntrantDef]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.same_as(b))
+}
+
+/// What differs between two lists of entrants (`here`, asked for now, and `stored`), in words:
+/// the count, or the first entrant that differs, by name.
+fn entrants_differ(here: &[EntrantDef], stored: &[EntrantDef]) -> Option<String> {
+    if let Some((k, (new, old))) = here
+        .iter()
+        .zip(stored)
+        .enumerate()
+        .find(|(_, (new, old))| !new.same_as(old))
+    {
+        return Some(match new.name == old.name {
+            true => format!(
+                "entrant {}, {}: {}",
+                k + 1,
+                old.name,
+                new.differences(old).join(", ")
+            ),
+            false => format!("entrant {} ({} here, {} stored)", k + 1, new.name, old.name),
+        });
+    }
+    (here.len() != stored.len())
+        .then(|| format!("entrants ({} here, {} stored)", here.len(), stored.len()))
+}
+
 /// Everything that decides a tournament's games.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,7 +208,9 @@ impl Definition {
                 .map(|b| EntrantDef {
                     name: b.name.clone(),
                     command: b.command.clone(),
-                    dir: b.dir.clone(),
+                    // Stored as one spelling: a bots file named from another folder, or as
+                    // `./../bots.toml`, defines the same tournament.
+                    dir: b.dir.as_deref().map(resolved),
                     env: b.env.clone(),
                 })
                 .collect(),
@@ -255,10 +347,11 @@ impl Definition {
                     new.name
                 ));
             }
-            if new != old {
+            if !new.same_as(old) {
                 return Err(format!(
-                    "entrant {} is stored with the command '{}' (dir {:?}, env {:?}), given with '{}' (dir {:?}, env {:?}): give it as stored, or start a new tournament",
-                    old.name, old.command, old.dir, old.env, new.command, new.dir, new.env
+                    "entrant {} differs from the one stored: {}; give it as stored, or start a new tournament",
+                    old.name,
+                    new.differences(old).join(", ")
                 ));
             }
         }
@@ -274,26 +367,89 @@ impl Definition {
         // A ladder's budget, draw and retirements change nothing of a game played.
         same.ladder = stored.ladder;
         same.retired = stored.retired.clone();
-        match same.same_games(stored) {
+        let what = same.mismatches(stored);
+        match what.is_empty() {
             true => Ok(()),
-            false => Err("its seed, schedule, rules or clocks differ".to_string()),
+            false => Err(format!("what differs: {}", what.join("; "))),
         }
+    }
+
+    /// What differs between `self` (here) and `other` (stored), each in words; empty when
+    /// they define the same games (how logs are stored aside).
+    pub fn mismatches(&self, other: &Definition) -> Vec<String> {
+        let mut what: Vec<String> = entrants_differ(&self.entrants, &other.entrants)
+            .into_iter()
+            .collect();
+        let shown =
+            |d: Option<(u64, u64)>| d.map_or("none".to_string(), |(i, n)| format!("{i}/{n}"));
+        let seed = (self.seed, self.public_seed, self.typed_seed)
+            == (other.seed, other.public_seed, other.typed_seed);
+        let clocks = (self.clock, self.clock_kind) == (other.clock, other.clock_kind);
+        let fields = [
+            (
+                self.kind == other.kind && self.version == other.version,
+                "kind or version".to_string(),
+            ),
+            (
+                self.format == other.format,
+                format!(
+                    "format ({} here, {} stored)",
+                    self.format.name(),
+                    other.format.name()
+                ),
+            ),
+            (self.table == other.table, "table".to_string()),
+            (
+                self.deals == other.deals,
+                format!("deals ({} here, {} stored)", self.deals, other.deals),
+            ),
+            (seed, "seed".to_string()),
+            (
+                self.rules == other.rules,
+                format!("rules ({} here, {} stored)", self.rules, other.rules),
+            ),
+            (clocks, "clocks".to_string()),
+            (self.on_fault == other.on_fault, "fault policy".to_string()),
+            (self.max_line == other.max_line, "line cap".to_string()),
+            (
+                self.shard == other.shard,
+                format!(
+                    "shard ({} here, {} stored)",
+                    shown(self.shard),
+                    shown(other.shard)
+                ),
+            ),
+            (self.sprt == other.sprt, "sequential test".to_string()),
+            (self.ladder == other.ladder, "ladder's budget".to_string()),
+            (
+                self.retired == other.retired,
+                "retired entrants".to_string(),
+            ),
+        ];
+        what.extend(
+            fields
+                .into_iter()
+                .filter_map(|(same, words)| (!same).then_some(words)),
+        );
+        what
     }
 
     /// What of `self` (a first run's definition, asked for now) would make other games than
     /// `stored`, in words; empty when `self` may continue it. More deals continue it, and so do
     /// a ladder's newcomers, budget and retirements; the shard and how logs are stored are for
     /// the caller to compare.
-    pub fn differences(&self, stored: &Definition) -> Vec<&'static str> {
+    pub fn differences(&self, stored: &Definition) -> Vec<String> {
         let kept = stored.entrants.len();
         let entrants = match self.format {
-            Format::Ladder => self.entrants.get(..kept) == Some(&stored.entrants[..]),
-            _ => self.entrants == stored.entrants,
+            Format::Ladder => self.entrants.get(..kept).unwrap_or(&self.entrants),
+            _ => &self.entrants[..],
         };
         let seed = (self.seed, self.public_seed) == (stored.seed, stored.public_seed);
         let clocks = (self.clock, self.clock_kind) == (stored.clock, stored.clock_kind);
-        [
-            (entrants, "entrants"),
+        let mut what: Vec<String> = entrants_differ(entrants, &stored.entrants)
+            .into_iter()
+            .collect();
+        let fields = [
             (self.format == stored.format, "format"),
             (self.table == stored.table, "table"),
             (self.deals >= stored.deals, "deals (fewer)"),
@@ -303,16 +459,25 @@ impl Definition {
             (self.on_fault == stored.on_fault, "fault policy"),
             (self.max_line == stored.max_line, "line cap"),
             (self.sprt == stored.sprt, "sequential test"),
-        ]
-        .into_iter()
-        .filter_map(|(same, what)| (!same).then_some(what))
-        .collect()
+        ];
+        what.extend(
+            fields
+                .into_iter()
+                .filter(|(same, _)| !same)
+                .map(|(_, words)| words.to_string()),
+        );
+        what
     }
 
-    /// Whether `self` and `other` define the same games: equal but for how logs are stored.
+    /// Whether `self` and `other` define the same games: equal but for how logs are stored,
+    /// and for how the entrants' folders are spelled.
     pub fn same_games(&self, other: &Definition) -> bool {
         let stored_alike = Definition {
             pack_logs: other.pack_logs,
+            entrants: match same_entrants(&self.entrants, &other.entrants) {
+                true => other.entrants.clone(),
+                false => self.entrants.clone(),
+            },
             ..self.clone()
         };
         stored_alike == *other

@@ -258,11 +258,15 @@ fn slices_of_one(dirs: &[PathBuf], definitions: &[Definition]) -> Result<Vec<Str
     };
     let first = unsharded(&definitions[0]);
     for (dir, d) in dirs.iter().zip(definitions).skip(1) {
-        if !unsharded(d).same_games(&first) {
+        let unsharded = unsharded(d);
+        if !unsharded.same_games(&first) {
+            // Said as "here" (this folder) and "stored" (the first folder's).
+            let what = unsharded.mismatches(&first);
             return Err(format!(
-                "{} and {} hold different tournaments (their seed, entrants, deals, rules or clocks differ): standings merges the shards of one tournament",
+                "{} and {} hold different tournaments (what differs, the second 'here' and the first 'stored': {}): standings merges the shards of one tournament",
                 dirs[0].display(),
-                dir.display()
+                dir.display(),
+                what.join("; ")
             ));
         }
     }

@@ -239,6 +239,7 @@ mod tests {
             moves: 40 + game,
             time_us: 7,
             time_buckets: vec![(0, 39), (3, 1 + game)],
+            probed: Default::default(),
         };
         GameLine {
             id: game.to_string(),

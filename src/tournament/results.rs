@@ -17,6 +17,7 @@ use crate::bot::timing::MoveTimes;
 use crate::referee::game::FaultPolicy;
 use crate::referee::game::GameRecord;
 use crate::referee::matchplay::GameSettings;
+use crate::sandbox::Probed;
 use crate::sandbox::files;
 use crate::tournament::ratings::sets::Side;
 use allfives_engine::game::GameEnding;
@@ -116,6 +117,11 @@ pub struct SeatLine {
     /// Their times as a histogram: `[bucket, count]` pairs, bucket `b` holding times from
     /// 2^(b/4) to 2^((b+1)/4) microseconds.
     pub time_buckets: Vec<(u8, u64)>,
+    /// What its bot tried and was refused since its previous game ended (during this game, or
+    /// before it: at its start, between games), by system call (`keyctl`, `fadvise_dontneed`,
+    /// ...): calls honest bots never make. Absent when nothing was.
+    #[serde(default, skip_serializing_if = "Probed::is_empty")]
+    pub probed: Probed,
 }
 
 /// A fault of a finished game.
@@ -157,6 +163,8 @@ pub struct LineContext<'a> {
     pub rules: &'a Rules,
     /// Each seat's move times in this game.
     pub times: &'a [MoveTimes],
+    /// What each seat's bot tried and was refused in this game.
+    pub probed: &'a [Probed],
     /// The log's path as results show it.
     pub log: Option<String>,
     /// The rerun command.
@@ -183,6 +191,7 @@ impl GameLine {
                     moves: cx.times[seat].moves(),
                     time_us: cx.times[seat].total_us(),
                     time_buckets: cx.times[seat].buckets(),
+                    probed: cx.probed.get(seat).cloned().unwrap_or_default(),
                 }
             })
             .collect::<Vec<_>>();

@@ -11,12 +11,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::fault::FaultKind;
 use crate::bot::timing::MoveTimes;
+use crate::sandbox::{Probed, probes};
 use crate::tournament::ratings::batch::{BatchFit, FEW_GAMES, Side};
 use crate::tournament::ratings::normal::clean;
 use crate::tournament::ratings::sets;
 use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::ratings::{self, Anchor, Elo, Sets, Sprt, SprtSpec, SprtTest};
-use crate::tournament::results::GameLine;
+use crate::tournament::results::{FaultLine, GameLine};
 
 /// One game for the ratings: each side's entrants and rank.
 type RatedGame = Vec<(Side, u32)>;
@@ -46,7 +47,8 @@ pub struct Row {
     pub points_against: f64,
     /// Faults by kind.
     pub faults: BTreeMap<FaultKind, u64>,
-    /// Its last fault, in words (a crash's ends with the last lines of its stderr).
+    /// Its last fault, in words, with the game and the turn it came at, as `replay --turn`
+    /// takes it (a crash's ends with the last lines of its stderr).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_fault: Option<String>,
     /// Moves it chose.
@@ -62,6 +64,10 @@ pub struct Row {
     /// are counted at the time they were given up on.
     #[serde(default)]
     pub slowest_ms: f64,
+    /// What it tried and was refused, by system call, over its games (calls honest bots never
+    /// make: see docs/fair-play.md); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Probed::is_empty")]
+    pub probed: Probed,
 }
 
 /// A team's row (partnerships): its entrants (one, for a team of two copies).
@@ -232,6 +238,18 @@ const HISTORY_STEP_ENTRANTS: usize = 100;
 
 /// Games between the history's first points: a set, times `(entrants / 100)^3` past 100
 /// entrants (1,000 entrants: a point every 1,000 sets at first).
+/// A fault in words, with where it came: `timeout in game 3 at --turn 17 (seat 1): ...` (a
+/// fault while starting has no turn; a match's game is `--game K`, a tournament's its id).
+fn fault_words(game: &str, fault: &FaultLine) -> String {
+    let at = fault
+        .turn
+        .map_or(String::new(), |t| format!(" at --turn {t}"));
+    format!(
+        "{} in game {game}{at} (seat {}): {}",
+        fault.kind, fault.seat, fault.detail
+    )
+}
+
 fn first_history_step(set_size: usize, entrants: usize) -> u64 {
     let scale = (entrants as f64 / HISTORY_STEP_ENTRANTS as f64)
         .powi(3)
@@ -271,6 +289,7 @@ struct Totals {
     faults: BTreeMap<FaultKind, u64>,
     last_fault: Option<String>,
     times: MoveTimes,
+    probed: Probed,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -553,11 +572,12 @@ impl Tally {
                 .iter()
                 .for_each(|&(b, n)| times.add_bucket(b, n));
             times.add_total(seat.time_us);
+            probes::add(&mut self.totals[seat.entrant].probed, &seat.probed);
         }
         for fault in &line.faults {
             let totals = &mut self.totals[fault.entrant];
             *totals.faults.entry(fault.kind).or_default() += 1;
-            totals.last_fault = Some(format!("{}: {}", fault.kind, fault.detail));
+            totals.last_fault = Some(fault_words(&line.id, fault));
         }
         self.gather(line.set_key(), line.arrangement, game);
         self.checkpoint();
@@ -743,6 +763,7 @@ impl Tally {
                     median_ms: t.times.median_ms(),
                     p99_ms: t.times.p99_ms(),
                     slowest_ms: t.times.slowest_ms(),
+                    probed: t.probed.clone(),
                 }
             })
             .collect();
@@ -928,6 +949,7 @@ mod tests {
             moves: 10,
             time_us: 7,
             time_buckets: Vec::new(),
+            probed: Default::default(),
         };
         GameLine {
             id: game.to_string(),

@@ -13,7 +13,6 @@ use crate::bot::player::BotSpec;
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::files;
-use crate::text;
 use crate::tournament::definition::{self, Definition, EntrantDef};
 use crate::tournament::folder::{self, HeldFolder};
 use crate::tournament::ladder::LadderSpec;
@@ -178,7 +177,7 @@ pub enum Refusal {
         /// The folder.
         dir: String,
         /// What differs, in words.
-        what: Vec<&'static str>,
+        what: Vec<String>,
     },
     /// A shard's folder that holds another shard of the tournament (or the whole of it).
     OtherShard {
@@ -237,8 +236,8 @@ impl fmt::Display for Refusal {
             ),
             Refusal::OtherTournament { dir, what } => write!(
                 f,
-                "{dir} holds another tournament (its {} differ from this run's): a shard's folder is continued only by the same shard of the same tournament; choose another --out",
-                text::listed(what)
+                "{dir} holds another tournament (what differs from this run's: {}): a shard's folder is continued only by the same shard of the same tournament; choose another --out",
+                what.join("; ")
             ),
             Refusal::OtherShard {
                 dir,
@@ -247,8 +246,11 @@ impl fmt::Display for Refusal {
                 from,
             } => write!(
                 f,
-                "{dir} holds {} of this tournament, and this run is shard {i}/{n}{}: give each shard a folder of its own (e.g. --out DIR/shard-$SLURM_ARRAY_TASK_ID)",
-                stored.map_or("the whole".to_string(), |(i, n)| format!("shard {i}/{n}")),
+                "{dir} holds {}, and this run is shard {i}/{n}{}: give each shard a folder of its own (e.g. --out DIR/shard-$SLURM_ARRAY_TASK_ID)",
+                stored.map_or(
+                    "a whole tournament, not a shard".to_string(),
+                    |(i, n)| format!("shard {i}/{n} of this tournament")
+                ),
                 from.as_ref()
                     .map_or(String::new(), |from| format!(" (--shard auto: {from})"))
             ),
@@ -382,11 +384,20 @@ fn same_shard(
 ) -> Result<Definition, Refusal> {
     let dir = asked.shown();
     let fresh = first_run(asked, deals)?;
+    let asked_shard = fresh.shard.expect("a shard run has its shard");
+    // A folder that is no shard is not blamed for its entrants: it is no shard's to continue.
+    if stored.shard.is_none() {
+        return Err(Refusal::OtherShard {
+            dir,
+            stored: None,
+            asked: asked_shard,
+            from: asked.shard_from.clone(),
+        });
+    }
     let what = fresh.differences(stored);
     if !what.is_empty() {
         return Err(Refusal::OtherTournament { dir, what });
     }
-    let asked_shard = fresh.shard.expect("a shard run has its shard");
     if stored.shard != fresh.shard {
         return Err(Refusal::OtherShard {
             dir,
@@ -433,10 +444,12 @@ fn ladder_resumed(
     let mut added = Vec::new();
     for entrant in given {
         match stored.entrants.iter().find(|e| e.name == entrant.name) {
-            Some(old) if *old != entrant => {
+            Some(old) if !old.same_as(&entrant) => {
                 return Err(Refusal::Other(format!(
-                    "{dir} holds a ladder whose entrant {} has the command '{}': a new version needs a new name (and --retire {} to replace it)",
-                    old.name, old.command, old.name
+                    "{dir} holds a ladder whose entrant {} differs from this one: {}; a new version needs a new name (and --retire {} to replace it)",
+                    old.name,
+                    entrant.differences(old).join(", "),
+                    old.name
                 )));
             }
             Some(_) => {}
@@ -587,6 +600,12 @@ fn resumed(
     definition
         .continues(stored)
         .map_err(|why| Refusal::Other(format!("{dir} holds another tournament: {why}")))?;
+    // The stored entrants kept as they were written (their folders as spelled then): the
+    // results' digests were made of them.
+    let kept = stored.entrants.len().min(definition.entrants.len());
+    definition
+        .entrants
+        .splice(..kept, stored.entrants[..kept].iter().cloned());
     if definition.deals > stored.deals {
         notes.push(format!(
             "--deals {} adds deals {} to {} to the stored {}",

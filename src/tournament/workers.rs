@@ -207,6 +207,7 @@ impl Worker {
                 deal: (plan.deal, plan.deal_seed, plan.arrangement),
                 rules: &self.run.settings.rules,
                 times: &played.times,
+                probed: &played.probed,
                 log: Some(kept.file),
                 rerun: results::rerun(
                     &bots,
