@@ -20,6 +20,10 @@
 //!
 //! `docs/architecture.md` draws the house and says which part may call which.
 
+// `eprintln!` and `println!` panic when their stream cannot be written (`2>/dev/full`): stderr
+// is written through `cli::exit::say`, stdout through what returns its error.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
+
 pub use allfives_engine as engine;
 
 pub mod bot;

@@ -412,9 +412,10 @@ fn pages_stopped_half_way_leave_nothing_that_a_rerun_refuses() {
     let stopped = child.wait_with_output().expect("it ends");
     assert_eq!(
         stopped.status.code(),
-        None,
-        "it ran to its end before the signal"
+        Some(130),
+        "it ran to its end before the signal, or died of it"
     );
+    assert!(!partial.exists() && !pages.exists());
     let rerun = allfives(&args);
     assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
     assert!(pages.join("index.html").is_file() && !partial.exists());
@@ -424,5 +425,117 @@ fn pages_stopped_half_way_leave_nothing_that_a_rerun_refuses() {
             .contains(": the pages of 80 games and their index are in "),
         "{}",
         rerun.stdout
+    );
+}
+
+/// SIGTERM while replay pages are written ends the command with exit 130 and leaves no
+/// folder behind, partial or not: a tournament's pages (`replay DIR --html OUT`) and those
+/// beside its report (`standings --html FILE --replays`). It exited 143 and left
+/// `.OUT.partial` or `.replay.partial`.
+#[test]
+fn a_sigterm_while_pages_are_written_leaves_no_folder() {
+    use nix::sys::signal::{Signal, kill};
+    let sb = Sandbox::new();
+    let dir = sb.path("t");
+    let d = dir.display().to_string();
+    let played = allfives(&[
+        "tournament",
+        "--quiet",
+        "--out",
+        &d,
+        "builtin:greedy",
+        "builtin:random",
+        "--deals",
+        "1",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(played.code, Some(0), "{}", played.stderr);
+    // The second game's log becomes a FIFO held open and never written: the pages stop there,
+    // the first one written.
+    let results = fs::read_to_string(dir.join("results.jsonl")).expect("the results");
+    let second: serde_json::Value =
+        serde_json::from_str(results.lines().nth(1).expect("two games")).expect("a line");
+    let log = dir.join(second["log"].as_str().expect("a log file"));
+    let _writer = crate::harness::silent_fifo(&log);
+    let pages = sb.path("pages").display().to_string();
+    let report = sb.path("report.html").display().to_string();
+    for args in [
+        vec!["replay", &d, "--html", &pages],
+        vec!["standings", &d, "--html", &report, "--replays"],
+    ] {
+        let args: Vec<String> = args.into_iter().map(String::from).collect();
+        let start = std::time::Instant::now();
+        let child = crate::harness::spawn(&args);
+        crate::harness::wait_until_open(child.id(), &log);
+        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+        kill(pid, Signal::SIGTERM).expect("signalled");
+        let ran = crate::harness::finish(child, &args, start);
+        assert_eq!(ran.code, Some(130), "{args:?}: {}", ran.stderr);
+        assert!(ran.stderr.contains("interrupted"), "{}", ran.stderr);
+        let left = sb.left_but("t");
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}
+
+/// Slips that were taken without a word, each refused in a sentence: a bots file's env key
+/// with a newline (which the bot received), `-j 0`, a bots file's `read` path that is not
+/// there, and `--bot-read PATH` that is not there where no bot is asked (`replay`).
+#[test]
+fn an_env_key_with_a_newline_j_0_and_a_missing_read_path_are_refused() {
+    let sb = Sandbox::new();
+    let bot = root().join("sample_bots/python/greedy_bot.py");
+    let bots = |name: &str, extra: &str| {
+        let file = sb.path(name);
+        fs::write(
+            &file,
+            format!(
+                "[[bots]]\nname = \"a\"\ncommand = \"python3 {}\"\n{extra}\n",
+                bot.display()
+            ),
+        )
+        .expect("a bots file");
+        file.display().to_string()
+    };
+    let newline = bots("newline.toml", "env = { \"X\\nY\" = \"1\" }");
+    assert_one_line_error(
+        &["check", "--bots", &newline, "a"],
+        "cannot hold a control character",
+    );
+    let missing = bots("missing.toml", "read = [\"/nonexistent\"]");
+    assert_one_line_error(
+        &[
+            "match",
+            "--bots",
+            &missing,
+            "builtin:random",
+            "--games",
+            "1",
+        ],
+        "`read` /nonexistent: no such file or folder",
+    );
+    let out = sb.path("out").display().to_string();
+    assert_one_line_error(
+        &[
+            "tournament",
+            "builtin:greedy",
+            "builtin:random",
+            "-j",
+            "0",
+            "--out",
+            &out,
+        ],
+        "-j 0 plays no game at once",
+    );
+    assert!(!sb.path("out").exists());
+    let log = root().join("tests/fixtures/logs/format-1-four-players.jsonl");
+    assert_one_line_error(
+        &[
+            "replay",
+            &log.display().to_string(),
+            "--bot-read",
+            "/nonexistent",
+        ],
+        "--bot-read /nonexistent: no such file or folder",
     );
 }

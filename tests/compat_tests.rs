@@ -646,8 +646,9 @@ fn a_refused_write_says_why_and_which_option_grants_it() {
             c.current_dir(&here);
         })
     };
+    // It fails before its hello: a bot that could not start, exit 4.
     let refused = run(&[]);
-    assert_eq!(refused.code, Some(0), "{}", refused.stderr);
+    assert_eq!(refused.code, Some(4), "{}", refused.stderr);
     assert!(
         refused.stdout.contains("Read-only file system"),
         "{}",
@@ -688,7 +689,8 @@ fn a_bots_file_grants_a_bot_another_folder_to_read() {
     python_bot(&sb.path("b"), "", "");
     write(&sb.path("b/data.txt"), "DATA OF B\n");
     run_ok(Command::new("chmod").args(["-R", "o+rX"]).arg(sb.path("")));
-    let play = |read: &str| {
+    // Hidden, the bot fails before its hello: a bot that could not start, exit 4.
+    let play = |read: &str, code: i32| {
         let file = sb.path("bots.toml");
         let text = format!(
             "[[bots]]\nname = \"a\"\ncommand = \"python3 bot.py {t}\"\ndir = \"a\"\n{read}\n\
@@ -708,20 +710,20 @@ fn a_bots_file_grants_a_bot_another_folder_to_read() {
             &logs.display().to_string(),
         ];
         let ran = allfives(&args);
-        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        assert_eq!(ran.code, Some(code), "{}", ran.stderr);
         (
             ran,
             fs::read_to_string(logs.join("a.stderr")).unwrap_or_default(),
         )
     };
-    let (hidden, _) = play("");
+    let (hidden, _) = play("", 4);
     assert!(hidden.stdout.contains("a forfeits"), "{}", hidden.stdout);
     assert!(
         hidden.stderr.contains("hidden from a:"),
         "{}",
         hidden.stderr
     );
-    let (granted, said) = play("read = [\"b\"]");
+    let (granted, said) = play("read = [\"b\"]", 0);
     assert!(!granted.stdout.contains("forfeits"), "{}", granted.stdout);
     assert!(said.contains("DATA OF B"), "{said}");
     assert!(granted.stderr.contains("a may read"), "{}", granted.stderr);
@@ -1188,7 +1190,8 @@ fn a_hidden_file_a_bot_does_not_find_is_named_with_the_option() {
         "--log-dir",
         &sb.unused_logs().display().to_string(),
     ]);
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    // It fails before its hello: a bot that could not start, exit 4.
+    assert_eq!(ran.code, Some(4), "{}", ran.stderr);
     let said = format!("{} exists but the containment hid it", theirs.display());
     assert!(ran.stdout.contains(&said), "{}", ran.stdout);
     assert!(
@@ -1211,7 +1214,7 @@ fn a_start_that_fails_names_what_is_missing() {
             c.current_dir(sb.path(""));
         },
     );
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(ran.code, Some(4), "{}", ran.stderr);
     let said = "./bot names the interpreter /nonexistent/python3 on its #! line";
     assert!(ran.stdout.contains(said), "{}", ran.stdout);
 }

@@ -76,6 +76,16 @@ impl Sandbox {
         self.path("logs")
     }
 
+    /// The names in the sandbox's folder, but `kept`: what a command left there.
+    pub fn left_but(&self, kept: &str) -> Vec<String> {
+        fs::read_dir(self.dir.path())
+            .expect("the sandbox")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != kept)
+            .collect()
+    }
+
     /// A log directory no match of this test has used yet: `logs`, then `logs-2`, ... (logs
     /// are never overwritten).
     pub fn unused_logs(&self) -> PathBuf {
@@ -305,7 +315,8 @@ pub fn copy_folder(from: &Path, to: &Path) {
     }
 }
 
-/// Plays a match with `--json` into the sandbox's log directory; it must end with exit code 0.
+/// Plays a match with `--json` into the sandbox's log directory; it must end with exit code 0, or 4 when a
+/// bot could not start.
 pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value) {
     let mut args = vec!["match".to_string()];
     args.extend(bots.iter().cloned());
@@ -313,9 +324,15 @@ pub fn play(sandbox: &Sandbox, bots: &[String], options: &[&str]) -> (Ran, Value
     args.push(sandbox.unused_logs().display().to_string());
     args.extend(options.iter().map(|o| o.to_string()));
     let ran = allfives(&args);
+    // A bot that could not start ends the match with exit code 4 and a line saying so, after
+    // its first game (of one game too): a played match, as the report shows.
+    let code = match ran.stderr.contains(") could not start: ") {
+        true => 4,
+        false => 0,
+    };
     assert_eq!(
         ran.code,
-        Some(0),
+        Some(code),
         "allfives {args:?} failed:\n{}",
         ran.stderr
     );
@@ -474,4 +491,35 @@ pub fn workspace_binary(name: &str, package: &str) -> PathBuf {
         binary.display()
     );
     binary
+}
+
+/// Waits until process `pid` holds `path` open (a FIFO it reads, say), for at most [`HUNG`].
+pub fn wait_until_open(pid: u32, path: &Path) {
+    let fds = format!("/proc/{pid}/fd");
+    let start = Instant::now();
+    while !fs::read_dir(&fds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|l| l == path))
+    {
+        assert!(
+            start.elapsed() < HUNG,
+            "{} was never opened",
+            path.display()
+        );
+        std::thread::yield_now();
+    }
+}
+
+/// Puts a FIFO at `path` (in place of what is there), held open for writing by the file
+/// returned and never written: a reader waits for bytes that never come.
+pub fn silent_fifo(path: &Path) -> fs::File {
+    let _ = fs::remove_file(path);
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .expect("the FIFO's write end")
 }

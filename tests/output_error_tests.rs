@@ -193,3 +193,69 @@ fn schema_completions_and_man_report_a_failed_stdout() {
         ],
     );
 }
+
+/// Every error keeps its documented exit code when stderr cannot take its line (a full disk),
+/// clap's own messages too: `eprintln!` panicked there (exit 101, "failed printing to stderr").
+#[test]
+fn an_error_keeps_its_code_when_stderr_is_full() {
+    let sb = played();
+    let forms: [(&[&str], i32); 9] = [
+        (&["replay", "/nonexistent.jsonl"], 2),
+        (&["--bogus"], 2),
+        (&[], 2),
+        (&["match"], 2),
+        (&["standings", "/nonexistent"], 2),
+        (&["replay", "logs/game-1.jsonl", "--turn", "9999"], 2),
+        (
+            &["match", "builtin:greedy", "builtin:random", "--games", "0"],
+            2,
+        ),
+        (&["replay", "--seat", "7", "logs/game-1.jsonl"], 2),
+        // A warning, then the note of a public seed, then the match.
+        (
+            &[
+                "match",
+                "builtin:greedy",
+                "builtin:random",
+                "--max-faults",
+                "2",
+                "--seed",
+                "1",
+                "--public-seed",
+                "--log-dir",
+                "warned",
+            ],
+            0,
+        ),
+    ];
+    for (args, code) in forms {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full exists");
+        let ran = allfives_with(args, |command: &mut Command| {
+            command.current_dir(sb.path("")).stderr(Stdio::from(full));
+        });
+        assert_eq!(ran.code, Some(code), "{args:?} with stderr full");
+    }
+}
+
+/// A match whose bot cannot start exits 4 with its line on stderr, of one game as of two
+/// (one game exited 0 and said nothing).
+#[test]
+fn a_bot_that_cannot_start_is_exit_4_in_a_match_of_one_game() {
+    let sb = Sandbox::new();
+    for games in ["1", "2"] {
+        let logs = sb.path(&format!("logs-{games}")).display().to_string();
+        let ran = allfives(&[
+            "match",
+            "builtin:greedy",
+            "/usr/bin/false",
+            "--games",
+            games,
+            "--log-dir",
+            &logs,
+        ]);
+        assert_eq!(ran.code, Some(4), "--games {games}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+        assert!(ran.stderr.contains("could not start"), "{}", ran.stderr);
+        assert!(ran.stdout.contains("game 1:"), "{}", ran.stdout);
+    }
+}

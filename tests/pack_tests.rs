@@ -554,10 +554,9 @@ fn forged_frame_places_are_refused_in_a_sentence_and_never_cut_a_pack() {
     }
 }
 
-#[test]
-fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
-    let sb = Sandbox::new();
-    let dir = sb.path("swapped");
+/// Two games (one deal, both arrangements) packed in one pack, in the folder `name`.
+fn packed_pair(sb: &Sandbox, name: &str) -> std::path::PathBuf {
+    let dir = sb.path(name);
     tournament(
         &dir,
         &[
@@ -572,6 +571,13 @@ fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
             "--pack-logs",
         ],
     );
+    dir
+}
+
+#[test]
+fn a_game_whose_log_was_swapped_for_another_is_refused_by_replay() {
+    let sb = Sandbox::new();
+    let dir = packed_pair(&sb, "swapped");
     edit_lines(&dir, |lines| {
         let (first, second) = (lines[0].clone(), lines[1].clone());
         for field in ["log_offset", "log_bytes"] {
@@ -636,4 +642,72 @@ fn a_cut_pack_says_how_many_games_it_cut() {
         resumed.stderr
     );
     assert_eq!(lines(&out).len(), 20);
+}
+
+/// A results line pointed at another game's frame, its digest with it, is refused by every
+/// reader, naming the game the log is of: `replay --game` showed that game under the line's id.
+#[test]
+fn a_line_pointed_at_another_game_s_frame_and_digest_is_refused() {
+    let sb = Sandbox::new();
+    let dir = packed_pair(&sb, "pointed");
+    edit_lines(&dir, |lines| {
+        let second = lines[1].clone();
+        for field in ["log_offset", "log_bytes", "log_sha256"] {
+            lines[0][field] = second[field].clone();
+        }
+    });
+    let id = lines(&dir)[0]["id"].as_str().expect("an id").to_string();
+    let d = dir.display().to_string();
+    let pages = sb.path("pages").display().to_string();
+    let report = sb.path("report.html").display().to_string();
+    let commands: [Vec<&str>; 4] = [
+        vec!["replay", &d, "--game", &id],
+        vec!["replay", &d, "--html", &pages],
+        vec!["standings", &d, "--html", &report, "--replays"],
+        vec!["standings", &d, "--verify"],
+    ];
+    for command in commands {
+        let ran = allfives(&command);
+        assert_eq!(ran.code, Some(2), "{command:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().count(), 1, "{command:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("is the log of another game"),
+            "{command:?}: {}",
+            ran.stderr
+        );
+    }
+    let left = sb.left_but("pointed");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A pack that is a symbolic link is refused alike by `--verify`, `replay --game` and
+/// `--resume` (which would cut and append through it, outside the folder): `--verify` passed
+/// it while `--resume` refused it as "Too many levels of symbolic links".
+#[test]
+fn a_pack_that_is_a_link_is_refused_alike_by_every_reader_and_resume() {
+    let sb = Sandbox::new();
+    let dir = packed_pair(&sb, "linked");
+    let pack = dir.join("logs/pack-w0.zst");
+    let elsewhere = sb.path("elsewhere.zst");
+    fs::rename(&pack, &elsewhere).expect("moved");
+    std::os::unix::fs::symlink(&elsewhere, &pack).expect("a link");
+    let before = fs::read(&elsewhere).expect("the pack");
+    let id = lines(&dir)[0]["id"].as_str().expect("an id").to_string();
+    let d = dir.display().to_string();
+    let commands: [Vec<&str>; 3] = [
+        vec!["standings", &d, "--verify"],
+        vec!["replay", &d, "--game", &id],
+        vec!["tournament", "--resume", "--quiet", "--out", &d],
+    ];
+    for command in commands {
+        let ran = allfives(&command);
+        assert_eq!(ran.code, Some(2), "{command:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().count(), 1, "{command:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("is a symbolic link"),
+            "{command:?}: {}",
+            ran.stderr
+        );
+    }
+    assert_eq!(fs::read(&elsewhere).expect("the pack"), before);
 }

@@ -291,3 +291,46 @@ fn a_target_or_hand_limit_the_events_contradict_is_refused() {
         "the game is over",
     );
 }
+
+/// Writes `lines` as the log `name` in the sandbox.
+fn written(sb: &Sandbox, name: &str, lines: &[Value]) -> String {
+    let path = sb.path(name);
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    fs::write(&path, text.join("\n") + "\n").expect("the edited log");
+    path.display().to_string()
+}
+
+/// A seat's name edited into a log prints escaped by `--turn K` too (its "scores:" line
+/// printed an escape, a bidi override and a NUL raw), and a name of escapes wrapped in the full
+/// text is never cut inside an escape (`\x1` on one line, `b` on the next).
+#[test]
+fn an_edited_name_prints_escaped_in_a_turn_and_wraps_whole() {
+    let sb = Sandbox::new();
+    let log = builtins(&sb, &[]);
+    let mut lines = lines_of(&log);
+    lines[0]["seats"][0]["bot"] = json!("ev\u{1b}[31mil\u{202e}X\u{0}Y");
+    let edited = written(&sb, "named.jsonl", &lines);
+    let ran = allfives(&["replay", &edited, "--turn", "3"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        !ran.stdout.contains(['\u{1b}', '\u{202e}', '\u{0}']),
+        "{:?}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("ev\\x1b[31mil\\u{202e}X\\x00Y"),
+        "{}",
+        ran.stdout
+    );
+    lines[0]["seats"][0]["bot"] = json!(format!("a{}", "\u{1b}".repeat(60)));
+    let edited = written(&sb, "escapes.jsonl", &lines);
+    let ran = allfives(&["replay", &edited]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    for line in ran.stdout.lines() {
+        assert_eq!(
+            line.matches('\\').count(),
+            line.matches("\\x1b").count(),
+            "an escape cut in {line:?}"
+        );
+    }
+}

@@ -500,3 +500,30 @@ fn a_full_disk_leaves_results_that_match_the_counts_and_no_half_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `--resume` on a full disk is the referee's failure, exit 1 as every other write that fails:
+/// it was exit 2, the code of bad arguments.
+#[test]
+fn a_resume_on_a_full_disk_exits_1() {
+    let sb = crate::harness::Sandbox::new();
+    let mount = sb.path("small");
+    std::fs::create_dir(&mount).expect("a mount point");
+    let out = mount.join("t");
+    // A private mount namespace with a 300 KiB tmpfs, filled by a first run (needs root, as CI).
+    let script = format!(
+        "mount -t tmpfs -o size=300k tmpfs {m} && {bin} tournament --quiet --out {o} \
+         builtin:greedy builtin:random --deals 200 -j 2 --seed 1 >/dev/null 2>&1; \
+         {bin} tournament --resume --quiet --out {o} >/dev/null",
+        m = mount.display(),
+        bin = env!("CARGO_BIN_EXE_allfives"),
+        o = out.display(),
+    );
+    let ran = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+        .expect("unshare runs");
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}

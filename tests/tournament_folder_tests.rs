@@ -636,3 +636,93 @@ fn more_entrants_met_than_one_fit_rates_stop_at_once_and_are_not_rated() {
         text.stdout
     );
 }
+
+/// A tournament's files put there by someone else, each refused in a sentence at once: a
+/// `tournament.json` or a `--deal-key` linked to /dev/zero (read without end before), and a
+/// `results.jsonl` that is a FIFO never written (waited on for ever, SIGTERM unheard).
+#[test]
+fn endless_files_of_a_tournament_are_refused_at_once() {
+    let sb = Sandbox::new();
+    let played = sb.path("played");
+    let ran = tournament(&played, &[GREEDY, RANDOM, "--deals", "1", "--seed", "3"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let zero = sb.path("zero");
+    copy_folder(&played, &zero);
+    fs::remove_file(zero.join("tournament.json")).expect("removed");
+    std::os::unix::fs::symlink("/dev/zero", zero.join("tournament.json")).expect("a link");
+    let fifo = sb.path("fifo");
+    copy_folder(&played, &fifo);
+    let _writer = silent_fifo(&fifo.join("results.jsonl"));
+    let (z, f) = (zero.display().to_string(), fifo.display().to_string());
+    let new = sb.path("new").display().to_string();
+    let pages = sb.path("pages").display().to_string();
+    let refusals: [(Vec<&str>, &str); 8] = [
+        (
+            vec!["tournament", "--resume", "--out", &z],
+            "more than 32 MiB",
+        ),
+        (vec!["standings", &z], "more than 32 MiB"),
+        (
+            vec!["tournament", "--resume", "--out", &f],
+            "not a plain file",
+        ),
+        (vec!["standings", &f], "not a plain file"),
+        (vec!["replay", &f, "--game", "0-1/1/0"], "not a plain file"),
+        (vec!["replay", &f, "--html", &pages], "not a plain file"),
+        (
+            vec![
+                "tournament",
+                GREEDY,
+                RANDOM,
+                "--seed",
+                "1",
+                "--deal-key",
+                "/dev/zero",
+                "--out",
+                &new,
+            ],
+            "more than 1 KiB",
+        ),
+        (
+            vec![
+                "match",
+                GREEDY,
+                RANDOM,
+                "--seed",
+                "1",
+                "--deal-key",
+                "/dev/zero",
+            ],
+            "more than 1 KiB",
+        ),
+    ];
+    for (args, says) in refusals {
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().count(), 1, "{args:?}: {}", ran.stderr);
+        assert!(ran.stderr.contains(says), "{args:?}: {}", ran.stderr);
+    }
+}
+
+/// `--resume` reading a `tournament.json` that is a FIFO whose writer never writes stops on
+/// SIGTERM, exit 130 (it waited for ever, SIGTERM unheard).
+#[test]
+fn a_resume_reading_a_silent_definition_stops_on_sigterm() {
+    use nix::sys::signal::{Signal, kill};
+    let sb = Sandbox::new();
+    let dir = sb.path("t");
+    let ran = tournament(&dir, &[GREEDY, RANDOM, "--deals", "1", "--seed", "3"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let definition = dir.join("tournament.json");
+    let _writer = silent_fifo(&definition);
+    let d = dir.display().to_string();
+    let start = std::time::Instant::now();
+    let child = spawn(&["tournament", "--resume", "--out", &d].map(String::from));
+    // Opened once the run holds its folder, its handlers in place.
+    wait_until_open(child.id(), &definition);
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    kill(pid, Signal::SIGTERM).expect("signalled");
+    let ran = finish(child, &[d], start);
+    assert_eq!(ran.code, Some(130), "{}", ran.stderr);
+    assert!(ran.stderr.contains("interrupted"), "{}", ran.stderr);
+}

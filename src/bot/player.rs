@@ -253,7 +253,8 @@ const MAX_ENV_ENTRY: usize = 32 * 4096;
 const MAX_ENV_TOTAL: usize = 1024 * 1024;
 
 /// Refuses variables that could never start a process, so that every game would not be a
-/// crash forfeit: a name empty or holding `=`, a NUL byte, an entry or a total too large.
+/// crash forfeit: a name empty or holding `=` or a control character, a NUL byte, an entry or
+/// a total too large.
 fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
     let mut total = 0;
     for (key, value) in env {
@@ -269,6 +270,13 @@ fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
         if key.contains('\0') || value.contains('\0') {
             return Err(format!(
                 "env '{shown}': a variable cannot hold a NUL byte (\\u0000)"
+            ));
+        }
+        // A newline or other control in a name makes a variable no shell can name or set,
+        // and `env` prints it as two lines: a slip, never what was meant.
+        if key.chars().any(char::is_control) {
+            return Err(format!(
+                "env key '{shown}': a variable's name cannot hold a control character (a newline, a tab): write its name on one line"
             ));
         }
         let entry = key.len() + value.len() + 2;

@@ -12,7 +12,7 @@ use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
 use crate::cli::deal_file::{never_played, read_deals};
 use crate::cli::entrants;
-use crate::cli::exit::BAD_INPUT;
+use crate::cli::exit::{BAD_INPUT, say};
 use crate::cli::key_file;
 use crate::placement::Placement;
 use crate::referee::game::FaultPolicy;
@@ -128,14 +128,18 @@ fn reported(e: clap::Error) -> u8 {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe).
+            // Help asked for goes to stdout, which may refuse it (/dev/full, a closed pipe);
+            // help for a missing command goes to stderr, which may too: its code stands.
             match e.print() {
-                Ok(()) => e.exit_code() as u8,
-                Err(e) => crate::cli::exit::output_failed(&e),
+                Err(failed) if !e.use_stderr() => crate::cli::exit::output_failed(&failed),
+                _ => e.exit_code() as u8,
             }
         }
         _ => {
-            eprintln!("allfives: {}", crate::text::terminal(&one_line(&e)));
+            say(format_args!(
+                "allfives: {}",
+                crate::text::terminal(&one_line(&e))
+            ));
             BAD_INPUT
         }
     }
@@ -154,6 +158,17 @@ fn one_line(e: &clap::Error) -> String {
         }
     }
     format!("{} (see --help)", parts.join(" ").replace(" tip: ", "; "))
+}
+
+/// `-j N`: at least one game at once.
+fn games_at_once(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err(
+            "-j 0 plays no game at once: give at least 1, or leave -j out to use every CPU".into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The subcommands.
@@ -358,7 +373,7 @@ pub struct TournamentArgs {
     pub seeds: SeedArgs,
     /// Games played at once [default: the CPUs this process may run on: its CPU affinity, its
     /// cgroup's CPU quota, and in a Slurm job SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE].
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = games_at_once)]
     pub concurrency: Option<usize>,
     /// Where the games run: `same-core` gives each game at once a CPU of its own for its bots
     /// and its share of the referee, while there are free CPUs (fastest for bots that think only

@@ -22,7 +22,8 @@ use crate::cli::args::{
 };
 use crate::cli::entrants;
 use crate::cli::exit::{
-    BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed,
+    BAD_INPUT, BAD_LOG, CHECK_FAILED, CUT_LOG, FAILED, INTERRUPTED, fail, output_failed, say,
+    stopped_or,
 };
 use crate::cli::kit;
 use crate::cli::output;
@@ -241,10 +242,13 @@ fn play_match(
 fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String> {
     let (mut config, master) = args.config(seeds::fresh)?;
     for warning in args.warnings(config.bots.len()) {
-        eprintln!("allfives: warning: {}", crate::text::terminal(&warning));
+        say(format_args!(
+            "allfives: warning: {}",
+            crate::text::terminal(&warning)
+        ));
     }
     if let Some(note) = master.public_note() {
-        eprintln!("allfives: note: {note}");
+        say(format_args!("allfives: note: {note}"));
     }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
@@ -253,7 +257,7 @@ fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String
     {
         // Each line names bots and folders, which a bots file chose.
         for line in protections.summary().lines() {
-            eprintln!("{}", crate::text::terminal(line));
+            say(format_args!("{}", crate::text::terminal(line)));
         }
     }
     Ok((config, master))
@@ -273,12 +277,16 @@ fn match_ended(
             "interrupted: every bot was stopped; the logs written so far are kept".to_string(),
         )),
         Some(Err(e)) => Some((FAILED, format!("the match stopped: {e}"))),
-        Some(Ok(())) if !not_started.is_empty() && !report.complete => Some((
+        // A match of one game too: README's exit code 4 says a bot could not start.
+        Some(Ok(())) if !not_started.is_empty() => Some((
             CHECK_FAILED,
             format!(
-                "{}; the match stopped after its first game, whose log records the fault \
-                 (`allfives check COMMAND` shows each step)",
-                not_started.join("; ")
+                "{}; {} (`allfives check COMMAND` shows each step)",
+                not_started.join("; "),
+                match report.complete {
+                    true => "the game's log records the fault",
+                    false => "the match stopped after its first game, whose log records the fault",
+                }
             ),
         )),
         Some(Ok(())) => None,
@@ -337,6 +345,10 @@ fn match_line(
 }
 
 fn replay_command(args: &ReplayArgs) -> u8 {
+    // The bot options (--bot-read PATH, ...) are checked first, whether or not --ask uses them.
+    if let Err(message) = args.sandbox.policy(Vec::new()) {
+        return fail(BAD_INPUT, message);
+    }
     if args.log.is_dir() && args.game.is_none() {
         return folder_pages(args);
     }
@@ -367,10 +379,10 @@ fn replay_command(args: &ReplayArgs) -> u8 {
     if let Some(turn) = args.turn {
         return match turn_command(args, &replay, turn) {
             0 if done == CUT_LOG => {
-                eprintln!(
+                say(format_args!(
                     "allfives: note: {} is cut short before the game's end: the turn checks out, the rest of the game is not in the log",
                     crate::text::terminal(&shown)
-                );
+                ));
                 done
             }
             code => code,
@@ -540,7 +552,7 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
         );
     }
     match pages::folder(&args.log, out, args.seat) {
-        Err(message) => fail(BAD_INPUT, message),
+        Err(message) => fail(stopped_or(BAD_INPUT), message),
         Ok(folder) => {
             let said = format!(
                 "{shown}: the pages of {} and their index are in {}",
@@ -550,22 +562,8 @@ fn folder_pages(args: &ReplayArgs) -> u8 {
             if let Err(e) = output::print_line(&said) {
                 return output_failed(&e);
             }
-            folder_code(&folder)
+            pages::folder_code(&folder)
         }
-    }
-}
-
-/// Says on stderr which of a folder's games do not check out or are cut short, and returns the
-/// code `replay` gives such a game: [`BAD_LOG`] if one does not check out, else [`CUT_LOG`] if
-/// one is cut short, else 0.
-pub fn folder_code(folder: &pages::Folder) -> u8 {
-    for message in folder.bad.iter().chain(&folder.cut) {
-        eprintln!("allfives: {}", crate::text::terminal(message));
-    }
-    match (folder.bad.is_empty(), folder.cut.is_empty()) {
-        (false, _) => BAD_LOG,
-        (true, false) => CUT_LOG,
-        (true, true) => 0,
     }
 }
 

@@ -108,7 +108,9 @@ pub fn compare_command(args: &CompareArgs) -> u8 {
             return fail(BAD_INPUT, message);
         }
         let shown = crate::text::terminal(&path.display().to_string());
-        eprintln!("allfives: the page, with each parting's two games side by side: {shown}");
+        crate::cli::exit::say(format_args!(
+            "allfives: the page, with each parting's two games side by side: {shown}"
+        ));
     }
     let printed = match args.json {
         true => output::print_line(&serde_json::to_string(&report).expect("plain data")),

@@ -136,7 +136,11 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
             }
             let dir = entry.dir.map(|d| folder.join(d));
             let here = |paths: Vec<PathBuf>| paths.into_iter().map(|p| folder.join(p)).collect();
-            let (read, write) = (here(entry.read), here(entry.write));
+            let (read, write): (Vec<PathBuf>, Vec<PathBuf>) = (here(entry.read), here(entry.write));
+            // Checked as --bot-read and --bot-write are: a path that is not there grants
+            // nothing, and is a slip.
+            missing_access(&read, &write)
+                .map_err(|why| format!("bots file {shown}, bot '{}': {why}", entry.name))?;
             BotSpec::with_setup(&entry.command, dir, entry.env)
                 .map(|spec| {
                     spec.with_given_name(entry.name.clone())
@@ -145,6 +149,20 @@ fn read_bots_file(path: &Path) -> Result<Vec<BotSpec>, String> {
                 .map_err(|e| format!("bots file {shown}, bot '{}': {e}", entry.name))
         })
         .collect()
+}
+
+/// Why a bot's `read` or `write` paths (`write` takes folders) cannot be granted, if they
+/// cannot.
+fn missing_access(read: &[PathBuf], write: &[PathBuf]) -> Result<(), String> {
+    let named = |field: &str, p: &PathBuf| format!("`{field}` {}", p.display());
+    if let Some(p) = read.iter().chain(write).find(|p| !p.exists()) {
+        let field = if read.contains(p) { "read" } else { "write" };
+        return Err(format!("{}: no such file or folder", named(field, p)));
+    }
+    match write.iter().find(|p| !p.is_dir()) {
+        Some(p) => Err(format!("{}: `write` takes a folder", named("write", p))),
+        None => Ok(()),
+    }
 }
 
 /// TOML's errors span several lines (a source excerpt); the first says what is wrong.

@@ -21,8 +21,34 @@ pub const BROKEN_PIPE: u8 = 141;
 /// Writes one line on stderr and returns `code`. The message is made safe for a terminal: it
 /// may quote a name, a path or a line of a file that a bot or a user wrote.
 pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
-    eprintln!("allfives: {}", crate::text::terminal(&message.to_string()));
+    say(format_args!(
+        "allfives: {}",
+        crate::text::terminal(&message.to_string())
+    ));
     code
+}
+
+/// Writes `text` on stderr as a note, made safe for a terminal.
+pub fn note(text: &str) {
+    say(format_args!(
+        "allfives: note: {}",
+        crate::text::terminal(text)
+    ));
+}
+
+/// `code`, unless Ctrl-C, SIGTERM or SIGHUP stopped what failed: then [`INTERRUPTED`].
+pub fn stopped_or(code: u8) -> u8 {
+    match crate::input::stopping() {
+        true => INTERRUPTED,
+        false => code,
+    }
+}
+
+/// Writes `line` and a newline on stderr, as it is. A stderr that cannot take it (a full disk,
+/// a closed pipe) is let go, where `eprintln!` would panic: the exit code still tells.
+pub fn say(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Stdout failed: its reader went away (quiet, as other tools), or it cannot be written.

@@ -7,19 +7,24 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use crate::input::{self, InputError};
 use crate::tournament::seeds::DealKey;
 
 /// The key in `path`, made (mode 0600) if the file does not exist; the error is one sentence.
 pub fn load_or_make(path: &Path) -> Result<DealKey, String> {
     match read(path) {
-        Err(e) if e.kind() == ErrorKind::NotFound => make(path),
+        Err(InputError::Io(e)) if e.kind() == ErrorKind::NotFound => make(path),
         other => other.map_err(|e| format!("cannot read deal key {}: {e}", path.display()))?,
     }
 }
 
+/// The most a key file may hold: its 64 hex digits and a newline, with room to spare. A key
+/// linked to `/dev/zero`, or a FIFO that never ends, is refused there.
+const MAX_KEY_BYTES: u64 = 1 << 10;
+
 /// The key a file holds, if it reads; an unreadable key is an error of its own.
-fn read(path: &Path) -> std::io::Result<Result<DealKey, String>> {
-    let text = std::fs::read_to_string(path)?;
+fn read(path: &Path) -> Result<Result<DealKey, String>, InputError> {
+    let text = input::read_text(path, MAX_KEY_BYTES)?;
     Ok(DealKey::from_hex(&text).ok_or_else(|| {
         format!(
             "{} is not a deal key (64 hex digits): give another --deal-key, or a path where none exists yet to make one",
@@ -74,6 +79,12 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn an_endless_key_file_is_refused() {
+        let error = load_or_make(Path::new("/dev/zero")).err().expect("refused");
+        assert!(error.contains("more than 1 KiB"), "{error}");
     }
 
     #[test]

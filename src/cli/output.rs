@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::bot::fault::{FaultKind, wrote};
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
+use crate::cli::exit::say;
 use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::text::fixed;
@@ -588,7 +589,7 @@ pub fn print_report(report: &Report, json: bool, pairs: bool) -> std::io::Result
     }
     // Said once the report is out (`standings --verify`): what its figures stand on.
     if let Some(verified) = &report.verified {
-        eprintln!("allfives: {}", verified.sentence());
+        say(format_args!("allfives: {}", verified.sentence()));
     }
     Ok(())
 }

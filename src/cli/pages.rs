@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use allfives_engine::rules::Seat;
 
+use crate::cli::exit::{BAD_LOG, CUT_LOG, say};
 use crate::gamelog::{self, LogError, describe};
 use crate::input;
 use crate::replay::html::{self, IndexEntry};
@@ -95,6 +96,8 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     }
     std::fs::create_dir(&partial)
         .map_err(|e| format!("cannot create {}: {e}", partial.display()))?;
+    // From here a signal is looked at between pages, so that the partial folder goes with it.
+    crate::cli::signals::mark_stopping();
     let written = write_pages(dir, &partial, games, seat).and_then(|folder| {
         std::fs::rename(&partial, out)
             .map(|()| folder)
@@ -109,7 +112,27 @@ pub fn folder(dir: &Path, out: &Path, seat: Option<Seat>) -> Result<Folder, Stri
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&partial);
     }
-    written
+    match written {
+        Err(_) if input::stopping() => Err(format!(
+            "interrupted: {} was not made, and no page was left behind",
+            out.display()
+        )),
+        written => written,
+    }
+}
+
+/// Says on stderr which of a folder's games do not check out or are cut short, and returns the
+/// code `replay` gives such a game: [`BAD_LOG`] if one does not check out, else [`CUT_LOG`] if
+/// one is cut short, else 0.
+pub fn folder_code(folder: &Folder) -> u8 {
+    for message in folder.bad.iter().chain(&folder.cut) {
+        say(format_args!("allfives: {}", crate::text::terminal(message)));
+    }
+    match (folder.bad.is_empty(), folder.cut.is_empty()) {
+        (false, _) => BAD_LOG,
+        (true, false) => CUT_LOG,
+        (true, true) => 0,
+    }
 }
 
 /// Where the pages of `out` are written before they are whole: `.NAME.partial` beside it.
@@ -136,6 +159,9 @@ fn write_pages(
         log,
     } in games
     {
+        if input::stopping() {
+            return Err("interrupted".into());
+        }
         let bytes = match &log {
             Log::File(path) => input::read(path, input::MAX_LOG_BYTES)
                 .map_err(|e| format!("cannot read {shown}: {e}")),
@@ -253,7 +279,8 @@ pub fn relative(from: &Path, to: &Path) -> Option<String> {
 
 /// The games of `dir`: a tournament's by its results, else its log files.
 fn games_in(dir: &Path) -> Result<Vec<Game>, String> {
-    if dir.join(RESULTS).is_file() {
+    // Any file there makes it a tournament's: one that is not plain (a FIFO) is refused as such.
+    if std::fs::symlink_metadata(dir.join(RESULTS)).is_ok() {
         let games = game_logs::games(dir)?;
         if games.is_empty() {
             return Err(format!("{} holds no finished game yet", dir.display()));

@@ -2,6 +2,8 @@
 //! time left, the leader), otherwise a plain line every few seconds; nothing with `--quiet`.
 
 use std::io::IsTerminal;
+
+use crate::cli::exit::say;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -50,11 +52,11 @@ impl Progress {
         }
         if self.plain && (self.last.elapsed() >= EVERY || done == self.total) {
             self.last = Instant::now();
-            eprintln!(
+            say(format_args!(
                 "allfives: {done}/{} games, {rate:.1} games/s, {} left; {leader}",
                 self.total,
                 time_left(self.total.saturating_sub(done), rate)
-            );
+            ));
         }
     }
 
@@ -63,7 +65,7 @@ impl Progress {
         // Made safe line by line: a standings block keeps its lines.
         let print = || {
             for line in text.lines() {
-                eprintln!("{}", crate::text::terminal(line));
+                say(format_args!("{}", crate::text::terminal(line)));
             }
         };
         match &self.bar {

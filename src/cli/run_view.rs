@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cli::args::TournamentArgs;
+use crate::cli::exit::say;
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
@@ -54,9 +55,9 @@ pub fn kept_processes_note(reuse_processes: bool) {
         true => "deals seen before included (--reuse-processes)",
         false => "each restarted before a deal came back to it",
     };
-    eprintln!(
+    say(format_args!(
         "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
-    );
+    ));
 }
 
 /// What an interrupted run says: where its games are.
@@ -106,7 +107,7 @@ impl<'a> Shown<'a> {
     fn note(&self, text: &str) {
         match &self.progress {
             Some(progress) => progress.note(text),
-            None => eprintln!("{text}"),
+            None => say(format_args!("{text}")),
         }
     }
 
@@ -116,9 +117,9 @@ impl<'a> Shown<'a> {
         if let Some(live) = self.live.as_mut() {
             live.scheduled(opened.scheduled);
             if let Err(e) = live.refresh(|| opened.report(false)) {
-                eprintln!(
+                say(format_args!(
                     "allfives: note: cannot write {LIVE_PAGE} ({e}); the run goes on without it"
-                );
+                ));
             }
         }
     }
@@ -190,7 +191,9 @@ impl<'a> Shown<'a> {
         if let Some(live) = &mut self.live
             && let Err(e) = live.write(state, note, &played.report)
         {
-            eprintln!("allfives: note: cannot write {LIVE_PAGE}: {e}");
+            say(format_args!(
+                "allfives: note: cannot write {LIVE_PAGE}: {e}"
+            ));
         }
     }
 }

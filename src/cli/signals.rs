@@ -32,9 +32,11 @@ pub fn interrupted() -> impl std::future::Future<Output = ()> {
     }
 }
 
-/// Makes Ctrl-C, SIGTERM and SIGHUP also set [`crate::input::stop`]'s flag, which a read on this
-/// thread looks at while the runtime (and so its signal watch) waits for it.
-fn mark_stopping() {
+/// Makes Ctrl-C, SIGTERM and SIGHUP set [`crate::input::stop`]'s flag (also, with
+/// [`interrupted`]'s watch), which a read on this thread looks at while the runtime waits for
+/// it. Called alone, the signals no longer end the process: a command without a runtime (the
+/// replay pages) looks at [`crate::input::stopping`] between its steps and cleans up.
+pub fn mark_stopping() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {

@@ -14,7 +14,7 @@ use crate::cli::args::{
     TournamentArgs, hidden_with, new_log_dir,
 };
 use crate::cli::entrants;
-use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, output_failed};
+use crate::cli::exit::{BAD_INPUT, FAILED, INTERRUPTED, fail, note, output_failed, stopped_or};
 use crate::cli::output;
 use crate::cli::pages::Folder;
 use crate::cli::progress::Progress;
@@ -67,12 +67,11 @@ pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path:
     });
     let (definition, held, notes) = match prepare(args) {
         Ok(prepared) => prepared,
-        Err(message) if crate::input::stopping() => return Err(fail(INTERRUPTED, message)),
-        Err(message) => return Err(fail(BAD_INPUT, message)),
+        Err(message) => return Err(fail(stopped_or(BAD_INPUT), message)),
     };
-    for note in notes {
-        eprintln!("allfives: note: {note}");
-    }
+    // A folder that cannot be written (a full disk) is the referee's failure, as a log is.
+    start::lay_out(&definition, &held.dir).map_err(|message| fail(FAILED, message))?;
+    notes.iter().for_each(|said| note(said));
     let dir = held.dir.clone();
     let mut shown = Shown::new(args, &definition, &dir);
     let opened = match Opened::open(
@@ -121,11 +120,14 @@ fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::
     }
     if opened.missing == 0 && opened.decided.is_none() {
         let dir = opened.dir.display().to_string();
-        let note = shard::nothing_to_play(&opened.definition, opened.scheduled, &dir);
-        eprintln!("allfives: note: {}", crate::text::terminal(&note));
+        note(&shard::nothing_to_play(
+            &opened.definition,
+            opened.scheduled,
+            &dir,
+        ));
     }
-    if let Some(note) = opened.definition.master().public_note() {
-        eprintln!("allfives: note: {note}");
+    if let Some(said) = opened.definition.master().public_note() {
+        note(&said);
     }
     Ok(())
 }
@@ -140,7 +142,7 @@ fn anchor_asked(args: &RatingArgs) -> AnchorAsk {
 
 /// Checks the arguments against the folder: a new tournament, or the one stored there resumed.
 /// The folder comes back held (no other run may use it until the returned lock is dropped),
-/// with a note for each thing honoured or repaired.
+/// with a note for each thing honoured or repaired; it is laid out next.
 fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>), String> {
     let (settings, table) = checked_options(args)?;
     let mut given = entrants::entrants(args.bots_file.as_deref(), &args.bots)?;
@@ -173,7 +175,6 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             folder::hold(&dir)?
         }
     };
-    start::lay_out(&definition, &held.dir)?;
     Ok((definition, held, notes))
 }
 
@@ -356,7 +357,7 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
                 page.add(folder, line, tally);
             }
         }
-        Event::Note(note) => eprintln!("allfives: note: {}", crate::text::terminal(note)),
+        Event::Note(said) => note(said),
         Event::Recorded { .. } | Event::Stopping => {}
     };
     let anchor = anchor_asked(&args.rating);
@@ -366,8 +367,8 @@ pub fn standings_command(args: &StandingsArgs) -> u8 {
     };
     // A replay page's game cut short or not checking out: `replay`'s code for it.
     let code = match page.map(|mut page| write_report(args, &mut page, &report)) {
-        Some(Err(message)) => return fail(BAD_INPUT, message),
-        Some(Ok(folder)) => crate::cli::commands::folder_code(&folder),
+        Some(Err(message)) => return fail(stopped_or(BAD_INPUT), message),
+        Some(Ok(folder)) => crate::cli::pages::folder_code(&folder),
         None => 0,
     };
     match output::print_report(&report, args.json, args.rating.pairs) {

@@ -84,6 +84,31 @@ pub fn sync_handle(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Opens the pack at `path` as `options` say, only if it is a plain file: never through a
+/// symbolic link, never waiting on a FIFO. The referee writes its packs in place, so anything
+/// else there was put by someone else; refused alike whether the pack is read (`--verify`,
+/// `replay --game`) or cut and appended to (`--resume`), which a link would redirect outside
+/// the folder.
+fn open(path: &Path, options: &mut std::fs::OpenOptions) -> io::Result<File> {
+    let file = options
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => io::Error::new(
+                e.kind(),
+                "it is a symbolic link, and the referee reads and writes no pack through one: put the pack itself in its place",
+            ),
+            _ => e,
+        })?;
+    match file.metadata()?.is_file() {
+        true => Ok(file),
+        false => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is not a plain file (a FIFO, a device or a socket): put the pack itself in its place",
+        )),
+    }
+}
+
 /// Why a frame could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
@@ -111,7 +136,7 @@ pub enum FrameError {
 /// The log held in `frame` of the pack at `path`.
 pub fn read_frame(path: &Path, frame: Frame) -> Result<Vec<u8>, FrameError> {
     let read = |source| FrameError::Read { frame, source };
-    let file = File::open(path).map_err(read)?;
+    let file = open(path, std::fs::OpenOptions::new().read(true)).map_err(read)?;
     // Nothing is allocated for more than the pack holds: a forged length is refused here.
     let held = file.metadata().map_err(read)?.len();
     if frame.end().is_none_or(|end| end > held) {
@@ -158,11 +183,7 @@ pub struct Cut {
 /// and says what went; an error if it is shorter than `end`.
 pub fn cut_to(path: &Path, end: u64) -> io::Result<Cut> {
     // Read too: what goes is counted first.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)?;
+    let file = open(path, std::fs::OpenOptions::new().read(true).append(true))?;
     let len = file.metadata()?.len();
     if len < end {
         return Err(io::Error::new(

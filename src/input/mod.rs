@@ -34,11 +34,40 @@ pub enum InputError {
     #[error("{0}")]
     Io(#[from] io::Error),
     /// It holds more than the limit (or never ends, as `/dev/zero`).
-    #[error("it holds more than {} MiB, more than any such file the referee reads", .0 >> 20)]
+    #[error("it holds more than {}, more than any such file the referee reads", size(*.0))]
     TooLarge(u64),
+    /// It is a FIFO, a device or a socket, where only a file the referee wrote belongs.
+    #[error(
+        "it is not a plain file (a FIFO, a device or a socket), which the referee never writes there"
+    )]
+    NotAFile,
     /// Ctrl-C, SIGTERM or SIGHUP arrived while reading.
     #[error("interrupted while reading it")]
     Interrupted,
+}
+
+/// `bytes` in words: in MiB, or KiB below one MiB.
+fn size(bytes: u64) -> String {
+    match bytes >> 20 {
+        0 => format!("{} KiB", bytes >> 10),
+        mib => format!("{mib} MiB"),
+    }
+}
+
+/// Opens `path`, a file the referee wrote, to read it: refused unless it is a plain file, so
+/// that a FIFO with no writer, `/dev/zero` or a terminal put in its place is never waited on
+/// or read without end, whatever the limit of its reader.
+pub fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
+    // O_NONBLOCK: opening a FIFO waits for no writer (it is refused next); a plain file's reads
+    // ignore it.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    match file.metadata()?.is_file() {
+        true => Ok(file),
+        false => Err(InputError::NotAFile),
+    }
 }
 
 /// How long a read waits for a pipe's writer before it looks whether it was asked to stop.

@@ -430,10 +430,9 @@ pub fn wrapped(text: &mut String, indent: &str, line: &str) {
             width += 1;
         }
         while width + w > room {
-            let take = room - width;
-            let head: String = word.chars().take(take).collect();
+            let (head, rest) = split_at_column(&word, room - width);
             let _ = writeln!(text, "{indent}{current}{head}");
-            word = word.chars().skip(take).collect();
+            word = rest.to_string();
             w = visible(&word);
             (current, width) = ("  ".to_string(), 2);
         }
@@ -442,6 +441,41 @@ pub fn wrapped(text: &mut String, indent: &str, line: &str) {
         fresh = false;
     }
     let _ = writeln!(text, "{indent}{current}");
+}
+
+/// `word` cut where it has taken `columns` columns, never inside an escape that
+/// [`crate::text::terminal`] writes (`\x1b`, `\u{202e}`, `\n`) nor inside a colour escape:
+/// each is shown whole on one line. At least one piece goes first, however wide.
+fn split_at_column(word: &str, columns: usize) -> (&str, &str) {
+    let (mut at, mut width) = (0, 0);
+    while at < word.len() {
+        let piece = piece_at(&word[at..]);
+        let w = visible(&word[at..at + piece]);
+        if width + w > columns && at > 0 {
+            break;
+        }
+        (at, width) = (at + piece, width + w);
+    }
+    word.split_at(at)
+}
+
+/// The length in bytes of the piece `s` starts with: a colour escape (ESC to `m`), an escape
+/// as `terminal` writes it, or one character.
+fn piece_at(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let hex = |from: usize, n: usize| {
+        bytes.len() >= from + n && bytes[from..from + n].iter().all(u8::is_ascii_hexdigit)
+    };
+    match bytes {
+        [0x1b, ..] => s.find('m').map_or(s.len(), |m| m + 1),
+        [b'\\', b't' | b'n' | b'r', ..] => 2,
+        [b'\\', b'x', ..] if hex(2, 2) => 4,
+        [b'\\', b'u', b'{', ..] => match s.find('}') {
+            Some(end) if (4..=9).contains(&end) && hex(3, end - 3) => end + 1,
+            _ => 1,
+        },
+        _ => s.chars().next().map_or(0, char::len_utf8),
+    }
 }
 
 /// The columns a word takes, its colour escapes left out.
@@ -629,8 +663,10 @@ pub fn decision(position: &Position, turn: u32, names: &[String], paint: &Paint)
     let game = &position.game;
     let seat = position.seat;
     let view = game.view(seat);
+    // A log is a file a user may edit: its names are made safe for a terminal, as in [`render`].
+    let names: Vec<String> = names.iter().map(|n| crate::text::terminal(n)).collect();
     let who = |s: Seat| format!("seat {s} ({})", names.get(s).map_or("?", |n| n));
-    let labels = side_labels(names, game.rules().teams);
+    let labels = side_labels(&names, game.rules().teams);
     let mut text = String::new();
     let id = position
         .id

@@ -243,7 +243,8 @@ impl Copy {
         }
         let note = dir.join(LEFT_OUT);
         files::create_new(&note)?.write_all(text.as_bytes())?;
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "the saved /tmp in {} was cut ({}, {MAX_FILES} files): {} left out, listed in {}",
             dir.display(),
             size(self.cap),

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::{self, InputError};
 use crate::sandbox::files;
 use crate::tournament::ratings::sprt::{Decision, SprtSpec};
 
@@ -43,9 +44,10 @@ pub fn store(dir: &Path, sprt: &SprtSpec, decided: Decision) -> std::io::Result<
 /// asking its own).
 pub fn read(dir: &Path, sprt: &SprtSpec) -> Result<Option<Decision>, String> {
     let path = dir.join(FILE);
-    let text = match std::fs::read_to_string(&path) {
+    // A few hundred bytes: bounded as every file read.
+    let text = match input::read_text(&path, 1 << 20) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
     let stored: Stored = serde_json::from_str(&text).map_err(|e| {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::bot::clock::{ClockKind, Clocks};
 use crate::bot::lifetime::Processes;
 use crate::bot::player::BotSpec;
+use crate::input::{self, InputError};
 use crate::referee::game::FaultPolicy;
 use crate::referee::matchplay::GameSettings;
 use crate::sandbox::{Policy, files};
@@ -26,6 +27,10 @@ use allfives_engine::rules::Rules;
 
 /// The definition's file name in a tournament folder.
 pub const FILE: &str = "tournament.json";
+
+/// The most a definition may hold: its entrants come from a bots file of at most
+/// [`input::MAX_LIST_BYTES`], written out with their settings.
+const MAX_BYTES: u64 = 2 * input::MAX_LIST_BYTES;
 
 /// An entrant as defined.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -478,14 +483,15 @@ impl Definition {
         stored_alike == *other
     }
 
-    /// Reads `DIR/tournament.json`; `None` if there is none.
+    /// Reads `DIR/tournament.json`; `None` if there is none. Bounded as every file a user
+    /// names: `/dev/zero` or an endless FIFO in its place is refused, a FIFO stopped by a signal.
     pub fn read(dir: &Path) -> Result<Option<Definition>, String> {
         let path = dir.join(FILE);
-        match std::fs::read_to_string(&path) {
+        match input::read_text(&path, MAX_BYTES) {
             Ok(text) => Definition::parse(&text)
                 .map(Some)
                 .map_err(|e| format!("{} is not a tournament definition: {e}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(format!("cannot read {}: {e}", path.display())),
         }
     }
@@ -542,7 +548,7 @@ impl Definition {
     /// renamed into place; `None` if there is none or it was cut short.
     pub fn recover(dir: &Path) -> Option<Definition> {
         let temporary = dir.join(format!("{FILE}.new"));
-        let text = std::fs::read_to_string(&temporary).ok()?;
+        let text = input::read_text(&temporary, MAX_BYTES).ok()?;
         let definition = Definition::parse(&text).ok()?;
         std::fs::rename(&temporary, dir.join(FILE)).ok()?;
         Some(definition)

@@ -89,13 +89,43 @@ impl std::fmt::Display for Place {
     }
 }
 
-/// A game's log as its results line names it: where it is, and its SHA-256 when the line
-/// gives one.
+/// A game's log as its results line names it: where it is, its SHA-256 when the line gives
+/// one, and the game it must be the log of.
 #[derive(Debug, Clone)]
 pub struct LineLog {
     /// Where it is.
     pub place: Place,
     sha256: Option<String>,
+    game: Logged,
+}
+
+/// What a log's header says of its game, and a results line of the game it logs: its number
+/// in its set, its seed (so its deals) and its seats' names (so its arrangement). The fields
+/// the header has besides are not read here.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+struct Logged {
+    game: u64,
+    seed: u64,
+    seats: Vec<Seated>,
+}
+
+/// A seat's bot, by the name a header gives it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+struct Seated {
+    bot: String,
+}
+
+impl std::fmt::Display for Logged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let seats: Vec<&str> = self.seats.iter().map(|s| s.bot.as_str()).collect();
+        write!(
+            f,
+            "game {} of its set, seed {}, seats {}",
+            self.game,
+            self.seed,
+            text::terminal(&seats.join(", "))
+        )
+    }
 }
 
 impl LineLog {
@@ -104,11 +134,23 @@ impl LineLog {
         Ok(LineLog {
             place: Place::of(line)?,
             sha256: line.log_sha256.clone(),
+            game: Logged {
+                game: line.game,
+                seed: line.seed,
+                seats: line
+                    .seats
+                    .iter()
+                    .map(|s| Seated {
+                        bot: s.name.clone(),
+                    })
+                    .collect(),
+            },
         })
     }
 
     /// Its bytes, read from the folder `dir`: refused when they are not the ones the line's
-    /// digest names (a log swapped for another game's, changed or emptied).
+    /// digest names (a log swapped for another game's, changed or emptied), or when its header
+    /// is another game's (a line pointed at another game's log, its digest with it).
     pub fn read(&self, dir: &Path) -> Result<Vec<u8>, String> {
         let bytes = self.place.read(dir)?;
         match &self.sha256 {
@@ -116,7 +158,20 @@ impl LineLog {
                 "{} is not the one it was written with (its SHA-256 differs): the log was changed, replaced or emptied",
                 self.place
             )),
-            _ => Ok(bytes),
+            _ => self.belongs(&bytes).map(|()| bytes),
+        }
+    }
+
+    /// Whether the log `bytes` is the line's game's, by its header. A header that does not
+    /// read is let through: the log's replay refuses it, naming its line.
+    fn belongs(&self, bytes: &[u8]) -> Result<(), String> {
+        let header = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+        match serde_json::from_slice::<Logged>(header) {
+            Ok(logged) if logged != self.game => Err(format!(
+                "{} is the log of another game ({logged}), where the results line's game is {}: the line was changed; restore it from a copy, or delete it (--resume plays its game again)",
+                self.place, self.game
+            )),
+            _ => Ok(()),
         }
     }
 }
@@ -250,7 +305,8 @@ pub fn games(dir: &Path) -> Result<Vec<(String, LineLog)>, String> {
 /// id is answered with how many games there are and how their ids look.
 pub fn find(dir: &Path, id: &str) -> Result<LineLog, String> {
     let path = dir.join(RESULTS);
-    if !path.is_file() {
+    // Any file there is read, so that one that is not plain (a FIFO) is refused as such.
+    if std::fs::symlink_metadata(&path).is_err() {
         return Err(format!(
             "{} holds no {RESULTS}: --game names a game of a tournament's folder (allfives tournament --out)",
             dir.display()

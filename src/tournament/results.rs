@@ -389,7 +389,8 @@ pub fn read_results(
     mut each: impl FnMut(usize, GameLine, &[u8]) -> Result<(), String>,
 ) -> Result<Option<usize>, String> {
     let shown = path.display();
-    let file = File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    // Only a plain file: a FIFO put in its place would never end the read, nor a signal stop it.
+    let file = crate::input::open_file(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
     let mut number = 0;
@@ -428,10 +429,12 @@ pub fn read_results(
 /// The whole lines (games) of a results file, counted without reading them (0 without a file):
 /// what a refusal says a folder holds before the lines are read and checked.
 pub fn whole_lines(path: &Path) -> io::Result<u64> {
-    let mut file = match File::open(path) {
+    use crate::input::InputError;
+    let mut file = match crate::input::open_file(path) {
         Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e),
+        Err(InputError::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(InputError::Io(e)) => return Err(e),
+        Err(e) => return Err(io::Error::other(e.to_string())),
     };
     let mut buf = vec![0; 1 << 16];
     let mut lines = 0;
