@@ -31,7 +31,8 @@ use std::time::Instant;
 use allfives::bot::builtin::Builtin;
 use allfives::engine::rules::Rules;
 use allfives::referee::builtin_game::{self, Scratch};
-use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side};
+use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side, Status};
+use allfives::tournament::ratings::student::student_quantile;
 use allfives::tournament::ratings::sets;
 use allfives::tournament::schedule::{Format, GamePlan, Schedule, Table};
 use allfives::tournament::seeds;
@@ -45,7 +46,9 @@ struct Options {
     players: usize,
     teams: bool,
     entrants: usize,
-    deals: u64,
+    /// The deal counts measured: each run plays the largest and is fitted on the first `D`
+    /// deals for each `D`.
+    deals: Vec<u64>,
     runs: u64,
     truth_deals: u64,
     by_set: bool,
@@ -66,7 +69,12 @@ impl Options {
             players: number("--players", 3) as usize,
             teams: args.iter().any(|a| a == "--teams"),
             entrants: number("--entrants", 6) as usize,
-            deals: number("--deals", if smoke { 2 } else { 20 }),
+            deals: value("--deals").map_or(vec![if smoke { 2 } else { 20 }], |rest| {
+                rest.first()
+                    .map(|v| v.split(',').filter_map(|d| d.parse().ok()).collect())
+                    .filter(|d: &Vec<u64>| !d.is_empty() && d.iter().all(|&d| d > 0))
+                    .unwrap_or_else(|| fail("--deals takes deal counts, such as 2,3,5,10,20"))
+            }),
             runs: number("--runs", if smoke { 2 } else { 200 }),
             truth_deals: number("--truth-deals", if smoke { 4 } else { 4000 }),
             by_set: args.iter().any(|a| a == "--by-set"),
@@ -135,13 +143,15 @@ fn play(plans: &[GamePlan], options: &Options, scratch: &mut Scratch) -> Vec<Vec
         .collect()
 }
 
-/// The fit of a round-robin of `deals` deals from `master`.
-fn run(options: &Options, deals: u64, master: u64, scratch: &mut Scratch) -> BatchFit {
+/// The fits of a round-robin of the largest of `deals` deals from `master`, one on the first
+/// `D` deals for each `D` of `deals` (each deal is played once, whatever the count).
+fn run(options: &Options, deals: &[u64], master: u64, scratch: &mut Scratch) -> Vec<BatchFit> {
+    let most = deals.iter().copied().max().expect("a deal count");
     let schedule = Arc::new(Schedule::new(
         options.table(),
         Format::RoundRobin,
         options.entrants,
-        deals,
+        most,
         master,
     ));
     // A set is one group's games of one deal, every arrangement: gathered by group and deal,
@@ -153,7 +163,7 @@ fn run(options: &Options, deals: u64, master: u64, scratch: &mut Scratch) -> Bat
             .or_default()
             .push(plan);
     }
-    let mut folded = Sets::default();
+    let mut played: Vec<(u64, u64, Vec<Vec<(Side, u32)>>)> = Vec::new();
     for mut plans in gathered.into_values() {
         plans.sort_by_key(|plan| plan.arrangement);
         let first = &plans[0];
@@ -167,23 +177,57 @@ fn run(options: &Options, deals: u64, master: u64, scratch: &mut Scratch) -> Bat
             ),
             false => sets::deal_key(first.deal, first.deal_seed),
         };
-        folded.add(key, &play(&plans, options, scratch));
+        played.push((first.deal, key, play(&plans, options, scratch)));
     }
     let names: Vec<String> = (0..options.entrants).map(|e| format!("mix-{e}")).collect();
-    batch::fit(&names, &folded, Anchor::Mean(0.0))
-}
-
-/// Each entrant's Elo in `fit` (by index), and its half-width.
-fn by_entrant(fit: &BatchFit, entrants: usize) -> Vec<(f64, Option<f64>)> {
-    (0..entrants)
-        .map(|e| {
-            let rating = fit.rating(e).expect("every entrant plays");
-            (rating.elo, rating.half_width())
+    deals
+        .iter()
+        .map(|&d| {
+            let mut folded = Sets::default();
+            for (_, key, games) in played.iter().filter(|(deal, _, _)| *deal < d) {
+                folded.add(*key, games);
+            }
+            batch::fit(&names, &folded, Anchor::Mean(0.0))
         })
         .collect()
 }
 
-/// What the runs found.
+/// One entrant's rating in a fit: its Elo, half-width, the critical value its interval was
+/// read by, and its status.
+#[derive(Debug, Clone, Copy)]
+struct Rated {
+    elo: f64,
+    half: Option<f64>,
+    critical: f64,
+    /// The half-width over the model's alone (1.96 model standard errors).
+    over_model: f64,
+    rated: bool,
+}
+
+/// Each entrant's rating in `fit` (by index).
+fn by_entrant(fit: &BatchFit, entrants: usize) -> Vec<Rated> {
+    let (critical, over_model) = match (fit.dispersion, fit.freedom) {
+        (Some(phi), Some(nu)) => {
+            let t = student_quantile(0.975, nu);
+            (t, t * phi.sqrt() / Z)
+        }
+        _ => (Z, 1.0),
+    };
+    (0..entrants)
+        .map(|e| {
+            let rating = fit.rating(e).expect("every entrant plays");
+            Rated {
+                elo: rating.elo,
+                half: rating.half_width(),
+                critical,
+                over_model,
+                rated: rating.status == Status::Rated,
+            }
+        })
+        .collect()
+}
+
+/// What the runs found at one deal count.
 #[derive(Debug, Default)]
 struct Tally {
     intervals: u64,
@@ -192,21 +236,46 @@ struct Tally {
     per_run: Vec<f64>,
     squared_error: f64,
     half_widths: f64,
+    /// The printed standard errors (half-width over its critical value), summed.
+    printed_se: f64,
+    /// Per entrant: its Elo in each run, its printed standard errors, and how often it was covered.
+    elos: Vec<Vec<f64>>,
+    ses: Vec<f64>,
+    entrant_covered: Vec<u64>,
+    /// Intervals not `rated` (provisional), and `rated` ones wider than 3 times the model's.
+    provisional: u64,
+    rated_over_3: u64,
+    widest_rated_over_model: f64,
 }
 
 impl Tally {
-    fn take(&mut self, fit: &[(f64, Option<f64>)], truth: &[(f64, Option<f64>)]) {
+    fn take(&mut self, fit: &[Rated], truth: &[Rated]) {
+        let n = fit.len();
+        if self.elos.is_empty() {
+            (self.elos, self.ses, self.entrant_covered) =
+                (vec![Vec::new(); n], vec![0.0; n], vec![0; n]);
+        }
         let mut covered = 0;
-        for ((elo, half), (true_elo, _)) in fit.iter().zip(truth) {
-            let half = half.unwrap_or(0.0);
-            let error = elo - true_elo;
-            covered += u64::from(error.abs() <= half);
+        for (e, (r, true_r)) in fit.iter().zip(truth).enumerate() {
+            let half = r.half.unwrap_or(0.0);
+            let error = r.elo - true_r.elo;
+            let hit = u64::from(error.abs() <= half);
+            covered += hit;
+            self.entrant_covered[e] += hit;
             self.squared_error += error * error;
             self.half_widths += half;
+            self.printed_se += half / r.critical;
+            self.elos[e].push(r.elo);
+            self.ses[e] += half / r.critical;
+            self.provisional += u64::from(!r.rated);
+            if r.rated {
+                self.rated_over_3 += u64::from(r.over_model > 3.0);
+                self.widest_rated_over_model = self.widest_rated_over_model.max(r.over_model);
+            }
         }
-        self.intervals += fit.len() as u64;
+        self.intervals += n as u64;
         self.covered += covered;
-        self.per_run.push(covered as f64 / fit.len() as f64);
+        self.per_run.push(covered as f64 / n as f64);
     }
 
     fn report(&self) -> String {
@@ -215,17 +284,43 @@ impl Tally {
         let runs = self.per_run.len() as f64;
         let mean = self.per_run.iter().sum::<f64>() / runs;
         let spread = self.per_run.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (runs - 1.0);
+        let rms = (self.squared_error / n).sqrt();
+        // Per entrant: the SD of its Elo over the runs over its mean printed se.
+        let ratios: Vec<String> = self
+            .elos
+            .iter()
+            .zip(&self.ses)
+            .map(|(elos, se)| {
+                let m = elos.iter().sum::<f64>() / runs;
+                let sd = (elos.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (runs - 1.0)).sqrt();
+                format!("{:.2}", sd / (se / runs))
+            })
+            .collect();
+        let covered: Vec<String> = self
+            .entrant_covered
+            .iter()
+            .map(|&c| format!("{:.1}", 100.0 * c as f64 / runs))
+            .collect();
         format!(
             "{} runs, {} intervals: coverage {:.2}% (binomial se {:.2}%, runs' se {:.2}%); \
-             mean half-width {:.1} Elo, rms error {:.1} Elo (x 1.96 = {:.1})",
+             mean half-width {:.1} Elo, rms error {:.1} Elo (x 1.96 = {:.1}); \
+             rms error / mean printed se {:.2} (half-width / critical); \
+             per entrant SD / mean se [{}], coverage % [{}]; \
+             provisional {}, rated wider than 3x the model's {} (widest {:.2}x)",
             self.per_run.len(),
             self.intervals,
             100.0 * p,
             100.0 * (p * (1.0 - p) / n).sqrt(),
             100.0 * (spread / runs).sqrt(),
             self.half_widths / n,
-            (self.squared_error / n).sqrt(),
-            Z * (self.squared_error / n).sqrt(),
+            rms,
+            Z * rms,
+            rms / (self.printed_se / n),
+            ratios.join(" "),
+            covered.join(" "),
+            self.provisional,
+            self.rated_over_3,
+            self.widest_rated_over_model,
         )
     }
 }
@@ -239,7 +334,7 @@ fn main() {
     };
     println!(
         "allfives coverage bench: {} players {mode}, {} entrants (builtin:mix:0 to 1), \
-         round-robin of {} deals a run, truth from {} deals, clustered by {}",
+         round-robin of {:?} deals a run, truth from {} deals, clustered by {}",
         options.players,
         options.entrants,
         options.deals,
@@ -253,23 +348,27 @@ fn main() {
     let mut scratch = Scratch::default();
     let truth = run(
         &options,
-        options.truth_deals,
+        &[options.truth_deals],
         seeds::derive(1, 0),
         &mut scratch,
     );
-    let truth = by_entrant(&truth, options.entrants);
-    let shown: Vec<String> = truth.iter().map(|(e, _)| format!("{e:+.1}")).collect();
+    let truth = by_entrant(&truth[0], options.entrants);
+    let shown: Vec<String> = truth.iter().map(|r| format!("{:+.1}", r.elo)).collect();
     println!("  truth (Elo, mean 0): {}", shown.join(" "));
-    let mut tally = Tally::default();
+    let mut tallies: Vec<Tally> = options.deals.iter().map(|_| Tally::default()).collect();
     for seed in 1..=options.runs {
-        let fit = run(
+        let fits = run(
             &options,
-            options.deals,
+            &options.deals,
             seeds::derive(2, seed),
             &mut scratch,
         );
-        tally.take(&by_entrant(&fit, options.entrants), &truth);
+        for (tally, fit) in tallies.iter_mut().zip(&fits) {
+            tally.take(&by_entrant(fit, options.entrants), &truth);
+        }
     }
-    println!("  {}", tally.report());
+    for (deals, tally) in options.deals.iter().zip(&tallies) {
+        println!("  {deals} deals: {}", tally.report());
+    }
     println!("  {:.0} s", started.elapsed().as_secs_f64());
 }
