@@ -1,28 +1,32 @@
 //! Whether the batch ratings' 95% intervals hold the truth 95% of the time, at 2, 3 and 4
-//! players.
+//! players, and at few deals.
 //!
 //! Entrants are `builtin:mix:P` with P evenly spread (`P = i / (n - 1)`: entrant 0 is greedy,
 //! the last random), played a round-robin as `tournament` schedules it (`Schedule::games`: every
 //! group plays deal `d` from the same seed, each deal in every seat arrangement that matters),
-//! through the engine (`referee::builtin_game`: no process, no log). Each run plays `--deals`
-//! deals from its own master seed and fits the ratings (`ratings::batch::fit`, mean 0); the truth
-//! is the fit of one long run of `--truth-deals` deals from another seed (its own error is the
-//! run's times `deals / truth-deals` in variance). An interval covers when it holds the entrant's
-//! true rating. Reported: the intervals counted, the share that cover, its binomial standard
+//! through the engine (`referee::builtin_game`: no process, no log). Each run plays the largest
+//! of `--deals` from its own master seed and fits the ratings (`ratings::batch::fit`, mean 0) on
+//! its first `D` deals for each `D` listed; the truth is the fit of one long run of
+//! `--truth-deals` deals from another seed (its own error is the run's times `deals /
+//! truth-deals` in variance). An interval covers when it holds the entrant's true rating.
+//! Reported per deal count: the intervals counted, the share that cover, its binomial standard
 //! error (`sqrt(p (1 - p) / N)`, as if the intervals were independent) and the standard error
 //! from the runs' own spread (the intervals of one run are not independent: they are relative to
-//! the run's mean), and the mean half-width beside the root-mean-square error it should match
-//! (`rms / 1.96`).
+//! the run's mean); the mean half-width beside the root-mean-square error it should match (`rms
+//! x 1.96`); the rms error over the mean printed standard error (the half-width over the
+//! critical value it was read by), and per entrant its SD over the runs over its mean printed
+//! se and its coverage; how many were `few_deals` (the model's interval), how many others were
+//! wider than 3 times the model's; the mean dispersion and degrees of freedom.
 //!
 //! Sets are clustered as the standings cluster them, by deal (`sets::deal_key`); `--by-set`
 //! keys each set (group and deal) apart instead, as they were before issue 30, to show what that
 //! covered.
 //!
-//! `cargo bench --bench coverage -- --players 3` (options: `--players 2|3|4`, `--teams` for
-//! 4-player partnerships with every split, `--entrants N` (6), `--deals D` (20), `--runs R`
-//! (200), `--truth-deals T` (4000), `--by-set`). Without `--bench` (as under `cargo test
-//! --benches`) it is a smoke run whose figures mean nothing. Figures and commands:
-//! docs/results.md.
+//! `cargo bench --bench coverage -- --players 3 --deals 2,3,5,10,20` (options: `--players
+//! 2|3|4`, `--teams` for 4-player partnerships with every split, `--entrants N` (6), `--deals
+//! D,D,...` (20), `--runs R` (200), `--truth-deals T` (4000), `--by-set`). Without `--bench` (as
+//! under `cargo test --benches`) it is a smoke run whose figures mean nothing. Figures and
+//! commands: docs/results.md.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -31,7 +35,7 @@ use std::time::Instant;
 use allfives::bot::builtin::Builtin;
 use allfives::engine::rules::Rules;
 use allfives::referee::builtin_game::{self, Scratch};
-use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Sets, Side, Status};
+use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Reason, Sets, Side};
 use allfives::tournament::ratings::student::student_quantile;
 use allfives::tournament::ratings::sets;
 use allfives::tournament::schedule::{Format, GamePlan, Schedule, Table};
@@ -201,7 +205,8 @@ struct Rated {
     critical: f64,
     /// The half-width over the model's alone (1.96 model standard errors).
     over_model: f64,
-    rated: bool,
+    /// Whether it is `provisional` for too few deals (its interval then the model's).
+    few_deals: bool,
 }
 
 /// Each entrant's rating in `fit` (by index).
@@ -221,7 +226,7 @@ fn by_entrant(fit: &BatchFit, entrants: usize) -> Vec<Rated> {
                 half: rating.half_width(),
                 critical,
                 over_model,
-                rated: rating.status == Status::Rated,
+                few_deals: rating.reason == Some(Reason::FewDeals),
             }
         })
         .collect()
@@ -242,14 +247,23 @@ struct Tally {
     elos: Vec<Vec<f64>>,
     ses: Vec<f64>,
     entrant_covered: Vec<u64>,
-    /// Intervals not `rated` (provisional), and `rated` ones wider than 3 times the model's.
-    provisional: u64,
-    rated_over_3: u64,
-    widest_rated_over_model: f64,
+    /// Intervals `provisional` for too few deals, and the others wider than 3 times the
+    /// model's (any of them may be `rated`: the standings clear a wide mark by games).
+    few_deals: u64,
+    over_3: u64,
+    widest_over_model: f64,
+    /// The fits' dispersions and degrees of freedom, summed over those not `few_deals`.
+    dispersions: f64,
+    freedoms: f64,
+    estimated: u64,
 }
 
 impl Tally {
-    fn take(&mut self, fit: &[Rated], truth: &[Rated]) {
+    fn take(&mut self, whole: &BatchFit, fit: &[Rated], truth: &[Rated]) {
+        if let (Some(phi), Some(nu)) = (whole.dispersion, whole.freedom) {
+            (self.dispersions, self.freedoms) = (self.dispersions + phi, self.freedoms + nu);
+            self.estimated += 1;
+        }
         let n = fit.len();
         if self.elos.is_empty() {
             (self.elos, self.ses, self.entrant_covered) =
@@ -267,10 +281,10 @@ impl Tally {
             self.printed_se += half / r.critical;
             self.elos[e].push(r.elo);
             self.ses[e] += half / r.critical;
-            self.provisional += u64::from(!r.rated);
-            if r.rated {
-                self.rated_over_3 += u64::from(r.over_model > 3.0);
-                self.widest_rated_over_model = self.widest_rated_over_model.max(r.over_model);
+            self.few_deals += u64::from(r.few_deals);
+            if !r.few_deals {
+                self.over_3 += u64::from(r.over_model > 3.0);
+                self.widest_over_model = self.widest_over_model.max(r.over_model);
             }
         }
         self.intervals += n as u64;
@@ -306,7 +320,8 @@ impl Tally {
              mean half-width {:.1} Elo, rms error {:.1} Elo (x 1.96 = {:.1}); \
              rms error / mean printed se {:.2} (half-width / critical); \
              per entrant SD / mean se [{}], coverage % [{}]; \
-             provisional {}, rated wider than 3x the model's {} (widest {:.2}x)",
+             few_deals {}, others wider than 3x the model's {} (widest {:.2}x); \
+             mean dispersion {:.2}, mean freedom {:.1} (of {} fits)",
             self.per_run.len(),
             self.intervals,
             100.0 * p,
@@ -318,9 +333,12 @@ impl Tally {
             rms / (self.printed_se / n),
             ratios.join(" "),
             covered.join(" "),
-            self.provisional,
-            self.rated_over_3,
-            self.widest_rated_over_model,
+            self.few_deals,
+            self.over_3,
+            self.widest_over_model,
+            self.dispersions / self.estimated.max(1) as f64,
+            self.freedoms / self.estimated.max(1) as f64,
+            self.estimated,
         )
     }
 }
@@ -364,7 +382,7 @@ fn main() {
             &mut scratch,
         );
         for (tally, fit) in tallies.iter_mut().zip(&fits) {
-            tally.take(&by_entrant(fit, options.entrants), &truth);
+            tally.take(fit, &by_entrant(fit, options.entrants), &truth);
         }
     }
     for (deals, tally) in options.deals.iter().zip(&tallies) {

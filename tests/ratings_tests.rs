@@ -339,3 +339,101 @@ fn the_winner_and_the_order_follow_the_ratings_when_not_everyone_met_equally() {
     let first_rated = &s["ratings"]["entrants"][0]["name"];
     assert_eq!(s["winner"]["names"], serde_json::json!([first_rated]));
 }
+
+/// Every `rated` entrant of `ratings` (the standings' JSON): its name and 95% half-width.
+fn rated_half_widths(ratings: &Value) -> Vec<(String, f64)> {
+    ratings["entrants"]
+        .as_array()
+        .expect("ratings")
+        .iter()
+        .filter(|r| r["status"] == "rated")
+        .filter_map(|r| {
+            let i = r["interval"].as_array()?;
+            let half = (i[1].as_f64().expect("high") - i[0].as_f64().expect("low")) / 2.0;
+            Some((r["name"].as_str().expect("a name").to_string(), half))
+        })
+        .collect()
+}
+
+#[test]
+fn two_deals_print_no_interval_of_thousands_as_rated() {
+    // Issue 41: t(1) = 12.71 times a sandwich of two deals printed greedy +364.1 [-2016.3,
+    // +2744.6] and random -362.3 [-2682.3, +1957.8], both rated.
+    let sb = Sandbox::new();
+    let out = sb.path("two-deals").display().to_string();
+    let ran = allfives(&[
+        "tournament",
+        "builtin:greedy",
+        "builtin:mix:0.2",
+        "builtin:mix:0.4",
+        "builtin:mix:0.7",
+        "builtin:random",
+        "--deals",
+        "2",
+        "--seed",
+        "5167334847608609",
+        "--public-seed",
+        "--json",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let ratings = &ran.json()["standings"]["ratings"];
+    for (name, half) in rated_half_widths(ratings) {
+        assert!(half <= 800.0, "{name}: +-{half} rated: {ratings:#}");
+    }
+    // The pooled dispersion of 2 deals and 5 entrants has about 5 degrees of freedom, too few
+    // for a sound interval: each is the model's, and every rating says so.
+    assert_eq!(ratings["dispersion"], Value::Null, "{ratings:#}");
+    for r in ratings["entrants"].as_array().expect("ratings") {
+        assert_eq!(r["status"], "provisional", "{r}");
+        assert_eq!(r["reason"], "few_deals", "{r}");
+        let i = r["interval"].as_array().expect("the model's interval");
+        let half = (i[1].as_f64().expect("high") - i[0].as_f64().expect("low")) / 2.0;
+        assert!(half < 400.0, "{r}");
+    }
+    let text = allfives(&["standings", &out]);
+    assert!(text.stdout.contains("provisional: few deals"), "{}", text.stdout);
+    assert!(text.stdout.contains("? few deals: too few deals"), "{}", text.stdout);
+}
+
+#[test]
+fn a_sparse_team_ladder_prints_no_interval_of_thousands_as_rated() {
+    // Issue 41: printed e3 +316.3 [-1624.9, +2257.6] as rated (4 tables, all swept).
+    let sb = Sandbox::new();
+    let out = sb.path("ladder").display().to_string();
+    let ran = allfives(&[
+        "tournament",
+        "e1=builtin:mix:0",
+        "e2=builtin:mix:.25",
+        "e3=builtin:mix:.5",
+        "e4=builtin:mix:.75",
+        "e5=builtin:mix:1",
+        "-p",
+        "4",
+        "--splits",
+        "--format",
+        "ladder",
+        "--games",
+        "16",
+        "--seed",
+        "691409610589532",
+        "--public-seed",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let standings = allfives(&["standings", "--json", &out]);
+    let ratings = &standings.json()["standings"]["ratings"];
+    for (name, half) in rated_half_widths(ratings) {
+        assert!(half <= 800.0, "{name}: +-{half} rated: {ratings:#}");
+    }
+    // The text marks each one provisional and says why.
+    let text = allfives(&["standings", &out]);
+    assert!(
+        text.stdout.contains("e3      +316.3?"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("provisional: wide interval"));
+}

@@ -13,7 +13,7 @@ use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::text::fixed;
 use crate::tournament::ratings::Sprt;
-use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason};
+use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason, WIDEST_RATED};
 use crate::tournament::ratings::identified::{FIT_ENTRANTS, Unfixed};
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::report_stream::{self, Report};
@@ -432,7 +432,7 @@ fn ratings_text(s: &Standings) -> String {
     if s.ratings.entrants.iter().any(|r| r.provisional) {
         let _ = writeln!(
             text,
-            "  ? provisional: fewer than {FEW_GAMES} games, or no interval yet, or one more than {} times as wide as the median",
+            "  ? provisional: fewer than {FEW_GAMES} games, too few deals, or no interval yet, or one more than {} times as wide as the median or wider than +-{WIDEST_RATED} Elo",
             PROVISIONAL_RATIO
         );
     }

@@ -11,7 +11,8 @@
 //! about `(D - 1)` times the number of ratings. The estimate:
 //!
 //! - `phi = Q / E`, `Q = sum_g s_g' G s_g` (each deal's score `s_g` at the fit, a quadratic form
-//!   in `G`: the trace of `G J`), `E` its expectation were the games independent,
+//!   in `G`: the trace of `G J`; with the prior, whose virtual draws take a share of the score,
+//!   the scores about their mean), `E` its expectation were the games independent,
 //!   `E = tr(D) - tr(P D)` = `sum_g tr(W_g) - sum_g tr(W_g^2)`, `W_g = G H_g` (`H_g` deal `g`'s
 //!   information). This is the mean eigenvalue of `H^-1 J` (A. Rotnitzky and N. P. Jewell,
 //!   "Hypothesis testing of regression parameters in semiparametric generalized linear models
@@ -76,16 +77,26 @@ pub fn estimate(inverse: &Square, clusters: &[(Vec<Term>, f64)]) -> Option<Dispe
         + size.powi(3);
     let mut quadratic = 0.0;
     let mut trace = 0.0;
+    // The scores' total: zero at a plain fit; with the prior its virtual draws take a share, and
+    // the deals' scores are read about their mean (else that share would count as spread).
+    let mut total = vec![0.0; inverse.size()];
     for (l, n) in &local {
         let g = l.restricted(inverse);
         quadratic += n * l.quadratic(&g);
         trace += n * l.trace(&g);
+        for (&i, s) in l.columns.iter().zip(&l.score) {
+            total[i] += n * s;
+        }
     }
+    let deals: f64 = local.iter().map(|(_, n)| n).sum();
+    let image: Vec<f64> = (0..total.len())
+        .map(|i| super::cholesky::dot(inverse.row(i), &total))
+        .collect();
+    quadratic -= super::cholesky::dot(&total, &image) / deals.max(1.0);
     let (second, denominator) = match cost <= EXACT_BUDGET {
         true => exact_traces(inverse, &local),
         false => {
             // Balanced: each of the D deals holds 1/D of every rating's information.
-            let deals: f64 = local.iter().map(|(_, n)| n).sum();
             let second = trace / deals;
             (second, second - second / deals)
         }
