@@ -36,8 +36,8 @@ use allfives::bot::builtin::Builtin;
 use allfives::engine::rules::Rules;
 use allfives::referee::builtin_game::{self, Scratch};
 use allfives::tournament::ratings::batch::{self, Anchor, BatchFit, Reason, Sets, Side};
-use allfives::tournament::ratings::student::student_quantile;
 use allfives::tournament::ratings::sets;
+use allfives::tournament::ratings::student::student_quantile;
 use allfives::tournament::schedule::{Format, GamePlan, Schedule, Table};
 use allfives::tournament::seeds;
 
@@ -120,9 +120,12 @@ fn mix_p(e: usize, n: usize) -> f64 {
     e as f64 / (n - 1) as f64
 }
 
+/// A set's games, each as its sides and their ranks.
+type SetGames = Vec<Vec<(Side, u32)>>;
+
 /// Plays a set's games (one group, one deal, every arrangement) and returns each game as its
 /// sides and their ranks; partners (seats `s` and `s + 2`) are one side.
-fn play(plans: &[GamePlan], options: &Options, scratch: &mut Scratch) -> Vec<Vec<(Side, u32)>> {
+fn play(plans: &[GamePlan], options: &Options, scratch: &mut Scratch) -> SetGames {
     let sides = if options.teams { 2 } else { options.players };
     plans
         .iter()
@@ -167,7 +170,8 @@ fn run(options: &Options, deals: &[u64], master: u64, scratch: &mut Scratch) -> 
             .or_default()
             .push(plan);
     }
-    let mut played: Vec<(u64, u64, Vec<Vec<(Side, u32)>>)> = Vec::new();
+    // Each set: its deal, its cluster key and its games.
+    let mut played: Vec<(u64, u64, SetGames)> = Vec::new();
     for mut plans in gathered.into_values() {
         plans.sort_by_key(|plan| plan.arrangement);
         let first = &plans[0];

@@ -223,17 +223,22 @@ fn complete_sets_that_fix_no_rating_say_so_not_that_none_is_complete() {
         standings.stdout
     );
     assert!(
-        standings
-            .stdout
-            .contains("winner: none by rating (no entrant rated: the 2 complete sets fix no rating (below))"),
+        standings.stdout.contains(
+            "winner: none by rating (no entrant rated: the 2 complete sets fix no rating (below))"
+        ),
         "{}",
         standings.stdout
     );
     let json = allfives(&["standings", "--json", &dir_text]);
     let standings = &json.json()["standings"];
     assert_eq!(standings["complete_sets"], 2);
-    assert_eq!(standings["winner"]["none"], "not_comparable", "{standings:#}");
-    let not_rated = standings["ratings"]["not_rated"].as_array().expect("not rated");
+    assert_eq!(
+        standings["winner"]["none"], "not_comparable",
+        "{standings:#}"
+    );
+    let not_rated = standings["ratings"]["not_rated"]
+        .as_array()
+        .expect("not rated");
     assert_eq!(not_rated.len(), 4);
     assert!(not_rated.iter().all(|n| n["reason"] == "teams_confounded"));
 }

@@ -976,7 +976,10 @@ mod tests {
         let got = fit.half_width(0).expect("an interval");
         assert!((got / expected - 1.0).abs() < 1e-6, "{got} {expected}");
         assert!(!fit.is_provisional(0), "{fit:?}");
-        assert!((fit.freedom.expect("estimated") - 7.0).abs() < 1e-6, "{fit:?}");
+        assert!(
+            (fit.freedom.expect("estimated") - 7.0).abs() < 1e-6,
+            "{fit:?}"
+        );
     }
 
     #[test]

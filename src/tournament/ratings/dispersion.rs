@@ -253,7 +253,10 @@ mod tests {
                 })
                 .collect();
             let found = estimate(&inverse, &clusters).expect("an estimate");
-            assert!((found.freedom - (d - 1) as f64).abs() < 1e-9, "{d}: {found:?}");
+            assert!(
+                (found.freedom - (d - 1) as f64).abs() < 1e-9,
+                "{d}: {found:?}"
+            );
             // The sample variance of the residuals, divided by d - 1.
             let variance = residuals.iter().map(|r| r * r).sum::<f64>() / (d - 1) as f64;
             assert!((found.phi - variance).abs() < 1e-9, "{d}: {found:?}");
