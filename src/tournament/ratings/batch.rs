@@ -585,7 +585,7 @@ impl Model {
 /// The fewest degrees of freedom the dispersion's estimate needs for its intervals to be read
 /// by Student's t: below 6, t's 95% critical value passes 2.45 (1.25 times the normal's; 4.30
 /// at 2, 12.71 at 1) and the interval's width is set more by the luck of the few deals than by
-/// the games. 2 deals of a round-robin of up to 7 entrants are below it; measured there
+/// the games. 2 deals of a round-robin of up to 6 entrants are below it; measured there
 /// (`benches/coverage.rs`, 6 entrants at 2 players, 2 deals: 5.7 degrees of freedom), the
 /// intervals covered 87%, the sweeps' ratings shrunk by the prior. With fewer, the model's
 /// interval is printed and every rating is `provisional` with `few_deals` (docs/results.md).
