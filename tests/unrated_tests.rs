@@ -182,3 +182,63 @@ fn groups_that_never_met_are_not_rated_and_the_report_leaves_them_out() {
         text_of(&dom, "progress-note")
     );
 }
+
+#[test]
+fn complete_sets_that_fix_no_rating_say_so_not_that_none_is_complete() {
+    // Two of the three splits of four into teams, on one deal: two complete sets, and every
+    // entrant `teams_confounded`. Printed "no rating yet: no complete set" (issue 41).
+    let sb = Sandbox::new();
+    let dir = sb.path("splits");
+    let dir_text = dir.display().to_string();
+    let ran = allfives(&[
+        "tournament",
+        "a=builtin:greedy",
+        "b=builtin:random",
+        "c=builtin:mix:0.5",
+        "d=builtin:mix:0.2",
+        "-p",
+        "4",
+        "--splits",
+        "--deals",
+        "1",
+        "--seed",
+        "3",
+        "--public-seed",
+        "--out",
+        &dir_text,
+    ]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let results = dir.join("results.jsonl");
+    let text = std::fs::read_to_string(&results).expect("results");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("\"group\":[0,1,3,2]"))
+        .collect();
+    assert_eq!(kept.len(), 8, "two splits of four games kept");
+    std::fs::write(&results, kept.join("\n") + "\n").expect("write");
+    let standings = allfives(&["standings", &dir_text]);
+    assert!(
+        !standings.stdout.contains("no complete set"),
+        "{}",
+        standings.stdout
+    );
+    assert!(
+        standings.stdout.contains(
+            "winner: none by rating (no entrant rated: the 2 complete sets fix no rating (below))"
+        ),
+        "{}",
+        standings.stdout
+    );
+    let json = allfives(&["standings", "--json", &dir_text]);
+    let standings = &json.json()["standings"];
+    assert_eq!(standings["complete_sets"], 2);
+    assert_eq!(
+        standings["winner"]["none"], "not_comparable",
+        "{standings:#}"
+    );
+    let not_rated = standings["ratings"]["not_rated"]
+        .as_array()
+        .expect("not rated");
+    assert_eq!(not_rated.len(), 4);
+    assert!(not_rated.iter().all(|n| n["reason"] == "teams_confounded"));
+}

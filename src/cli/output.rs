@@ -14,7 +14,7 @@ use crate::gamelog::describe::count;
 use crate::referee::matchplay::MatchConfig;
 use crate::text::fixed;
 use crate::tournament::ratings::Sprt;
-use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason};
+use crate::tournament::ratings::batch::{FEW_GAMES, PROVISIONAL_RATIO, Reason, WIDEST_RATED};
 use crate::tournament::ratings::identified::{FIT_ENTRANTS, Unfixed};
 use crate::tournament::ratings::sprt::Hypothesis;
 use crate::tournament::report_stream::{self, Report};
@@ -329,6 +329,10 @@ fn winner_text(s: &Standings) -> String {
         Some(NoWinner::NoGames) => return "winner: none (no games)".to_string(),
         Some(NoWinner::Level) => Some(format!("level at {}%", fixed(w.score_pct, 1))),
         Some(NoWinner::NotRated) => Some("no rating yet: no complete set".to_string()),
+        Some(NoWinner::NotComparable) if rated.is_empty() => Some(format!(
+            "no entrant rated: the {} fix no rating (below)",
+            count(s.complete_sets, "complete set")
+        )),
         Some(NoWinner::NotComparable) => Some(format!(
             "{} not rated against the rest: the games do not compare everyone",
             count(
@@ -423,6 +427,7 @@ fn ratings_text(s: &Standings) -> String {
         let (mark, why) = match r.reason {
             Some(Reason::FewGames) => ("?", "  provisional: few games"),
             Some(Reason::WideInterval) => ("?", "  provisional: wide interval"),
+            Some(Reason::FewDeals) => ("?", "  provisional: few deals"),
             None => (" ", ""),
         };
         let _ = writeln!(
@@ -434,10 +439,17 @@ fn ratings_text(s: &Standings) -> String {
         );
     }
     text.push_str(&not_rated_text(s));
+    if s.ratings
+        .entrants
+        .iter()
+        .any(|r| r.reason == Some(Reason::FewDeals))
+    {
+        text.push_str("  ? few deals: too few deals (a ladder: tables) to estimate how a deal's games vary together, so no sound interval; the intervals shown are the model's, as if every game were independent\n");
+    }
     if s.ratings.entrants.iter().any(|r| r.provisional) {
         let _ = writeln!(
             text,
-            "  ? provisional: fewer than {FEW_GAMES} games, or no interval yet, or one more than {} times as wide as the median",
+            "  ? provisional: fewer than {FEW_GAMES} games, too few deals, or no interval yet, or one more than {} times as wide as the median or wider than +-{WIDEST_RATED} Elo",
             PROVISIONAL_RATIO
         );
     }

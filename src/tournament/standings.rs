@@ -145,7 +145,8 @@ pub enum NoWinner {
     Level,
     /// By rating: no rating yet (no complete set).
     NotRated,
-    /// By rating: some entrant that played is not rated against the rest.
+    /// By rating: some entrant that played is not rated against the rest (or none is: the
+    /// complete sets fix no rating).
     NotComparable,
     /// By rating: the best is not ahead of the second at 95%.
     NotSeparated,
@@ -272,7 +273,7 @@ fn percent(parts: u64, games: u64) -> f64 {
     if games == 0 {
         return 0.0;
     }
-    (100 * parts) as f64 / (PARTS * games) as f64
+    clean((100 * parts) as f64 / (PARTS * games) as f64)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -741,7 +742,7 @@ impl Tally {
                     if t.games == 0 {
                         0.0
                     } else {
-                        x / t.games as f64
+                        clean(x / t.games as f64)
                     }
                 };
                 let parts = PARTS as f64;
@@ -759,10 +760,10 @@ impl Tally {
                     faults: t.faults.clone(),
                     last_fault: t.last_fault.clone(),
                     moves: t.times.moves(),
-                    mean_ms: t.times.mean_ms(),
-                    median_ms: t.times.median_ms(),
-                    p99_ms: t.times.p99_ms(),
-                    slowest_ms: t.times.slowest_ms(),
+                    mean_ms: clean(t.times.mean_ms()),
+                    median_ms: clean(t.times.median_ms()),
+                    p99_ms: clean(t.times.p99_ms()),
+                    slowest_ms: clean(t.times.slowest_ms()),
                     probed: t.probed.clone(),
                 }
             })
@@ -862,10 +863,11 @@ fn winner_by_rating(rows: &[Row], fit: &BatchFit) -> Winner {
     };
     let played = rows.iter().filter(|r| r.games > 0).count();
     let Some(best) = fit.entrants.first() else {
-        return none(if played == 0 {
-            NoWinner::NoGames
-        } else {
-            NoWinner::NotRated
+        return none(match (played, fit.not_rated.is_empty()) {
+            (0, _) => NoWinner::NoGames,
+            // Complete sets, but no rating they fix (partners confounded, too many entrants).
+            (_, false) => NoWinner::NotComparable,
+            (_, true) => NoWinner::NotRated,
         });
     };
     if fit.entrants.len() < played {
@@ -930,6 +932,13 @@ mod tests {
     use super::*;
     use crate::tournament::results::SeatLine;
     use allfives_engine::game::GameEnding;
+
+    #[test]
+    fn percentages_print_rounded_to_a_billionth() {
+        // 2809 parts of 30 games: 78.02777777777777 unrounded (issue 41), equal in any order.
+        assert_eq!(percent(2809, 30), 78.027777778);
+        assert_eq!(percent(2809, 30).to_string(), "78.027777778");
+    }
 
     /// Game `game` of a round robin of `entrants` at 2 players in duplicate pairs, the lower
     /// index winning unless `game` is a multiple of 5.

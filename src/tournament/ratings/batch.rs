@@ -8,13 +8,15 @@
 //! breaking, the "full" pairing of Weng and Lin's Bradley-Terry model); a team is rated the mean
 //! of its entrants (a team of two copies is that entrant). The ratings solve the score equations
 //! (for every entrant, expected points = points scored: the maximum of the likelihood) by Newton's
-//! method, each step a Cholesky solve of the information matrix. Their covariance is the sandwich
-//! `H^-1 J H^-1` (Varin, Reid and Firth, "An overview of composite likelihood methods",
-//! Statistica Sinica 21, 2011), `J` summing each deal's score outer product: the games of a deal
-//! (every group dealt it, from the same seed) share its tiles, so they are counted as one
-//! cluster, never as independent games, and `J` is corrected for the clusters' number (CR1,
-//! [`small_sample`]). Past [`SET_CAP`](super::sets::SET_CAP) comparisons `J` sums a uniform
-//! sample of the deals, scaled up.
+//! method, each step a Cholesky solve of the information matrix. Their covariance is the model's
+//! `H^-1` scaled by the deals' pooled dispersion (the mean eigenvalue of the sandwich's
+//! `H^-1 J`; Varin, Reid and Firth, "An overview of composite likelihood methods", Statistica
+//! Sinica 21, 2011), `J` summing each deal's score outer product: the games of a deal (every
+//! group dealt it, from the same seed) share its tiles, so they are counted as one cluster,
+//! never as independent games ([`dispersion`](super::dispersion): its bias at the fit removed,
+//! its degrees of freedom by Satterthwaite's approximation). Past
+//! [`SET_CAP`](super::sets::SET_CAP) comparisons `J` sums a uniform sample of the deals, scaled
+//! up.
 //!
 //! Pure. The input is folded into sorted maps whose sums are exact (halves), so the fit is the
 //! same whatever order the sets arrive in.
@@ -25,6 +27,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::cholesky::{Cholesky, Square, dot};
+use super::dispersion::{Dispersion, Term, estimate};
 use super::existence::finite_maximum;
 pub use super::identified::FIT_ENTRANTS;
 use super::identified::{Unfixed, identify};
@@ -93,6 +96,10 @@ pub enum Reason {
     FewGames,
     /// No interval, or one more than [`PROVISIONAL_RATIO`] times as wide as the median.
     WideInterval,
+    /// Too few deals (a ladder: tables) to estimate how a deal's games vary together: the
+    /// dispersion has fewer than [`MIN_FREEDOM`] degrees of freedom, and the interval printed
+    /// is the model's alone (docs/results.md).
+    FewDeals,
 }
 
 /// An entrant that played a complete set but whose rating the games do not fix.
@@ -120,6 +127,13 @@ pub const FEW_GAMES: u64 = 10;
 /// How many times the median half-width an entrant's half-width may be before its rating is
 /// provisional.
 pub const PROVISIONAL_RATIO: f64 = 1.25;
+
+/// The widest 95% half-width (Elo) a rating may have and still be `rated`, whatever its games:
+/// 800 Elo is a 99% expected score against an equal, so an interval wider spans every result
+/// the entrant could have, and the normal approximation it is read by (a likelihood nearly
+/// quadratic across it) no longer holds (seen: a ladder of 16 games printed +316 [-1625,
+/// +2258] as rated).
+pub const WIDEST_RATED: f64 = 800.0;
 
 impl BatchRating {
     /// The half-width of its 95% interval in Elo, if it has one.
@@ -161,6 +175,15 @@ pub struct BatchFit {
     /// only the first is rated.
     #[serde(default)]
     pub comparable_sets: usize,
+    /// How much more (above 1) or less the games of a deal vary together than independent
+    /// games: the model's variances are multiplied by it. Absent when the deals are too few to
+    /// estimate it soundly (the intervals are then the model's, every rating `few_deals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispersion: Option<f64>,
+    /// The degrees of freedom of the dispersion's estimate: the intervals are read by Student's
+    /// t with as many. Absent with `dispersion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freedom: Option<f64>,
 }
 
 impl BatchFit {
@@ -183,7 +206,8 @@ impl BatchFit {
     /// Marks by `games` played: provisional below [`FEW_GAMES`]; else the width's mark cleared
     /// for every entrant that played at least the median of the rated entrants' games: its
     /// interval is wide for its place (the strongest and the weakest of a round-robin win or
-    /// lose most games, which tell less), not for want of games.
+    /// lose most games, which tell less), not for want of games. Never past [`WIDEST_RATED`],
+    /// nor for `few_deals`.
     pub fn settled_by_games(&mut self, games: impl Fn(usize) -> u64) {
         let mut counts: Vec<u64> = self.entrants.iter().map(|r| games(r.entrant)).collect();
         counts.sort_unstable();
@@ -194,7 +218,10 @@ impl BatchFit {
             let played = games(r.entrant);
             if played < FEW_GAMES && (r.interval.is_some() || r.provisional) {
                 r.mark(Some(Reason::FewGames));
-            } else if r.interval.is_some() && played >= median {
+            } else if r.half_width().is_some_and(|h| h <= WIDEST_RATED)
+                && played >= median
+                && r.reason == Some(Reason::WideInterval)
+            {
                 r.mark(None);
             }
         }
@@ -271,6 +298,8 @@ fn fit_starting(
             prior: false,
             not_rated: Vec::new(),
             comparable_sets: 0,
+            dispersion: None,
+            freedom: None,
         };
     }
     if rated.len() > FIT_ENTRANTS {
@@ -281,6 +310,8 @@ fn fit_starting(
             prior: false,
             not_rated: not_rated(names, unfixed),
             comparable_sets,
+            dispersion: None,
+            freedom: None,
         };
     }
     let column: BTreeMap<usize, usize> = rated.iter().enumerate().map(|(i, &e)| (e, i)).collect();
@@ -308,12 +339,15 @@ fn fit_starting(
         }
     };
     let covariance = model.covariance(&strengths, factor);
+    let sound = covariance.as_ref().and_then(Covariance::sound);
     let fixed: Vec<bool> = rated.iter().map(|e| !unfixed.contains_key(e)).collect();
     BatchFit {
         entrants: place(names, &rated, &fixed, &strengths, covariance, anchor),
         prior,
         not_rated: not_rated(names, unfixed),
         comparable_sets,
+        dispersion: sound.map(|d| clean(d.phi)),
+        freedom: sound.map(|d| clean(d.freedom)),
     }
 }
 
@@ -350,8 +384,6 @@ struct Model {
     size: usize,
     pairs: Vec<Compared>,
     clusters: Vec<(Vec<Compared>, f64)>,
-    /// The sandwich's degrees of freedom: [`freedom`] of the clusters' number.
-    freedom: Option<f64>,
 }
 
 impl Model {
@@ -400,13 +432,9 @@ impl Model {
             })
             .filter(|(compared, _)| !compared.is_empty())
             .collect();
-        let deals: u64 = clusters.iter().map(|(_, count)| count).sum();
-        // G / (G - 1) for G clusters: the sandwich's small-sample correction.
-        let weight = weight * small_sample(deals as usize);
         Model {
             size,
             pairs,
-            freedom: freedom(deals as usize),
             // Deals of the same comparisons have the same score: counted at once.
             clusters: clusters
                 .into_iter()
@@ -519,84 +547,52 @@ impl Model {
         None
     }
 
-    /// The sandwich covariance of the strengths (none along their level, which no game fixes),
-    /// from the information at `r` factored (`factor`, or factored here).
+    /// The covariance of the strengths (none along their level, which no game fixes), from the
+    /// information at `r` factored (`factor`, or factored here): the model's, `G`, scaled by the
+    /// deals' pooled dispersion ([`dispersion`](super::dispersion)) where it can be estimated.
     fn covariance(&self, r: &[f64], factor: Option<Cholesky>) -> Option<Covariance> {
         let factor = match factor {
             Some(factor) => factor,
             None => regularized(self.information(r))?,
         };
         let inverse = factor.inverse();
-        // J by sparse rows (a ladder's entrant meets few of the others): each entry's terms
-        // gathered in the clusters' order, then added in that order, as a dense sum would.
-        let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.size];
-        for (cluster, n) in &self.clusters {
-            let mut score: BTreeMap<usize, f64> = BTreeMap::new();
-            for (d, games, points) in cluster {
-                let residual = points - games * logistic(sparse_dot(d, r));
-                for &(i, w) in d {
-                    *score.entry(i).or_default() += residual * w;
-                }
-            }
-            for (&i, si) in &score {
-                for (&j, sj) in &score {
-                    terms[i].push((j, n * si * sj));
-                }
-            }
-        }
-        let meat = terms.into_iter().map(summed).collect();
+        let clusters: Vec<(Vec<Term>, f64)> = self
+            .clusters
+            .iter()
+            .map(|(cluster, n)| {
+                let terms = cluster
+                    .iter()
+                    .map(|(d, games, points)| {
+                        let e = logistic(sparse_dot(d, r));
+                        Term {
+                            direction: d.clone(),
+                            information: games * e * (1.0 - e),
+                            residual: points - games * e,
+                        }
+                    })
+                    .collect();
+                (terms, *n)
+            })
+            .collect();
+        let dispersion = estimate(&inverse, &clusters);
         Some(Covariance {
             inverse,
-            meat,
-            critical: critical(self.freedom),
-            freedom: self.freedom,
+            dispersion,
         })
     }
 }
 
-/// The degrees of freedom of a sandwich summed over `g` clusters, `g - 1` (Cameron and Miller,
-/// section VI.D); none below two clusters, where the sandwich is no estimate at all (its one
-/// score is zero at the fit) and only the model's variance counts.
-fn freedom(g: usize) -> Option<f64> {
-    (g >= 2).then(|| (g - 1) as f64)
-}
+/// The fewest degrees of freedom the dispersion's estimate needs for its intervals to be read
+/// by Student's t: below 6, t's 95% critical value passes 2.45 (1.25 times the normal's; 4.30
+/// at 2, 12.71 at 1) and the interval's width is set more by the luck of the few deals than by
+/// the games. 2 deals of a round-robin of up to 6 entrants are below it; measured there
+/// (`benches/coverage.rs`, 6 entrants at 2 players, 2 deals: 5.7 degrees of freedom), the
+/// intervals covered 87%, the sweeps' ratings shrunk by the prior. With fewer, the model's
+/// interval is printed and every rating is `provisional` with `few_deals` (docs/results.md).
+pub const MIN_FREEDOM: f64 = 6.0;
 
 /// The normal distribution's 97.5% quantile, as the model's 95% intervals use it.
 const NORMAL_95: f64 = 1.96;
-
-/// The two-sided 95% critical value of the sandwich: Student's t with `freedom` degrees of
-/// freedom.
-fn critical(freedom: Option<f64>) -> f64 {
-    freedom.map_or(NORMAL_95, |f| student_quantile(0.975, f))
-}
-
-/// A sparse row's terms (column, value) added up by column, in the order they come, the
-/// columns ascending; the zeros left out.
-fn summed(mut terms: Vec<(usize, f64)>) -> Vec<(usize, f64)> {
-    // Stable: each column's terms keep their order.
-    terms.sort_by_key(|&(j, _)| j);
-    let mut row: Vec<(usize, f64)> = Vec::new();
-    for (j, x) in terms {
-        match row.last_mut() {
-            Some((last, sum)) if *last == j => *sum += x,
-            _ => row.push((j, x)),
-        }
-    }
-    row.retain(|&(_, x)| x != 0.0);
-    row
-}
-
-/// The cluster-robust sandwich's small-sample correction for `g` clusters, `g / (g - 1)` (the
-/// CR1 estimator; A. C. Cameron and D. L. Miller, "A Practitioner's Guide to Cluster-Robust
-/// Inference", Journal of Human Resources 50, 2015, section VI.B): the scores are taken at the
-/// fitted ratings, which make them sum to zero, so their spread is read about their own mean.
-/// With one cluster the sandwich says nothing (its score is zero at the fit): 1.
-fn small_sample(g: usize) -> f64 {
-    match g {
-        0 | 1 => 1.0,
-        g => g as f64 / (g - 1) as f64,
-    }
-}
 
 /// `m + c 1 1' + eps I`, factored. The level of the ratings is a direction no game fixes
 /// (`m 1 = 0`, and every gradient and score is orthogonal to 1): the rank-one term `c 1 1'`
@@ -609,72 +605,43 @@ fn regularized(m: Square) -> Option<Cholesky> {
     Cholesky::new(m.shifted(largest / size, 1e-9 * largest))
 }
 
-/// The sandwich `G J G`, kept as its two factors: `G` (the regularized information's inverse)
-/// and `J` by sparse rows; with the degrees of freedom of `J`'s estimate and its critical value.
+/// The covariance `phi G`: `G` (the regularized information's inverse) and the deals'
+/// dispersion, if it could be estimated.
 struct Covariance {
     inverse: Square,
-    meat: Vec<Vec<(usize, f64)>>,
-    critical: f64,
-    freedom: Option<f64>,
-}
-
-/// A variance read two ways: the sandwich's `x' G J G x`, estimated from the clusters (Student's
-/// t with [`freedom`] degrees of freedom), and the model's `x' G x`, its floor (normal). An
-/// entrant with few sets makes the sandwich biased low (with one set, its score at the fit is
-/// zero, and so is its share of `J`; Kauermann and Carroll, "A note on the efficiency of
-/// sandwich covariance matrix estimation", JASA 96, 2001): the model's variance, known in form,
-/// is never undercut. Whichever of the two is the more uncertain decides.
-#[derive(Debug, Clone, Copy)]
-struct Spread {
-    sandwich: f64,
-    model: f64,
-}
-
-impl Spread {
-    /// Both variances times `k`.
-    fn scaled(self, k: f64) -> Spread {
-        Spread {
-            sandwich: self.sandwich * k,
-            model: self.model * k,
-        }
-    }
-
-    /// The larger variance: whether there is any spread at all.
-    fn largest(self) -> f64 {
-        self.sandwich.max(self.model)
-    }
-
-    /// The 95% half-width: the wider of the sandwich's t interval and the model's normal one.
-    fn half_width(self, covariance: &Covariance) -> f64 {
-        let sandwich = covariance.critical * self.sandwich.max(0.0).sqrt();
-        sandwich.max(NORMAL_95 * self.model.max(0.0).sqrt())
-    }
-
-    /// The likelihood that the difference is above 0 when it is estimated at `gap`: by each
-    /// variance's distribution, the one nearer even (the less sure), so that it passes 0.975
-    /// exactly when `gap` is past the 95% half-width.
-    fn superiority(self, gap: f64, covariance: &Covariance) -> Option<f64> {
-        let spread = |v: f64| (v > 1e-18).then(|| v.sqrt());
-        let sandwich = spread(self.sandwich).map(|se| match covariance.freedom {
-            Some(f) => student_cdf(gap / se, f),
-            None => normal_cdf(gap / se),
-        });
-        let model = spread(self.model).map(|se| normal_cdf(gap / se));
-        let nearer_even = |a: f64, b: f64| {
-            if (a - 0.5).abs() <= (b - 0.5).abs() {
-                a
-            } else {
-                b
-            }
-        };
-        match (sandwich, model) {
-            (Some(a), Some(b)) => Some(nearer_even(a, b)),
-            (a, b) => a.or(b),
-        }
-    }
+    dispersion: Option<Dispersion>,
 }
 
 impl Covariance {
+    /// Whether the dispersion was estimated with enough degrees of freedom to be used
+    /// ([`MIN_FREEDOM`]); else the model's variance is read alone, by the normal.
+    fn sound(&self) -> Option<Dispersion> {
+        self.dispersion.filter(|d| d.freedom >= MIN_FREEDOM)
+    }
+
+    /// The variance of a difference whose model variance is `model`.
+    fn scaled(&self, model: f64) -> f64 {
+        self.sound().map_or(model, |d| d.phi * model)
+    }
+
+    /// The 95% critical value: Student's t with the dispersion's degrees of freedom, or the
+    /// normal's for the model alone.
+    fn critical(&self) -> f64 {
+        self.sound()
+            .map_or(NORMAL_95, |d| student_quantile(0.975, d.freedom))
+    }
+
+    /// The likelihood that a difference estimated at `gap`, of variance `variance`, is above 0:
+    /// by the distribution its interval reads, so that it passes 0.975 exactly when `gap` is
+    /// past the 95% half-width.
+    fn superiority(&self, gap: f64, variance: f64) -> Option<f64> {
+        let se = (variance > 1e-18).then(|| variance.sqrt())?;
+        Some(match self.sound() {
+            Some(d) => student_cdf(gap / se, d.freedom),
+            None => normal_cdf(gap / se),
+        })
+    }
+
     /// `G x` for `x` = `plus` (each a unit vector) minus `minus` (a vector already multiplied by
     /// `G`, if any).
     fn image(&self, plus: &[usize], minus: Option<&[f64]>) -> Vec<f64> {
@@ -691,18 +658,10 @@ impl Covariance {
         u
     }
 
-    /// The variance of `x' r` from `u = G x` and `x` itself, both ways ([`Spread`]).
-    fn variance(&self, u: &[f64], x: &[(usize, f64)], minus: Option<&[f64]>) -> Spread {
-        let sandwich: f64 = self
-            .meat
-            .iter()
-            .zip(u)
-            .map(|(row, ui)| ui * row.iter().map(|&(j, v)| v * u[j]).sum::<f64>())
-            .sum();
+    /// The variance of `x' r` by the model, `x' G x`, from `u = G x` and `x` itself.
+    fn model_variance(&self, u: &[f64], x: &[(usize, f64)], minus: Option<&[f64]>) -> f64 {
         // x' G x = x' u, x being the unit vectors `x` less the weights `minus`.
-        let model =
-            x.iter().map(|&(i, w)| w * u[i]).sum::<f64>() - minus.map_or(0.0, |m| dot(m, u));
-        Spread { sandwich, model }
+        x.iter().map(|&(i, w)| w * u[i]).sum::<f64>() - minus.map_or(0.0, |m| dot(m, u))
     }
 
     /// `G w`.
@@ -743,14 +702,11 @@ fn place(
         .collect();
     let unbounded = |i: usize| (elo[i] - value).abs() > UNBOUNDED;
     let anchor_image = covariance.as_ref().map(|v| v.times(&weights));
-    // The variance of entrant i's rating less the anchor's.
+    // The variance of entrant i's rating less the anchor's, in Elo squared.
     let variance_of = |i: usize| {
         let v = covariance.as_ref()?;
         let u = v.image(&[i], anchor_image.as_deref());
-        Some(
-            v.variance(&u, &[(i, 1.0)], Some(&weights))
-                .scaled(SCALE * SCALE),
-        )
+        Some(v.scaled(v.model_variance(&u, &[(i, 1.0)], Some(&weights))) * SCALE * SCALE)
     };
     let mut order: Vec<usize> = (0..m).filter(|&i| fixed[i]).collect();
     order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(rated[a].cmp(&rated[b])));
@@ -758,21 +714,20 @@ fn place(
         .iter()
         .enumerate()
         .map(|(place, &i)| {
-            let spread = variance_of(i).filter(|v| v.largest() > 1e-18 && !unbounded(i));
+            let spread = variance_of(i).filter(|&v| v > 1e-18 && !unbounded(i));
             let interval = spread.zip(covariance.as_ref()).map(|(v, c)| {
-                let half = v.half_width(c);
+                let half = c.critical() * v.sqrt();
                 (clean(elo[i] - half), clean(elo[i] + half))
             });
             let next = order.get(place + 1).and_then(|&j| {
                 let v = covariance.as_ref()?;
                 let u = v.image(&[i], Some(v.inverse.row(j)));
-                let spread = v
-                    .variance(&u, &[(i, 1.0), (j, -1.0)], None)
-                    .scaled(SCALE * SCALE);
+                let variance =
+                    v.scaled(v.model_variance(&u, &[(i, 1.0), (j, -1.0)], None)) * SCALE * SCALE;
                 let gap = elo[i] - elo[j];
                 // No spread: level entrants are not separated, others are.
                 let certain = if gap.abs() < 1e-9 { 0.5 } else { 1.0 };
-                Some(spread.superiority(gap, v).unwrap_or(certain))
+                Some(v.superiority(gap, variance).unwrap_or(certain))
             });
             BatchRating {
                 entrant: rated[i],
@@ -791,14 +746,16 @@ fn place(
         Anchor::Entrant(e, _) => Some(e),
         Anchor::Mean(_) => None,
     };
-    mark_provisional(&mut ratings, anchored);
+    let few_deals = covariance.as_ref().is_none_or(|c| c.sound().is_none());
+    mark_provisional(&mut ratings, anchored, few_deals);
     ratings
 }
 
-/// Marks the ratings still settling: no interval, or a half-width above [`PROVISIONAL_RATIO`]
-/// times the median of those with one. The anchor entrant (`anchored`) has no interval because
-/// it is exact, so it never is.
-fn mark_provisional(ratings: &mut [BatchRating], anchored: Option<usize>) {
+/// Marks the ratings still settling: every one when the deals are too few for a sound interval
+/// (`few_deals`: the model's is printed); else those with no interval, or a half-width above
+/// [`PROVISIONAL_RATIO`] times the median of those with one. The anchor entrant (`anchored`)
+/// has no interval because it is exact, so it never is.
+fn mark_provisional(ratings: &mut [BatchRating], anchored: Option<usize>, few_deals: bool) {
     let mut widths: Vec<f64> = ratings
         .iter()
         .filter_map(|r| r.interval.map(half_width))
@@ -812,10 +769,18 @@ fn mark_provisional(ratings: &mut [BatchRating], anchored: Option<usize>) {
     for r in ratings.iter_mut() {
         let wide = match (r.interval, median) {
             _ if Some(r.entrant) == anchored => false,
-            (Some(interval), Some(median)) => half_width(interval) > PROVISIONAL_RATIO * median,
+            (Some(interval), Some(median)) => {
+                let half = half_width(interval);
+                half > PROVISIONAL_RATIO * median || half > WIDEST_RATED
+            }
             _ => true,
         };
-        r.mark(wide.then_some(Reason::WideInterval));
+        let reason = match Some(r.entrant) == anchored {
+            true => None,
+            false if few_deals => Some(Reason::FewDeals),
+            false => wide.then_some(Reason::WideInterval),
+        };
+        r.mark(reason);
     }
 }
 
@@ -991,14 +956,37 @@ mod tests {
 
     #[test]
     fn the_covariance_clusters_by_deal() {
-        // e0 against e1, four sets of two games on two deals: on deal A e0 wins both sets 2-0
-        // (two groups dealt it), on deal B loses both 0-2. The fit is level (8 games, 4 won) and
-        // the information of the difference x = r0 - r1 is H = 8 x 1/4 = 2 (natural units).
-        // Each deal's score is +-(4 - 4/2) = +-2, so J = 2 x 2^2 = 8, times G/(G-1) = 2 for two
-        // clusters: Var x = J / H^2 = 4 (the model alone says 1/H = 0.5; by set, J would be 4
-        // and Var x = 1). e0's rating against the mean is x / 2: Var 1. Estimated from two
-        // clusters, it has one degree of freedom: half-width t(0.975, 1) SCALE = 12.706 SCALE
-        // (the normal's 1.96 would claim a precision two deals cannot give).
+        // e0 against e1 on eight deals, two groups dealt each: on four deals e0 wins both sets
+        // 2-0, on four it loses both 0-2. The fit is level (32 games, 16 won); the information
+        // of the difference x = r0 - r1 is H = 32 x 1/4 = 8 (natural units). Each deal's score
+        // is +-(4 - 4/2) = +-2: Q = 8 x 2^2 / 8 = 4, and E = 1 - 8 (1/8)^2 = 7/8 (each deal
+        // holds an eighth of the information), so the dispersion is 32/7, with 7 degrees of
+        // freedom. e0's rating against the mean is x / 2: model variance 1/32, times 32/7 =
+        // 1/7, read by t(0.975, 7) = 2.364624. (By set, as independent games, it would be 1/32.)
+        let mut sets = Sets::default();
+        for deal in 0..8u64 {
+            let key = super::super::sets::deal_key(deal, 7);
+            let (first, second) = if deal % 2 == 0 { (1, 1) } else { (2, 2) };
+            sets.add(key, &pair(0, 1, first, second));
+            sets.add(key, &pair(0, 1, first, second));
+        }
+        let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
+        assert!(!fit.prior);
+        let expected = 2.364_624_252 * (1.0f64 / 7.0).sqrt() * SCALE;
+        let got = fit.half_width(0).expect("an interval");
+        assert!((got / expected - 1.0).abs() < 1e-6, "{got} {expected}");
+        assert!(!fit.is_provisional(0), "{fit:?}");
+        assert!(
+            (fit.freedom.expect("estimated") - 7.0).abs() < 1e-6,
+            "{fit:?}"
+        );
+    }
+
+    #[test]
+    fn two_deals_print_the_model_interval_as_provisional() {
+        // The same, on two deals: one degree of freedom. Student's t(1) = 12.71 would print
+        // thousands of Elo; the model's interval is printed instead, every rating provisional
+        // with `few_deals`. The model: x has variance 1/2 (8 games), e0's rating 1/8.
         let mut sets = Sets::default();
         let (a, b) = (
             super::super::sets::deal_key(1, 7),
@@ -1009,41 +997,17 @@ mod tests {
         sets.add(b, &pair(0, 1, 2, 2));
         sets.add(b, &pair(0, 1, 2, 2));
         let fit = fit(&names(2), &sets, Anchor::Mean(0.0));
-        assert!(!fit.prior);
-        let expected = 12.706_204_736 * SCALE;
+        let expected = 1.96 * 0.125f64.sqrt() * SCALE;
         let got = fit.half_width(0).expect("an interval");
         assert!((got / expected - 1.0).abs() < 1e-8, "{got} {expected}");
-    }
-
-    #[test]
-    fn the_sandwich_reads_student_t_and_the_model_the_normal() {
-        let covariance = |freedom: Option<f64>| Covariance {
-            inverse: Square::zeros(1),
-            meat: Vec::new(),
-            critical: critical(freedom),
-            freedom,
-        };
-        let twenty = covariance(freedom(20));
-        // The sandwich the larger: t(0.975, 19) = 2.093024 standard errors.
-        let sandwich = Spread {
-            sandwich: 1.0,
-            model: 0.25,
-        };
-        assert!((sandwich.half_width(&twenty) - 2.093_024).abs() < 1e-6);
-        // Separated exactly past the half-width, by the same distribution.
-        let los = |gap: f64| sandwich.superiority(gap, &twenty).expect("a spread");
-        assert!(los(2.0930) < 0.975 && los(2.0931) > 0.975);
-        // The model the larger: the normal's 1.96, whatever the clusters.
-        let model = Spread {
-            sandwich: 0.5,
-            model: 1.0,
-        };
-        assert!((model.half_width(&twenty) - 1.96).abs() < 1e-12);
-        assert!((model.superiority(1.0, &twenty).expect("a spread") - 0.841_344_7).abs() < 1e-6);
-        // One cluster: no estimate to read by t; two: one degree of freedom.
-        assert_eq!(freedom(1), None);
-        assert_eq!(covariance(None).critical, 1.96);
-        assert!((covariance(freedom(2)).critical - 12.706_204_736).abs() < 1e-8);
+        for r in &fit.entrants {
+            assert_eq!(r.reason, Some(Reason::FewDeals), "{fit:?}");
+            assert_eq!(r.status, Status::Provisional);
+        }
+        // Games do not clear it: only a wide interval is cleared by many games.
+        let mut settled = fit.clone();
+        settled.settled_by_games(|_| 100);
+        assert_eq!(settled, fit);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! - [`batch`]: every entrant's Elo fitted to all complete sets at once (any table, teams);
 //! - [`sets`]: the complete sets it reads, in memory flat in their number;
 //! - [`cholesky`]: the symmetric systems its Newton steps and covariance solve;
+//! - [`dispersion`]: how much a deal's games vary together, pooled over every rating;
 //! - [`identified`]: which ratings the games fix (groups that never met, confounded partners);
 //! - [`existence`]: whether its plain fit has a finite maximum, known beforehand (Ford 1957);
 //! - [`normal`]: the normal distribution and clean figures for printing;
@@ -15,6 +16,7 @@
 
 pub mod batch;
 pub mod cholesky;
+pub mod dispersion;
 pub mod existence;
 pub mod identified;
 pub mod kendall;
