@@ -48,8 +48,8 @@ const SYSTEM: [&str; 14] = [
 /// Folders shared by everything below them: never a bot's own folder (their contents may be).
 const COMMON: [&str; 4] = ["/", "/home", "/tmp", "/root"];
 
-/// What one bot may touch beyond what every program of the user's reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What one bot may touch beyond the system's folders ([`super::view`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Grants {
     /// The bot's working directory.
     pub cwd: PathBuf,
@@ -59,8 +59,12 @@ pub struct Grants {
     pub write: BTreeSet<PathBuf>,
     /// Folders granted to it by the user (`--bot-read`, a bots file's `read`).
     pub granted: BTreeSet<PathBuf>,
-    /// Folders and files kept out of the bot's reach: the logs and results, earlier runs'
-    /// output, and other bots' folders.
+    /// The installations every bot shares that it may run (`PATH`'s folders and their
+    /// installations, those the environment names), outside what it reads: read-only, never
+    /// a reason to keep root's user.
+    pub installs: BTreeSet<PathBuf>,
+    /// Folders and files kept out of the bot's reach inside what it sees: the logs and results,
+    /// earlier runs' output, and other bots' folders (what lies outside does not exist for it).
     pub hidden: BTreeSet<PathBuf>,
     /// Hidden folders that hold what the bot needs (a log folder that is its own folder): it
     /// sees in them only the entries it had before the run ([`Grants::shown`]), never the
@@ -151,11 +155,30 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
         write,
         ..Grants::default()
     };
+    g.installs = shared_roots()
+        .1
+        .iter()
+        .filter(|p| !g.read.iter().any(|r| p.starts_with(r)) && p.exists())
+        .cloned()
+        .collect();
     let mut needs = homes(wants.argv, Some(wants.dir));
     needs.extend(g.read.iter().chain(&g.write).chain(&g.granted).cloned());
     needs.push(g.cwd.clone());
     needs.extend(starts(wants.argv));
-    hide(&mut g, &needs, hidden, others);
+    // Only what lies inside what the bot sees needs hiding: the rest does not exist for it.
+    let roots = super::view::roots(&g);
+    let inside = |paths: &[PathBuf]| -> Vec<PathBuf> {
+        paths
+            .iter()
+            .filter(|p| !p.is_absolute() || super::view::sees(&roots, p))
+            .map(|p| absolute(p))
+            .filter(|p| super::view::sees(&roots, p))
+            .collect()
+    };
+    hide(&mut g, &needs, &inside(hidden), &inside(others));
+    g.hidden = super::outputs::compact(g.hidden.into_iter().collect())
+        .into_iter()
+        .collect();
     g
 }
 

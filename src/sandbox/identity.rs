@@ -8,7 +8,7 @@
 
 use std::ffi::CString;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::grants::Grants;
 
@@ -28,12 +28,12 @@ pub enum Identity {
     RootWithoutCapabilities,
 }
 
-/// The identity for a bot with `grants`, the folders others cannot enter on the way to what it
-/// needs (they get masked), and a note when it must keep root's user.
-pub(super) fn choose(grants: &Grants) -> (Identity, Vec<PathBuf>, Option<String>) {
+/// The identity for a bot with `grants`, and a note when it must keep root's user. The folders
+/// on the way to what it needs are its root's own (open to it), whatever the host's modes.
+pub(super) fn choose(grants: &Grants) -> (Identity, Option<String>) {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        return (Identity::Same, Vec::new(), None);
+        return (Identity::Same, None);
     }
     let closed = grants
         .read
@@ -49,36 +49,13 @@ pub(super) fn choose(grants: &Grants) -> (Identity, Vec<PathBuf>, Option<String>
              other users (chmod o+rX, or o+w for --bot-write, lets it run as its own user)",
             path.display()
         );
-        return (Identity::RootWithoutCapabilities, Vec::new(), Some(note));
+        return (Identity::RootWithoutCapabilities, Some(note));
     }
-    let mut masks: Vec<PathBuf> = grants
-        .read
-        .iter()
-        .chain(&grants.write)
-        // Under /tmp the private /tmp is the mask already: its folders are made open.
-        .filter(|p| !p.starts_with("/tmp"))
-        .filter_map(|p| {
-            p.ancestors()
-                .skip(1)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .find(|a| !enterable(a))
-        })
-        .map(Path::to_path_buf)
-        .collect();
-    masks.sort();
-    masks.dedup();
-    let outer: Vec<PathBuf> = masks
-        .iter()
-        .filter(|m| !masks.iter().any(|o| o != *m && m.starts_with(o)))
-        .cloned()
-        .collect();
-    (Identity::Unprivileged(fresh_id()), outer, None)
+    (Identity::Unprivileged(fresh_id()), None)
 }
 
 /// A user id no other bot is likely to have: a random one of 2^30.
-fn fresh_id() -> u32 {
+pub(super) fn fresh_id() -> u32 {
     let mut bytes = [0u8; 4];
     // SAFETY: getrandom fills the buffer it is given.
     unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
@@ -91,11 +68,6 @@ fn open_to_others(path: &Path, dir_bits: u32, file_bits: u32) -> bool {
         let bits = if m.is_dir() { dir_bits } else { file_bits };
         m.permissions().mode() & bits == bits
     })
-}
-
-/// Whether others may enter the folder `path`.
-fn enterable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
 }
 
 /// The user namespace's maps, prepared before the fork: an ordinary user is mapped to itself

@@ -72,22 +72,19 @@ pub fn register(path: &Path) {
     let _ = file.write_all(&line);
 }
 
-/// What earlier runs wrote that still exists, and the registry's folder.
+/// What earlier runs recorded (whether it still exists is not looked at: most of it lies
+/// where no bot sees, and is left alone), and the registry's folder. Read once per bot and
+/// run, never at a start ([`super::Policy::grants`]).
 pub fn earlier() -> Vec<PathBuf> {
     let Some(dir) = state_dir() else {
         return Vec::new();
     };
     let text = fs::read(dir.join("runs")).unwrap_or_default();
-    let mut paths: Vec<PathBuf> = text
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
+    text.split(|&b| b == b'\n')
+        .filter(|l| l.first() == Some(&b'/'))
         .map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l)))
-        .filter(|p| p.exists())
-        .collect();
-    paths.push(dir);
-    paths.sort();
-    paths.dedup();
-    paths
+        .chain(std::iter::once(dir))
+        .collect()
 }
 
 /// The entries beside `folder` (in its parent) that are allfives output: the run folders of
