@@ -196,7 +196,7 @@ fn many_earlier_runs_leave_no_trace(nobody: bool) {
         .unwrap_or("");
     let mounts = fs::read_to_string(here.join("now/bot.stderr")).expect("its stderr");
     assert!(mounts.contains(" / "), "no mount table: {mounts}");
-    let named = mounts.lines().filter(|l| l.contains("earlier-")).count();
+    let named = mounts.lines().filter(|l| l.contains("/earlier-")).count();
     let short: String = line.chars().take(300).collect();
     assert!(
         line.len() < 1024 && named == 0,

@@ -453,7 +453,22 @@ fn path_words(arg: &str) -> impl Iterator<Item = &str> {
 /// `path` made absolute against the working directory, with links, `.` and `..` resolved where
 /// the folders exist.
 pub fn absolute(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_default())
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    // Not there yet (a log folder made later): its nearest folder that is, resolved, and the
+    // rest as written (`bots/../now` is `now`, not a folder inside `bots`).
+    let written = std::path::absolute(path).unwrap_or_default();
+    let mut rest = Vec::new();
+    let mut at = written.as_path();
+    while let (Some(up), Some(name)) = (at.parent(), at.file_name()) {
+        rest.push(name);
+        at = up;
+        if let Ok(real) = fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, name| p.join(name));
+        }
+    }
+    written
 }
 
 #[cfg(test)]

@@ -128,9 +128,12 @@ impl Plan {
         }
         let system: Vec<PathBuf> = binds.iter().map(|(p, _)| p.clone()).collect();
         let tmp = Path::new("/tmp");
+        let shm = Path::new("/dev/shm");
         for p in wanted.read {
-            // Inside a system folder it is there already; /tmp itself is the private one.
-            if p != tmp && !system.iter().any(|s| p.starts_with(s)) {
+            // Inside a system folder it is there already (but in /dev/shm, a private one);
+            // /tmp itself is the private one.
+            let there = system.iter().any(|s| p.starts_with(s)) && !p.starts_with(shm);
+            if p != tmp && p != shm && !there {
                 binds.push((p.clone(), read_only));
             }
         }
@@ -145,7 +148,7 @@ impl Plan {
         // Every mount point and the kind of mount made there, to know what must be made.
         let mut points: Vec<(PathBuf, Kind)> = vec![
             (tmp.to_path_buf(), Kind::Tmpfs),
-            (PathBuf::from("/dev/shm"), Kind::Tmpfs),
+            (shm.to_path_buf(), Kind::Tmpfs),
         ];
         points.extend(binds.iter().map(|(p, _)| (p.clone(), Kind::Bind)));
         points.extend(wanted.masks.iter().map(|p| (p.clone(), Kind::Tmpfs)));
@@ -175,7 +178,7 @@ impl Plan {
             make(p, p.is_dir(), &mut steps);
             steps.push((p.clone(), 1, Step::Bind(i)));
         }
-        for (p, bit) in [(tmp, Mounts::TMP), (Path::new("/dev/shm"), Mounts::SHM)] {
+        for (p, bit) in [(tmp, Mounts::TMP), (shm, Mounts::SHM)] {
             make(p, true, &mut steps);
             steps.push((p.to_path_buf(), 1, Step::Private(c_path(p), bit)));
         }

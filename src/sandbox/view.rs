@@ -57,10 +57,11 @@ pub(super) fn system_folders() -> impl Iterator<Item = &'static Path> {
 }
 
 /// The outermost folders and files a bot with `grants` sees of the host (its private `/tmp`
-/// aside: what it holds of the host's is among them): the system's, its own, its installs and
-/// what it is granted.
+/// and `/dev/shm` aside: what they hold of the host's is among them): the system's (devices
+/// aside), its own, its installs and what it is granted.
 pub(super) fn roots(grants: &Grants) -> Vec<PathBuf> {
     let mut all: Vec<PathBuf> = system_folders()
+        .filter(|p| *p != Path::new("/dev"))
         .map(Path::to_path_buf)
         .chain(grants.read.iter().cloned())
         .chain(grants.installs.iter().cloned())
