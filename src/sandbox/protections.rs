@@ -160,6 +160,15 @@ impl Protections {
             self.in_force
                 .push(format!("{name} may read {}", list(&grants.granted)));
         }
+        let own: std::collections::BTreeSet<std::path::PathBuf> = super::view::roots(grants)
+            .into_iter()
+            .filter(|p| !super::view::system_folders().any(|s| p.starts_with(s)))
+            .collect();
+        self.hidden.push(format!(
+            "{name} sees only the system's folders and {} (nothing else of the host exists for \
+             it)",
+            list(&own)
+        ));
         if !grants.hidden.is_empty() {
             self.hidden
                 .push(format!("hidden from {name}: {}", list(&grants.hidden)));
