@@ -89,6 +89,11 @@ impl Grants {
         carved_away || self.hidden.iter().any(|h| path.starts_with(h))
     }
 
+    /// The outermost folders and files of the host the bot sees ([`super::view::roots`]).
+    pub(super) fn roots(&self) -> Vec<PathBuf> {
+        super::view::roots(self.read.iter().chain(&self.installs).chain(&self.write))
+    }
+
     /// Why a contained start failed, naming what the bot could not see of what it starts
     /// from (`argv`, in `dir`) and the option that grants it; `None` if all of it is there.
     pub fn why_not_started(&self, argv: &[String], dir: &Path) -> Option<String> {
@@ -166,7 +171,7 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
     needs.push(g.cwd.clone());
     needs.extend(starts(wants.argv));
     // Only what lies inside what the bot sees needs hiding: the rest does not exist for it.
-    let roots = super::view::roots(&g);
+    let roots = g.roots();
     let inside = |paths: &[PathBuf]| -> Vec<PathBuf> {
         paths
             .iter()

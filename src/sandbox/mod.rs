@@ -335,7 +335,7 @@ fn mount_plan(grants: &Grants, policy: &Policy, identity: Identity) -> mounts::P
     covered.extend(files);
     if !policy.network {
         // The host's sockets in what the bot sees (/run is not there), covered one by one.
-        covered.extend(host_sockets(&view::roots(grants), &hidden));
+        covered.extend(host_sockets(&grants.roots(), &hidden));
     }
     mounts::Plan::new(&mounts::Wanted {
         tmp_bytes: policy.tmp_bytes,

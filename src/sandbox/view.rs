@@ -10,8 +10,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::grants::Grants;
-
 /// The system's folders every bot sees: bound read-only where they are folders, made again
 /// where they are links (`/bin -> usr/bin`). `/var` (other users' files, `/var/tmp`) and
 /// `/run` (the host's sockets) are not among them, nor `/home`, `/root`, `/srv`, `/mnt`.
@@ -56,16 +54,14 @@ pub(super) fn system_folders() -> impl Iterator<Item = &'static Path> {
     })
 }
 
-/// The outermost folders and files a bot with `grants` sees of the host (its private `/tmp`
-/// and `/dev/shm` aside: what they hold of the host's is among them): the system's (devices
-/// aside), its own, its installs and what it is granted.
-pub(super) fn roots(grants: &Grants) -> Vec<PathBuf> {
+/// The outermost folders and files a bot sees of the host (its private `/tmp` and `/dev/shm`
+/// aside: what they hold of the host's is among them): the system's (devices aside), and `own`
+/// (its own, its installs, what it is granted).
+pub(super) fn roots<'a>(own: impl Iterator<Item = &'a PathBuf>) -> Vec<PathBuf> {
     let mut all: Vec<PathBuf> = system_folders()
         .filter(|p| *p != Path::new("/dev"))
         .map(Path::to_path_buf)
-        .chain(grants.read.iter().cloned())
-        .chain(grants.installs.iter().cloned())
-        .chain(grants.write.iter().cloned())
+        .chain(own.cloned())
         .filter(|p| p != Path::new("/tmp"))
         .collect();
     outermost(&mut all);
