@@ -534,7 +534,7 @@ mod tests {
     }
 
     #[test]
-    fn another_bots_folder_is_hidden_unless_shared() {
+    fn another_bots_folder_is_not_seen_or_hidden_unless_shared() {
         let here = absolute(&std::env::current_dir().expect("a working directory"));
         let mine = here.join("tests/fixtures/bots");
         let theirs = here.join("sample_bots/python");
@@ -543,8 +543,9 @@ mod tests {
             mine.join("botlib.py").display().to_string(),
         ];
         let g = grants(&wants(&argv, &mine), &[], &[mine.clone(), theirs.clone()]);
-        assert!(g.hidden.contains(&theirs), "{g:?}");
-        assert!(!g.hidden.contains(&mine), "{g:?}");
+        // Outside what the bot sees, the other bot's folder needs no hiding: it is not there.
+        assert!(!super::super::view::sees(&g.roots(), &theirs), "{g:?}");
+        assert!(g.hidden.is_empty(), "{g:?}");
         // Started from the checkout, the other bot's folder inside it is still hidden.
         let g = grants(&wants(&argv, &here), &[], &[mine.clone(), theirs.clone()]);
         assert!(
