@@ -16,7 +16,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// Past this many lines the registry is rewritten without the paths that are gone.
+/// At this many lines (and at each power of two past it) the registry is rewritten without the
+/// paths that are gone.
 const PRUNE_AT: usize = 2000;
 /// How many entries of a folder are looked at for marks (a bot's `node_modules` is not walked).
 const MARK_SCAN: usize = 64;
@@ -58,7 +59,10 @@ pub fn register(path: &Path) {
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
     let mut text = String::new();
     let _ = file.read_to_string(&mut text);
-    if text.lines().count() >= PRUNE_AT {
+    // Pruned when the count reaches PRUNE_AT, then each time it doubles: a run asks whether
+    // every earlier run still exists once in a long while, not every time.
+    let count = text.lines().count();
+    if count >= PRUNE_AT && (count == PRUNE_AT || count.is_power_of_two()) {
         let kept: String = text
             .lines()
             .filter(|l| Path::new(l).exists())
