@@ -63,7 +63,9 @@ fn history(runtime: &tokio::runtime::Runtime, command: &str) {
         .prefix("allfives-bench-history-")
         .tempdir()
         .expect("a folder");
-    println!("referee CPU per contained start of the compiled bot (first start; mean of the next {STARTS}):");
+    println!(
+        "referee CPU per contained start of the compiled bot (first start; mean of the next {STARTS}):"
+    );
     for runs in [0, EARLIER] {
         let state = place.path().join(format!("state-{runs}"));
         std::fs::create_dir_all(state.join("allfives")).expect("a folder");
@@ -89,7 +91,9 @@ fn history(runtime: &tokio::runtime::Runtime, command: &str) {
 }
 
 fn policy(contained: bool, network: bool, logs: &str) -> Policy {
-    let mut policy = Policy::contained(vec![std::env::temp_dir().join(format!("allfives-bench-{logs}"))]);
+    let mut policy = Policy::contained(vec![
+        std::env::temp_dir().join(format!("allfives-bench-{logs}")),
+    ]);
     policy.enabled = contained;
     policy.network = network;
     // The init execs the referee's program afresh, as `allfives match` does (build it first).

@@ -15,13 +15,11 @@ place=$(mktemp -d /tmp/allfives-start-cost-XXXXXX)
 trap 'rm -rf "$place"' EXIT
 mkdir -p "$place/state-0/allfives" "$place/state-$runs/allfives" "$place/bots"
 : > "$place/state-0/allfives/runs"
-i=0
-while [ "$i" -lt "$runs" ]; do
-    mkdir -p "$place/runs/$i/logs"
-    : > "$place/runs/$i/logs/game-1.jsonl"
-    echo "$place/runs/$i/logs" >> "$place/state-$runs/allfives/runs"
-    i=$((i + 1))
-done
+if [ "$runs" -gt 0 ]; then
+    seq 0 $((runs - 1)) | sed "s|.*|$place/runs/&/logs|" > "$place/state-$runs/allfives/runs"
+    xargs mkdir -p < "$place/state-$runs/allfives/runs"
+    sed 's|$|/game-1.jsonl|' "$place/state-$runs/allfives/runs" | xargs touch
+fi
 cp "$bot" "$place/bots/bot"
 cd "$place/bots"
 n=0

@@ -139,7 +139,9 @@ impl Policy {
         hidden.extend(outputs::earlier());
         let made = grants(&wants, &hidden, &self.homes);
         let mut table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
-        table.get_or_insert_with(HashMap::new).insert(key, made.clone());
+        table
+            .get_or_insert_with(HashMap::new)
+            .insert(key, made.clone());
         made
     }
 }

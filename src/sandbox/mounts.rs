@@ -158,7 +158,11 @@ impl Plan {
         let mut make = |path: &Path, dir: bool, steps: &mut Vec<(PathBuf, u8, Step)>| {
             // Each folder on the way that lies in a tmpfs, then the point itself.
             let on_the_way: Vec<&Path> = path.ancestors().skip(1).collect();
-            for a in on_the_way.into_iter().rev().filter(|a| *a != Path::new("/")) {
+            for a in on_the_way
+                .into_iter()
+                .rev()
+                .filter(|a| *a != Path::new("/"))
+            {
                 if in_tmpfs(&points, a) && made.insert(a.to_path_buf()) {
                     steps.push((a.to_path_buf(), 0, Step::Folder(c_path(a))));
                 }
@@ -305,7 +309,10 @@ impl Plan {
                 all_bound &= set_attr(p, MOUNT_ATTR_RDONLY);
             }
         }
-        if set_attr(c"/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) {
+        if set_attr(
+            c"/",
+            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+        ) {
             mask |= Mounts::READ_ONLY;
         }
         if all_bound {
@@ -335,7 +342,14 @@ fn enter_stage() -> bool {
     let options = Some(c"mode=755,size=1m");
     // SAFETY: raw calls with NUL-terminated strings.
     unsafe {
-        if mount(tmpfs, STAGE, tmpfs, libc::MS_NOSUID | libc::MS_NODEV, options) != 0 {
+        if mount(
+            tmpfs,
+            STAGE,
+            tmpfs,
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options,
+        ) != 0
+        {
             return false;
         }
         libc::mkdir(STAGE_OLD.as_ptr(), 0o700);
@@ -384,7 +398,12 @@ fn clone_tree(path: &CStr) -> libc::c_int {
 
 /// Sets mount attributes on the detached copy `fd` and every mount in it.
 fn set_attr_fd(fd: libc::c_int, set: u64) -> bool {
-    attr_at(fd, c"", libc::AT_EMPTY_PATH as libc::c_uint | AT_RECURSIVE, set)
+    attr_at(
+        fd,
+        c"",
+        libc::AT_EMPTY_PATH as libc::c_uint | AT_RECURSIVE,
+        set,
+    )
 }
 
 /// Sets mount attributes on the mount at `path` (not those below it).

@@ -160,7 +160,8 @@ impl Protections {
             self.in_force
                 .push(format!("{name} may read {}", list(&grants.granted)));
         }
-        let own: std::collections::BTreeSet<std::path::PathBuf> = grants.roots()
+        let own: std::collections::BTreeSet<std::path::PathBuf> = grants
+            .roots()
             .into_iter()
             .filter(|p| !super::view::system_folders().any(|s| p.starts_with(s)))
             .collect();
