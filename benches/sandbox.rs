@@ -3,6 +3,11 @@
 //! PATH); `--bot-network` shows what the network namespace costs. Nothing is measured per
 //! move: the sandbox adds nothing there.
 //!
+//! Then the history: the referee's own CPU per contained start of the compiled bot with no
+//! earlier run and with 10,000, each in a folder of its own (registered as the referee registers
+//! them), the first start of each (which works out what the bot may see, and reads the
+//! registry) apart from the others.
+//!
 //! `cargo build --release -p allfives-strong && cargo build --release && cargo bench --bench sandbox`
 
 use std::path::PathBuf;
@@ -16,6 +21,8 @@ use allfives::engine::protocol::MAX_BOT_LINE;
 use allfives::sandbox::Policy;
 
 const STARTS: u32 = 30;
+/// The earlier runs of the history's second half.
+const EARLIER: usize = 10_000;
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -38,30 +45,85 @@ fn main() {
             ("contained", true, false),
             ("--bot-network", true, true),
         ] {
-            let mean = runtime.block_on(mean_start(&command, contained, network));
+            let policy = policy(contained, network, "none");
+            let (mean, _) = runtime.block_on(mean_start(&command, policy));
             println!(
                 "  {name:<9} {how:<14} {:>7.2} ms",
                 mean.as_secs_f64() * 1000.0
             );
         }
     }
+    history(&runtime, &strong.display().to_string());
 }
 
-async fn mean_start(command: &str, contained: bool, network: bool) -> Duration {
-    let spec = BotSpec::parse(command).expect("the bot exists (build the strong bot in release)");
-    let mut policy = Policy::contained(vec![std::env::temp_dir().join("allfives-bench-none")]);
+/// The referee's CPU per contained start of `command`, with no earlier run and with
+/// [`EARLIER`] in folders of their own under /tmp (not in what the bot sees).
+fn history(runtime: &tokio::runtime::Runtime, command: &str) {
+    let place = tempfile::Builder::new()
+        .prefix("allfives-bench-history-")
+        .tempdir()
+        .expect("a folder");
+    println!(
+        "referee CPU per contained start of the compiled bot (first start; mean of the next {STARTS}):"
+    );
+    for runs in [0, EARLIER] {
+        let state = place.path().join(format!("state-{runs}"));
+        std::fs::create_dir_all(state.join("allfives")).expect("a folder");
+        let mut registry = String::new();
+        for n in 0..runs {
+            let run = place.path().join(format!("runs-{runs}/{n}/logs"));
+            std::fs::create_dir_all(&run).expect("a folder");
+            std::fs::write(run.join("game-1.jsonl"), "").expect("a log");
+            registry.push_str(&format!("{}\n", run.display()));
+        }
+        std::fs::write(state.join("allfives/runs"), registry).expect("the registry");
+        // SAFETY: nothing else runs in this process now (the runtime is idle between starts).
+        unsafe { std::env::set_var("XDG_STATE_HOME", &state) };
+        // A policy of its own (its own log folder): nothing worked out before is reused.
+        let policy = policy(true, false, &format!("history-{runs}"));
+        let (_, cpu) = runtime.block_on(mean_start(command, policy));
+        println!(
+            "  {runs:>6} earlier runs: first {:>6.2} ms, then {:>6.3} ms",
+            cpu.first.as_secs_f64() * 1000.0,
+            cpu.rest.as_secs_f64() * 1000.0
+        );
+    }
+}
+
+fn policy(contained: bool, network: bool, logs: &str) -> Policy {
+    let mut policy = Policy::contained(vec![
+        std::env::temp_dir().join(format!("allfives-bench-{logs}")),
+    ]);
     policy.enabled = contained;
     policy.network = network;
     // The init execs the referee's program afresh, as `allfives match` does (build it first).
     let referee = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/allfives");
     policy.init_program = referee.exists().then_some(referee);
-    let sink = StderrSink {
-        file: None,
-        cap: 0,
-        echo_prefix: None,
-        lines: None,
+    policy
+}
+
+/// The referee's own CPU (user and system, every thread) for a start and its stop: the first,
+/// and the mean of the others.
+struct Cpu {
+    first: Duration,
+    rest: Duration,
+}
+
+fn cpu_now() -> Duration {
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
     };
-    let mut player = Player::new(spec, 1, sink, MAX_BOT_LINE, Arc::new(policy));
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// The mean wall time of a start (spawn and handshake), and the referee's CPU for the starts.
+async fn mean_start(command: &str, policy: Policy) -> (Duration, Cpu) {
+    let spec = BotSpec::parse(command).expect("the bot exists (build the strong bot in release)");
+    let mut player = Player::new(spec, 1, sink(), MAX_BOT_LINE, Arc::new(policy));
     let clocks = Clocks {
         startup: Duration::from_secs(10),
         per_move: Duration::from_secs(1),
@@ -69,11 +131,32 @@ async fn mean_start(command: &str, contained: bool, network: bool) -> Duration {
         kind: ClockKind::Wall,
     };
     let mut total = Duration::ZERO;
-    for _ in 0..STARTS {
-        let start = Instant::now();
+    let mut cpu = Cpu {
+        first: Duration::ZERO,
+        rest: Duration::ZERO,
+    };
+    for n in 0..=STARTS {
+        let (start, used) = (Instant::now(), cpu_now());
         player.start(&clocks).await.expect("the bot starts");
-        total += start.elapsed();
+        let took = start.elapsed();
         player.stop(Stop::Kill).await;
+        let used = cpu_now() - used;
+        match n {
+            0 => cpu.first = used,
+            _ => {
+                total += took;
+                cpu.rest += used / STARTS;
+            }
+        }
     }
-    total / STARTS
+    (total / STARTS, cpu)
+}
+
+fn sink() -> StderrSink {
+    StderrSink {
+        file: None,
+        cap: 0,
+        echo_prefix: None,
+        lines: None,
+    }
 }

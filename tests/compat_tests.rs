@@ -676,7 +676,8 @@ fn a_refused_write_says_why_and_which_option_grants_it() {
     sb.assert_no_bot_left();
 }
 
-/// Another bot's folder is hidden, unless a bots file's `read` grants it (and `-v` says so).
+/// Another bot's folder is not there for a bot, unless a bots file's `read` grants it (and
+/// `-v` says so).
 #[test]
 fn a_bots_file_grants_a_bot_another_folder_to_read() {
     let sb = Sandbox::new();
@@ -718,15 +719,21 @@ fn a_bots_file_grants_a_bot_another_folder_to_read() {
     };
     let (hidden, _) = play("", 4);
     assert!(hidden.stdout.contains("a forfeits"), "{}", hidden.stdout);
-    assert!(
-        hidden.stderr.contains("hidden from a:"),
-        "{}",
-        hidden.stderr
-    );
+    // `-v` says what each bot sees: b's folder is not there for a.
+    let b = sb.path("b").display().to_string();
+    let sees = |ran: &Ran| {
+        ran.stderr
+            .lines()
+            .find(|l| l.starts_with("a sees only"))
+            .unwrap_or_else(|| panic!("no line of what a sees: {}", ran.stderr))
+            .to_string()
+    };
+    assert!(!sees(&hidden).contains(&b), "{}", hidden.stderr);
     let (granted, said) = play("read = [\"b\"]", 0);
     assert!(!granted.stdout.contains("forfeits"), "{}", granted.stdout);
     assert!(said.contains("DATA OF B"), "{said}");
     assert!(granted.stderr.contains("a may read"), "{}", granted.stderr);
+    assert!(sees(&granted).contains(&b), "{}", granted.stderr);
     sb.assert_no_bot_left();
 }
 

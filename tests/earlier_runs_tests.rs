@@ -133,3 +133,84 @@ fn the_registry_of_earlier_runs_is_private() {
     let local = place.dir.path().join(".local");
     assert_eq!(mode(&local), 0o755, "{}", local.display());
 }
+
+/// A bot that writes its own mount table on its stderr, then plays.
+const SHOWS_ITS_MOUNTS: &str = "import os, sys\n\
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n\
+import botlib\n\
+sys.stderr.write(open('/proc/self/mountinfo').read())\n\
+sys.stderr.flush()\n\
+botlib.run()\n";
+
+/// Many earlier runs, each in a folder of its own (none in the bot's): nothing a bot's start
+/// does names them. `-v`'s line of what is hidden stays short, and the bot's
+/// `/proc/self/mountinfo` names none of them.
+fn many_earlier_runs_leave_no_trace(nobody: bool) {
+    let place = Place::new(nobody);
+    let here = place.dir.path();
+    fs::write(here.join("bots/shows_its_mounts.py"), SHOWS_ITS_MOUNTS).expect("the bot");
+    // The registry as the referee writes it: one path a line.
+    let registry = here.join("state/allfives");
+    fs::create_dir_all(&registry).expect("a folder");
+    let mut lines = String::new();
+    for n in 0..300 {
+        let run = here.join(format!("earlier-{n}/logs"));
+        fs::create_dir_all(&run).expect("a folder");
+        fs::write(run.join("game-1.jsonl"), "").expect("a log");
+        lines.push_str(&format!("{}\n", run.display()));
+    }
+    fs::write(registry.join("runs"), lines).expect("the registry");
+    if nobody {
+        let chown = Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(here)
+            .status()
+            .expect("chown runs");
+        assert!(chown.success());
+    }
+    let args = [
+        "match",
+        "bot=python3 shows_its_mounts.py",
+        "builtin:greedy",
+        "--target",
+        "60",
+        "-v",
+        "--log-dir",
+        "../now",
+    ];
+    let state = here.join("state");
+    let configure = |c: &mut Command| {
+        c.current_dir(here.join("bots"))
+            .env("PATH", "/usr/bin:/bin")
+            .env("XDG_STATE_HOME", &state);
+    };
+    let ran = match nobody {
+        true => allfives_as_nobody(&args, here, configure),
+        false => allfives_with(&args, configure),
+    };
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let line = ran
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("hidden from bot:"))
+        .unwrap_or("");
+    let mounts = fs::read_to_string(here.join("now/bot.stderr")).expect("its stderr");
+    assert!(mounts.contains(" / "), "no mount table: {mounts}");
+    let named = mounts.lines().filter(|l| l.contains("/earlier-")).count();
+    let short: String = line.chars().take(300).collect();
+    assert!(
+        line.len() < 1024 && named == 0,
+        "the hidden line is {} bytes ({short}...); {named} mounts name earlier runs",
+        line.len()
+    );
+}
+
+#[test]
+fn many_earlier_runs_leave_no_trace_in_a_bots_start_run_by_root() {
+    many_earlier_runs_leave_no_trace(false);
+}
+
+#[test]
+fn many_earlier_runs_leave_no_trace_in_a_bots_start_run_by_an_ordinary_user() {
+    many_earlier_runs_leave_no_trace(true);
+}

@@ -1187,13 +1187,12 @@ pub const DEFAULT_LOGS: &str = "allfives-logs";
 pub const DEFAULT_TOURNAMENTS: &str = "allfives-tournaments";
 
 /// What bots may not read: `folder` (a run's logs or results), the default folders of past
-/// matches and tournaments here, what earlier runs wrote (the registry, and the run folders
-/// beside this one), whatever this run's folder.
+/// matches and tournaments here, the run folders beside this one, whatever this run's folder.
+/// The registry of earlier runs is read per bot, for what lies where it sees
+/// ([`crate::sandbox::Policy::grants`]): none of it here, so no run looks at every earlier one.
 pub fn hidden_with(folder: PathBuf) -> Vec<PathBuf> {
     let defaults = [DEFAULT_LOGS, DEFAULT_TOURNAMENTS].map(PathBuf::from);
-    let earlier = outputs::beside(&folder)
-        .into_iter()
-        .chain(outputs::earlier());
+    let earlier = outputs::beside(&folder);
     let hidden = std::iter::once(folder)
         .chain(defaults.into_iter().filter(|d| d.exists()))
         .chain(earlier)

@@ -48,8 +48,8 @@ const SYSTEM: [&str; 14] = [
 /// Folders shared by everything below them: never a bot's own folder (their contents may be).
 const COMMON: [&str; 4] = ["/", "/home", "/tmp", "/root"];
 
-/// What one bot may touch beyond what every program of the user's reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What one bot may touch beyond the system's folders ([`super::view`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Grants {
     /// The bot's working directory.
     pub cwd: PathBuf,
@@ -59,8 +59,12 @@ pub struct Grants {
     pub write: BTreeSet<PathBuf>,
     /// Folders granted to it by the user (`--bot-read`, a bots file's `read`).
     pub granted: BTreeSet<PathBuf>,
-    /// Folders and files kept out of the bot's reach: the logs and results, earlier runs'
-    /// output, and other bots' folders.
+    /// The installations every bot shares that it may run (`PATH`'s folders and their
+    /// installations, those the environment names), outside what it reads: read-only, never
+    /// a reason to keep root's user.
+    pub installs: BTreeSet<PathBuf>,
+    /// Folders and files kept out of the bot's reach inside what it sees: the logs and results,
+    /// earlier runs' output, and other bots' folders (what lies outside does not exist for it).
     pub hidden: BTreeSet<PathBuf>,
     /// Hidden folders that hold what the bot needs (a log folder that is its own folder): it
     /// sees in them only the entries it had before the run ([`Grants::shown`]), never the
@@ -83,6 +87,11 @@ impl Grants {
             .any(|c| path.starts_with(c) && path != *c)
             && !self.shown.iter().any(|s| path.starts_with(s));
         carved_away || self.hidden.iter().any(|h| path.starts_with(h))
+    }
+
+    /// The outermost folders and files of the host the bot sees ([`super::view::roots`]).
+    pub(super) fn roots(&self) -> Vec<PathBuf> {
+        super::view::roots(self.read.iter().chain(&self.installs).chain(&self.write))
     }
 
     /// Why a contained start failed, naming what the bot could not see of what it starts
@@ -151,11 +160,30 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
         write,
         ..Grants::default()
     };
+    g.installs = shared_roots()
+        .1
+        .iter()
+        .filter(|p| !g.read.iter().any(|r| p.starts_with(r)) && p.exists())
+        .cloned()
+        .collect();
     let mut needs = homes(wants.argv, Some(wants.dir));
     needs.extend(g.read.iter().chain(&g.write).chain(&g.granted).cloned());
     needs.push(g.cwd.clone());
     needs.extend(starts(wants.argv));
-    hide(&mut g, &needs, hidden, others);
+    // Only what lies inside what the bot sees needs hiding: the rest does not exist for it.
+    let roots = g.roots();
+    let inside = |paths: &[PathBuf]| -> Vec<PathBuf> {
+        paths
+            .iter()
+            .filter(|p| !p.is_absolute() || super::view::sees(&roots, p))
+            .map(|p| absolute(p))
+            .filter(|p| super::view::sees(&roots, p))
+            .collect()
+    };
+    hide(&mut g, &needs, &inside(hidden), &inside(others));
+    g.hidden = super::outputs::compact(g.hidden.into_iter().collect())
+        .into_iter()
+        .collect();
     g
 }
 
@@ -430,7 +458,22 @@ fn path_words(arg: &str) -> impl Iterator<Item = &str> {
 /// `path` made absolute against the working directory, with links, `.` and `..` resolved where
 /// the folders exist.
 pub fn absolute(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_default())
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    // Not there yet (a log folder made later): its nearest folder that is, resolved, and the
+    // rest as written (`bots/../now` is `now`, not a folder inside `bots`).
+    let written = std::path::absolute(path).unwrap_or_default();
+    let mut rest = Vec::new();
+    let mut at = written.as_path();
+    while let (Some(up), Some(name)) = (at.parent(), at.file_name()) {
+        rest.push(name);
+        at = up;
+        if let Ok(real) = fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, name| p.join(name));
+        }
+    }
+    written
 }
 
 #[cfg(test)]
@@ -491,7 +534,7 @@ mod tests {
     }
 
     #[test]
-    fn another_bots_folder_is_hidden_unless_shared() {
+    fn another_bots_folder_is_not_seen_or_hidden_unless_shared() {
         let here = absolute(&std::env::current_dir().expect("a working directory"));
         let mine = here.join("tests/fixtures/bots");
         let theirs = here.join("sample_bots/python");
@@ -500,8 +543,9 @@ mod tests {
             mine.join("botlib.py").display().to_string(),
         ];
         let g = grants(&wants(&argv, &mine), &[], &[mine.clone(), theirs.clone()]);
-        assert!(g.hidden.contains(&theirs), "{g:?}");
-        assert!(!g.hidden.contains(&mine), "{g:?}");
+        // Outside what the bot sees, the other bot's folder needs no hiding: it is not there.
+        assert!(!super::super::view::sees(&g.roots(), &theirs), "{g:?}");
+        assert!(g.hidden.is_empty(), "{g:?}");
         // Started from the checkout, the other bot's folder inside it is still hidden.
         let g = grants(&wants(&argv, &here), &[], &[mine.clone(), theirs.clone()]);
         assert!(

@@ -8,7 +8,7 @@
 
 use std::ffi::CString;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::grants::Grants;
 use super::report::Mounts;
@@ -29,12 +29,12 @@ pub enum Identity {
     RootWithoutCapabilities,
 }
 
-/// The identity for a bot with `grants`, the folders others cannot enter on the way to what it
-/// needs (they get masked), and a note when it must keep root's user.
-pub(super) fn choose(grants: &Grants) -> (Identity, Vec<PathBuf>, Option<String>) {
+/// The identity for a bot with `grants`, and a note when it must keep root's user. The folders
+/// on the way to what it needs are its root's own (open to it), whatever the host's modes.
+pub(super) fn choose(grants: &Grants) -> (Identity, Option<String>) {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        return (Identity::Same, Vec::new(), None);
+        return (Identity::Same, None);
     }
     let closed = grants
         .read
@@ -50,43 +50,20 @@ pub(super) fn choose(grants: &Grants) -> (Identity, Vec<PathBuf>, Option<String>
              other users (chmod o+rX, or o+w for --bot-write, lets it run as its own user)",
             path.display()
         );
-        return (Identity::RootWithoutCapabilities, Vec::new(), Some(note));
+        return (Identity::RootWithoutCapabilities, Some(note));
     }
-    let mut masks: Vec<PathBuf> = grants
-        .read
-        .iter()
-        .chain(&grants.write)
-        // Under /tmp the private /tmp is the mask already: its folders are made open.
-        .filter(|p| !p.starts_with("/tmp"))
-        .filter_map(|p| {
-            p.ancestors()
-                .skip(1)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .find(|a| !enterable(a))
-        })
-        .map(Path::to_path_buf)
-        .collect();
-    masks.sort();
-    masks.dedup();
-    let outer: Vec<PathBuf> = masks
-        .iter()
-        .filter(|m| !masks.iter().any(|o| o != *m && m.starts_with(o)))
-        .cloned()
-        .collect();
-    (Identity::Unprivileged(fresh_id()), outer, None)
+    (Identity::Unprivileged(fresh_id()), None)
 }
 
-/// Who the bot runs as once its mounts are made (`mounts`, the report's mask of them): an own
-/// user reaches what it needs through the masks over the folders on the way that others cannot
-/// enter (`/root`, where a version manager lives); if it needed them (`masked`) and a mount was
-/// refused (it happens under load, when many bots start at once), it would meet `Permission
-/// denied` at its first step (pyenv's shim: exit 126). It then keeps root's user, without a
-/// single capability, which enters them: a start never fails by chance.
-pub(super) fn reachable(identity: Identity, masked: bool, mounts: u32) -> Identity {
+/// Who the bot runs as once its root is built (`mounts`, the report's mask of it): an own user
+/// reaches what it needs through the root's binds, whose folders on the way are open to it
+/// whatever the host's modes (`/root`, where a version manager lives). If a bind was refused
+/// (it happens under load, when many bots start at once), it would meet `Permission denied` at
+/// its first step (pyenv's shim: exit 126). It then keeps root's user, without a single
+/// capability, which enters them: a start never fails by chance.
+pub(super) fn reachable(identity: Identity, mounts: u32) -> Identity {
     match identity {
-        Identity::Unprivileged(_) if masked && mounts & Mounts::BINDS == 0 => {
+        Identity::Unprivileged(_) if mounts & Mounts::BINDS == 0 => {
             Identity::RootWithoutCapabilities
         }
         other => other,
@@ -94,7 +71,7 @@ pub(super) fn reachable(identity: Identity, masked: bool, mounts: u32) -> Identi
 }
 
 /// A user id no other bot is likely to have: a random one of 2^30.
-fn fresh_id() -> u32 {
+pub(super) fn fresh_id() -> u32 {
     let mut bytes = [0u8; 4];
     // SAFETY: getrandom fills the buffer it is given.
     unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
@@ -107,11 +84,6 @@ fn open_to_others(path: &Path, dir_bits: u32, file_bits: u32) -> bool {
         let bits = if m.is_dir() { dir_bits } else { file_bits };
         m.permissions().mode() & bits == bits
     })
-}
-
-/// Whether others may enter the folder `path`.
-fn enterable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
 }
 
 /// The user namespace's maps, prepared before the fork: an ordinary user is mapped to itself
@@ -193,19 +165,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_own_user_without_its_masks_keeps_roots_user_powerless() {
+    fn an_own_user_without_its_binds_keeps_roots_user_powerless() {
         let own = Identity::Unprivileged(FIRST_ID);
-        assert_eq!(reachable(own, true, 0), Identity::RootWithoutCapabilities);
+        assert_eq!(reachable(own, 0), Identity::RootWithoutCapabilities);
         assert_eq!(
-            reachable(own, true, Mounts::READ_ONLY | Mounts::TMP),
+            reachable(own, Mounts::READ_ONLY | Mounts::TMP),
             Identity::RootWithoutCapabilities
         );
-        assert_eq!(reachable(own, true, Mounts::BINDS), own);
-        assert_eq!(
-            reachable(own, false, 0),
-            own,
-            "nothing on its way was masked"
-        );
-        assert_eq!(reachable(Identity::Same, true, 0), Identity::Same);
+        assert_eq!(reachable(own, Mounts::BINDS), own);
+        assert_eq!(reachable(Identity::Same, 0), Identity::Same);
     }
 }

@@ -1,15 +1,16 @@
-//! Landlock: the kernel's allow-list of what a bot may touch, a second wall behind the mounts
-//! ([`super::mounts`]). The ruleset is built in the referee (opening paths allocates), and the
-//! bot, between fork and exec, adds its private /tmp, /dev/shm and /proc (they exist only once
-//! mounted there) and restricts itself.
-//!
-//! Reading: everything but the hidden folders. Landlock cannot take a folder out of a granted
-//! one, so the tree is carved: on the way from `/` to each hidden folder, every neighbour is
-//! granted on its own, and the hidden folder is not (listing names stays allowed everywhere).
-//! Writing: only the private folders, `/dev/null` and what `--bot-write` grants. Network ports
-//! are closed (unless allowed); on ABI 6 and later the bot can signal nothing and reach no
-//! abstract socket outside its own domain. A Landlock domain also cannot ptrace a process
-//! outside it, which closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even for root.
+//! Landlock: the kernel's allow-list of what a bot may touch, a second wall behind its root
+//! ([`super::mounts`]) that grants the same: reading the system's folders ([`super::view`]),
+//! what the bot needs and its installs, a few devices; writing only the private folders,
+//! `/dev/null` and what `--bot-write` grants. What is hidden inside what it reads (this run's
+//! logs in its folder) is carved out: Landlock cannot take a folder out of a granted one, so
+//! on the way to each hidden folder every neighbour is granted on its own, and the hidden one
+//! is not. The rules are worked out once per bot ([`Rules`]); each start makes its ruleset
+//! from them in the referee, and the bot, between fork and exec, adds its private /tmp,
+//! /dev/shm, /proc and its root's folders (they exist only once mounted) and restricts itself.
+//! Network ports are closed (unless allowed); on ABI 6 and later the bot can signal nothing
+//! and reach no abstract socket outside its own domain. A Landlock domain also cannot ptrace a
+//! process outside it, which closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even
+//! for root.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -27,8 +28,6 @@ use super::grants::Grants;
 const READ_DEVICES: [&str; 4] = ["/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"];
 /// Devices a program may write.
 const WRITE_DEVICES: [&str; 1] = ["/dev/null"];
-/// Top-level folders granted otherwise: private ones mounted for the bot, and devices.
-const NOT_CARVED: [&str; 3] = ["/proc", "/tmp", "/dev"];
 
 /// The newest ABI asked for; older kernels get what they have (best effort), and the report
 /// says which.
@@ -43,58 +42,75 @@ fn read() -> BitFlags<AccessFs> {
     AccessFs::from_read(ABI_WANTED)
 }
 
-/// Builds the ruleset for a bot's grants; `network` leaves TCP open.
-pub(super) fn prepare(grants: &Grants, network: bool) -> io::Result<Prepared> {
-    let mut ruleset = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(ABI_WANTED))
-        .map_err(io::Error::other)?
-        .scope(Scope::from_all(ABI_WANTED))
-        .map_err(io::Error::other)?;
-    if !network {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(ABI_WANTED))
-            .map_err(io::Error::other)?;
-    }
-    let mut created = ruleset.create().map_err(io::Error::other)?;
-    let walls = Walls {
-        hidden: &grants.hidden,
-        carved: grants,
-    };
-    let mut readable = Vec::new();
-    carve(Path::new("/"), &walls, &mut readable);
-    // What the bot needs is granted on its own too: bound into a masked folder (its private
-    // /tmp, an empty /root), it is not reached through the folder granted above.
-    for need in &grants.read {
-        match walls.inside(need) {
-            true => carve(need, &walls, &mut readable),
-            false => readable.push(need.clone()),
-        }
-    }
-    let write = read() | AccessFs::from_write(ABI_WANTED);
-    let rules = readable
-        .iter()
-        .map(|p| (p.as_path(), read()))
-        .chain(std::iter::once((Path::new("/"), AccessFs::ReadDir.into())))
-        .chain(READ_DEVICES.iter().map(|d| (Path::new(*d), read())))
-        .chain(WRITE_DEVICES.iter().map(|d| (Path::new(*d), write)))
-        .chain(grants.write.iter().map(|p| (p.as_path(), write)));
-    for (path, access) in rules {
-        // A path that vanished since it was listed is simply not granted.
-        let Ok(fd) = PathFd::new(path) else { continue };
-        let access = match path.is_dir() {
-            true => access,
-            false => access & AccessFs::from_file(ABI_WANTED),
-        };
-        created = created
-            .add_rule(PathBeneath::new(fd, access))
-            .map_err(io::Error::other)?;
-    }
-    Ok(Prepared {
-        ruleset: Some(created),
-    })
+/// What one bot is granted, worked out once: each path and its access.
+pub(super) struct Rules {
+    rules: Vec<(PathBuf, BitFlags<AccessFs>)>,
+    network: bool,
 }
 
+impl Rules {
+    /// The rules for a bot's grants; `network` leaves TCP open.
+    pub(super) fn new(grants: &Grants, network: bool) -> Rules {
+        let walls = Walls {
+            hidden: &grants.hidden,
+            carved: grants,
+        };
+        let mut readable = Vec::new();
+        let needs = super::view::system_folders()
+            .filter(|p| *p != Path::new("/dev"))
+            .map(Path::to_path_buf)
+            .chain(grants.read.iter().cloned())
+            .chain(grants.installs.iter().cloned())
+            // The private /tmp is granted as the bot's root shows it.
+            .filter(|p| p != Path::new("/tmp"));
+        for need in needs {
+            match walls.inside(&need) {
+                true => carve(&need, &walls, &mut readable),
+                false => readable.push(need),
+            }
+        }
+        let write = read() | AccessFs::from_write(ABI_WANTED);
+        let rules = readable
+            .into_iter()
+            .map(|p| (p, read()))
+            .chain(READ_DEVICES.iter().map(|d| (PathBuf::from(d), read())))
+            .chain(WRITE_DEVICES.iter().map(|d| (PathBuf::from(d), write)))
+            .chain(grants.write.iter().map(|p| (p.clone(), write)))
+            .map(|(p, access)| match p.is_dir() {
+                true => (p, access),
+                false => (p, access & AccessFs::from_file(ABI_WANTED)),
+            })
+            .collect();
+        Rules { rules, network }
+    }
+
+    /// A start's ruleset, made from the rules (the paths opened again: a start holds no
+    /// descriptor of another's).
+    pub(super) fn ruleset(&self) -> io::Result<Prepared> {
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(ABI_WANTED))
+            .map_err(io::Error::other)?
+            .scope(Scope::from_all(ABI_WANTED))
+            .map_err(io::Error::other)?;
+        if !self.network {
+            ruleset = ruleset
+                .handle_access(AccessNet::from_all(ABI_WANTED))
+                .map_err(io::Error::other)?;
+        }
+        let mut created = ruleset.create().map_err(io::Error::other)?;
+        for (path, access) in &self.rules {
+            // A path that vanished since it was listed is simply not granted.
+            let Ok(fd) = PathFd::new(path) else { continue };
+            created = created
+                .add_rule(PathBeneath::new(fd, *access))
+                .map_err(io::Error::other)?;
+        }
+        Ok(Prepared {
+            ruleset: Some(created),
+        })
+    }
+}
 /// What carving keeps out: the hidden paths, and the carved folders (of which only the entries
 /// shown are granted, so that a file written there later stays out of reach).
 struct Walls<'a> {
@@ -146,9 +162,6 @@ impl Walls<'_> {
 /// holds a wall (nor links into a hidden folder); the entries that hold one are carved in turn.
 fn carve(dir: &Path, walls: &Walls, out: &mut Vec<PathBuf>) {
     for (path, kind) in walls.entries(dir) {
-        if dir == Path::new("/") && NOT_CARVED.iter().any(|n| path == Path::new(n)) {
-            continue;
-        }
         if kind.is_symlink() {
             // A link is granted as what it points to, which is carved where it really lies.
             let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
@@ -169,10 +182,11 @@ fn carve(dir: &Path, walls: &Walls, out: &mut Vec<PathBuf>) {
 
 impl Prepared {
     /// In the bot, between fork and exec: grants the private folders (`/tmp` and `/dev/shm`
-    /// read-write, `/proc` read-only) if they were mounted, and restricts the process for good.
+    /// read-write, `/proc` read-only) if they were mounted, listing its root's folders (made
+    /// for it: the way to what it reads), and restricts the process for good.
     /// Returns the outcome for the report: 0 not enforced, 1 partly, 2 fully, plus 16 times
     /// the ABI.
-    pub(super) fn restrict(&mut self, tmp: bool, shm: bool, proc: bool) -> u32 {
+    pub(super) fn restrict(&mut self, tmp: bool, shm: bool, proc: bool, root: bool) -> u32 {
         let Some(mut ruleset) = self.ruleset.take() else {
             return 0;
         };
@@ -181,6 +195,7 @@ impl Prepared {
             (tmp, c"/tmp", all),
             (shm, c"/dev/shm", all),
             (proc, c"/proc", read()),
+            (root, c"/", AccessFs::ReadDir.into()),
         ];
         for (granted, path, access) in private {
             if !granted {

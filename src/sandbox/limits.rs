@@ -4,7 +4,7 @@
 use super::report::Limits;
 
 /// The limits asked for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ResourceLimits {
     /// The most data memory (heap and private writable mappings), in bytes.
     pub memory: Option<u64>,

@@ -21,11 +21,14 @@ mod reaper;
 pub mod report;
 pub mod scratch;
 mod seccomp;
+mod view;
 
+use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 pub use grants::{Grants, Wants, grants, homes};
 pub use identity::Identity;
@@ -43,7 +46,7 @@ use report::{
 pub const DEFAULT_TMP_MIB: u64 = 64;
 
 /// How bots are contained.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Policy {
     /// Contain them at all (`--no-sandbox` turns it off).
     pub enabled: bool,
@@ -104,7 +107,8 @@ impl Policy {
     }
 
     /// What a bot with `argv`, started in `dir`, granted `read` and `write` besides the
-    /// policy's, may touch.
+    /// policy's, may touch. Worked out at its first start, and kept for the others: its
+    /// folders, and the registry of earlier runs, are looked at once per bot and run.
     pub fn grants(
         &self,
         argv: &[String],
@@ -112,6 +116,22 @@ impl Policy {
         read: &[PathBuf],
         write: &[PathBuf],
     ) -> Grants {
+        type Key = (Vec<String>, PathBuf, Vec<PathBuf>, Vec<PathBuf>, Policy);
+        static KNOWN: Mutex<Option<HashMap<Key, Grants>>> = Mutex::new(None);
+        let key: Key = (
+            argv.to_vec(),
+            dir.to_path_buf(),
+            read.to_vec(),
+            write.to_vec(),
+            self.clone(),
+        );
+        let known = |k: &Key| {
+            let table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+            table.as_ref().and_then(|t| t.get(k).cloned())
+        };
+        if let Some(grants) = known(&key) {
+            return grants;
+        }
         let read: Vec<PathBuf> = self.read.iter().chain(read).cloned().collect();
         let write: Vec<PathBuf> = self.write.iter().chain(write).cloned().collect();
         let wants = Wants {
@@ -120,14 +140,20 @@ impl Policy {
             read: &read,
             write: &write,
         };
-        grants(&wants, &self.hidden, &self.homes)
+        let mut hidden = self.hidden.clone();
+        hidden.extend(outputs::earlier());
+        let made = grants(&wants, &hidden, &self.homes);
+        let mut table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        table
+            .get_or_insert_with(HashMap::new)
+            .insert(key, made.clone());
+        made
     }
 }
 
 /// Who a bot with `grants` runs as, and why, when it keeps root's user.
 pub fn identity_of(grants: &Grants) -> (Identity, Option<String>) {
-    let (identity, _, note) = identity::choose(grants);
-    (identity, note)
+    identity::choose(grants)
 }
 
 /// A bot's containment, from before its spawn until its end: reads the report pipe.
@@ -139,6 +165,42 @@ pub struct Containment {
     /// The bot's private /tmp, reached through its init while it lives, kept open to save what
     /// the bot wrote there once it has ended.
     tmp: Option<OwnedFd>,
+}
+
+/// What every start of one bot shares, worked out at its first start: who it runs as, its
+/// root, its Landlock rules.
+struct Shared {
+    identity: Identity,
+    plan: mounts::Plan,
+    rules: landlock::Rules,
+}
+
+impl Shared {
+    /// The shared part for `grants` under `policy`, made once.
+    fn of(grants: &Grants, policy: &Policy) -> Arc<Shared> {
+        type Key = (Grants, bool, u64);
+        static KNOWN: Mutex<Option<HashMap<Key, Arc<Shared>>>> = Mutex::new(None);
+        let key: Key = (grants.clone(), policy.network, policy.tmp_bytes);
+        let known = KNOWN
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|t| t.get(&key).cloned());
+        if let Some(shared) = known {
+            return shared;
+        }
+        let (identity, _) = identity::choose(grants);
+        let shared = Arc::new(Shared {
+            identity,
+            plan: mount_plan(grants, policy, identity),
+            rules: landlock::Rules::new(grants, policy.network),
+        });
+        let mut table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        table
+            .get_or_insert_with(HashMap::new)
+            .insert(key, Arc::clone(&shared));
+        shared
+    }
 }
 
 /// Prepares `command` to start contained by `policy` with `grants` (see [`Policy::grants`]);
@@ -153,12 +215,16 @@ pub fn contain(
     if !policy.enabled {
         return Ok(None);
     }
-    let (identity, masks, _) = identity::choose(grants);
-    let masked = !masks.is_empty();
-    let mut ruleset = landlock::prepare(grants, policy.network)?;
+    let shared = Shared::of(grants, policy);
+    // Each start a user of its own (root's bots): its process limit counts its processes only.
+    let identity = match shared.identity {
+        Identity::Unprivileged(_) => Identity::Unprivileged(identity::fresh_id()),
+        other => other,
+    };
+    let mut ruleset = shared.rules.ruleset()?;
+    let mut fds = vec![-1; shared.plan.binds()];
     let filter = seccomp::prepare(!policy.real_locks)?;
     let tally = tally.map_or(-1, Tally::fd);
-    let mut plan = mount_plan(grants, policy, identity, masks);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
     let maps = identity::IdMaps::current();
@@ -202,7 +268,7 @@ pub fn contain(
             }
             reaper::die_with_keeper(lifeline);
             if ns & Namespaces::MOUNT != 0 {
-                mounts = plan.apply();
+                mounts = shared.plan.apply(&mut fds);
             }
             report::put(w, MOUNTS, mounts);
             // The init installs the filter, listening for the counted calls; the bot
@@ -219,12 +285,11 @@ pub fn contain(
             }
         }
         if mounts != 0 {
-            // The working directory as the new mounts show it (the one inherited is the
-            // folder beneath them: a private /tmp would not hide the real one from it).
+            // The working directory as the new root shows it (the one inherited is the host's).
             // SAFETY: chdir with a NUL-terminated path prepared before the fork.
             unsafe { libc::chdir(cwd.as_ptr()) };
         }
-        let became = identity::become_bot(identity::reachable(identity, masked, mounts));
+        let became = identity::become_bot(identity::reachable(identity, mounts));
         report::put(w, IDENTITY, u32::from(became));
         if !became {
             // SAFETY: a bot that could not shed root's powers must not run.
@@ -235,6 +300,7 @@ pub fn contain(
             mounts & Mounts::TMP != 0,
             mounts & Mounts::SHM != 0,
             mounts & Mounts::PROC != 0,
+            mounts & Mounts::READ_ONLY != 0,
         );
         report::put(w, LANDLOCK, landlock);
         if !filtered {
@@ -278,17 +344,17 @@ fn fresh_session_keyring() -> u32 {
     u32::from(joined >= 0)
 }
 
-/// What the init mounts for a bot with `grants` run as `identity`, `masks` the folders on the
-/// way to what it needs that it could not enter.
-fn mount_plan(
-    grants: &Grants,
-    policy: &Policy,
-    identity: Identity,
-    mut masks: Vec<PathBuf>,
-) -> mounts::Plan {
+/// What the init mounts for a bot with `grants` run as `identity`.
+fn mount_plan(grants: &Grants, policy: &Policy, identity: Identity) -> mounts::Plan {
     // A carved folder is masked, its shown entries bound back into it.
-    let read: Vec<PathBuf> = grants.read.iter().chain(&grants.shown).cloned().collect();
-    masks.extend(grants.carved.iter().cloned());
+    let read: Vec<PathBuf> = grants
+        .read
+        .iter()
+        .chain(&grants.installs)
+        .chain(&grants.shown)
+        .cloned()
+        .collect();
+    let masks: Vec<PathBuf> = grants.carved.iter().cloned().collect();
     let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
     let (hidden, files): (Vec<PathBuf>, Vec<PathBuf>) =
         grants.hidden.iter().cloned().partition(|h| h.is_dir());
@@ -299,20 +365,18 @@ fn mount_plan(
     // A hidden file (an earlier run's log beside a bot) is covered, not replaced by a folder.
     covered.extend(files);
     if !policy.network {
-        // The host's sockets: most live under /run; the rest are covered one by one.
-        masks.push(PathBuf::from("/run"));
-        covered.extend(host_sockets(&masks, &hidden));
+        // The host's sockets in what the bot sees (/run is not there), covered one by one.
+        covered.extend(host_sockets(&grants.roots(), &hidden));
     }
     mounts::Plan::new(&mounts::Wanted {
         tmp_bytes: policy.tmp_bytes,
-        masks: &masks,
         read: &read,
         write: &write,
+        masks: &masks,
         hidden: &hidden,
         covered: &covered,
     })
 }
-
 /// The files of `/etc` that only root may read (`shadow`, `sudoers`, ...): a bot that keeps
 /// root's user (without capabilities) still owns them, so they are covered.
 fn secrets_of_root() -> Vec<PathBuf> {
@@ -330,10 +394,9 @@ fn secrets_of_root() -> Vec<PathBuf> {
         .collect()
 }
 
-/// The host's path-named sockets a bot could connect to (from `/proc/net/unix`), but those
-/// under a folder already masked or hidden (under /tmp, only those in folders bound back into
-/// the private one are still there to cover).
-fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+/// The host's path-named sockets a bot could connect to (from `/proc/net/unix`): those in what
+/// it sees (`roots`, sorted), but under a folder already hidden.
+fn host_sockets(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
     let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
         return Vec::new();
@@ -345,7 +408,8 @@ fn host_sockets(masks: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
         .filter(|p| p.starts_with('/'))
         .map(PathBuf::from)
         .filter(|p| {
-            !masks.iter().chain(hidden).any(|m| p.starts_with(m))
+            view::sees(roots, p)
+                && !hidden.iter().any(|h| p.starts_with(h))
                 && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
         })
         .collect();

@@ -1,26 +1,28 @@
-//! The bot's view of the file system, made in its own mount namespace by the namespace's init
-//! before the bot starts. Everything the user can read stays readable, as for any program, and
-//! nothing can be written, except:
+//! The bot's root, built in its own mount namespace by the namespace's init before the bot
+//! starts, as bubblewrap builds one: a fresh, empty `tmpfs` becomes the root (`pivot_root`),
+//! and what the bot may see is bound into it ([`super::view`]):
 //!
-//! - a private, size-capped `/tmp` and `/dev/shm` (writable; the folders a bot needs that live
-//!   under `/tmp`, such as its working directory, are bound back into the private one);
-//! - folders others cannot enter on the way to what a bot run as a user of its own needs (`/root`), and
-//!   `/run` (the host's sockets), replaced by empty ones holding only what the bot needs;
-//! - the hidden folders (logs, results, other bots' folders), replaced by empty read-only ones,
-//!   and hidden files covered by `/dev/null`;
+//! - the system's folders (`/usr`, `/etc`, `/dev`, ...), read-only, and their links again;
+//! - what the bot needs and what it is granted (`--bot-read`), read-only; `--bot-write`
+//!   writable; the folders on the way to them are empty folders of the new root;
+//! - a private, size-capped `/tmp` and `/dev/shm` (what the bot needs under `/tmp`, such as its
+//!   working directory, is bound into the private one), and a fresh `/proc`;
+//! - inside what it sees, the hidden folders (this run's logs, other bots' folders) replaced by
+//!   empty read-only ones, hidden files (and the host's sockets) covered by `/dev/null`;
 //! - a hidden folder that holds what the bot needs (a log folder that is its own folder):
-//!   masked like `/root`, with only the bot's own entries bound back;
-//! - the host's path-named sockets, covered by `/dev/null`;
-//! - the folders granted for writing (`--bot-write`), bound writable.
+//!   masked, with only the bot's own entries bound back.
 //!
-//! The plan is computed in the referee; the init carries it out with raw system calls only
-//! (it runs between fork and exec), on buffers prepared before the fork.
+//! The old root is then detached: nothing else of the host is there, however many earlier
+//! runs lie on its disks, and the bot's `/proc/self/mountinfo` names only what it sees. The
+//! plan is made once per bot in the referee; the init carries it out with raw system calls on
+//! buffers prepared before the fork (it runs between fork and exec).
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::report::Mounts;
+use super::view::{self, System};
 
 /// The mount API's flags (linux/mount.h), not all of which the libc crate carries.
 const OPEN_TREE_CLONE: libc::c_uint = 1;
@@ -28,6 +30,13 @@ const AT_RECURSIVE: libc::c_uint = 0x8000;
 const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
 const MOUNT_ATTR_RDONLY: u64 = 1;
 const MOUNT_ATTR_NOSUID: u64 = 2;
+const MOUNT_ATTR_NODEV: u64 = 4;
+
+/// Where the new root is assembled (a tmpfs mounted there, in the bot's namespace only), and
+/// where the old root waits until it is detached.
+const STAGE: &CStr = c"/tmp";
+const STAGE_OLD: &CStr = c"/tmp/.old";
+const OLD: &CStr = c"/.old";
 
 /// `struct mount_attr` of mount_setattr(2).
 #[repr(C)]
@@ -38,38 +47,51 @@ struct MountAttr {
     userns_fd: u64,
 }
 
-/// A folder or file of the host bound into a masked folder (or, if writable, over itself).
+/// A folder or file of the host bound into the new root.
 struct Bind {
     path: CString,
-    dir: bool,
-    writable: bool,
-    /// The detached copy of the mount, taken before the masks hide its source.
-    fd: libc::c_int,
+    /// The mount attributes it gets (read-only unless granted for writing).
+    attr: u64,
 }
 
-/// What the init mounts for one bot, prepared before the fork.
+/// One step of building the root, in path order (a folder before what is in it).
+enum Step {
+    /// An empty folder of a tmpfs (the root, the private /tmp, a mask), on the way to a bind.
+    Folder(CString),
+    /// An empty file of a tmpfs, where a file is bound.
+    File(CString),
+    /// A link of the system's (`/bin -> usr/bin`): its path, where it points.
+    Link(CString, CString),
+    /// The bind of this index in [`Plan::binds`].
+    Bind(usize),
+    /// The private /tmp or /dev/shm (and its report bit).
+    Private(CString, u32),
+    /// A hidden folder with entries bound back into it (read-only once they are).
+    Mask(CString),
+    /// A hidden folder, replaced by an empty read-only one.
+    Hide(CString),
+    /// A hidden file, covered by `/dev/null`.
+    Cover(CString),
+}
+
+/// What the init mounts for one bot, prepared once in the referee.
 pub(super) struct Plan {
-    /// The options of the private `/tmp` and `/dev/shm` (`None`: the kernel gives no mount
-    /// namespace, or the policy keeps the host's).
+    /// The options of the private `/tmp` and `/dev/shm`.
     tmp_options: CString,
-    /// Folders replaced by an empty read-only folder holding only the binds below them.
-    masks: Vec<CString>,
     binds: Vec<Bind>,
-    hidden: Vec<CString>,
-    /// Files (sockets, root's secrets) covered by `/dev/null`.
-    covered: Vec<CString>,
+    steps: Vec<Step>,
 }
 
 /// What to mount, in host paths.
 pub(super) struct Wanted<'a> {
     /// Size of the private `/tmp` and of `/dev/shm`, each.
     pub(super) tmp_bytes: u64,
-    /// Folders to mask (besides `/tmp`), and what to bind into them.
-    pub(super) masks: &'a [PathBuf],
-    /// What the bot reads (bound back where masked).
+    /// What the bot reads (bound read-only; under /tmp, into the private one).
     pub(super) read: &'a [PathBuf],
     /// What the bot writes (bound writable).
     pub(super) write: &'a [PathBuf],
+    /// Hidden folders that hold entries the bot needs, bound back from `read`.
+    pub(super) masks: &'a [PathBuf],
     /// Folders to hide.
     pub(super) hidden: &'a [PathBuf],
     /// Files to cover.
@@ -80,158 +102,275 @@ fn c_path(path: &Path) -> CString {
     CString::new(path.as_os_str().as_bytes()).unwrap_or_default()
 }
 
+/// The kinds of mount point: what lies in the root's tmpfs (and in the private /tmp and the
+/// masks) must be made; what lies in a bind exists there already.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Tmpfs,
+    Bind,
+}
+
 impl Plan {
-    /// The plan for `wanted`: `/tmp` is always masked (privately, writable).
+    /// The plan for `wanted`.
     pub(super) fn new(wanted: &Wanted) -> Plan {
+        let mut binds: Vec<(PathBuf, u64)> = Vec::new();
+        let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let read_only = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+        for system in view::system() {
+            match system {
+                // Devices are why /dev is there.
+                System::Folder(p) if p == Path::new("/dev") => {
+                    binds.push((p.clone(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID))
+                }
+                System::Folder(p) => binds.push((p.clone(), read_only)),
+                System::Link(p, to) => links.push((p.clone(), to.clone())),
+            }
+        }
+        let system: Vec<PathBuf> = binds.iter().map(|(p, _)| p.clone()).collect();
         let tmp = Path::new("/tmp");
-        let masked = |p: &Path| p.starts_with(tmp) || wanted.masks.iter().any(|m| p.starts_with(m));
-        let mut binds: Vec<Bind> = wanted
-            .read
-            .iter()
-            .filter(|p| masked(p) && *p != tmp && !wanted.masks.contains(p))
-            .map(|p| Bind {
-                path: c_path(p),
-                dir: p.is_dir(),
-                writable: false,
-                fd: -1,
-            })
-            .collect();
-        binds.extend(wanted.write.iter().filter(|p| p.is_dir()).map(|p| Bind {
-            path: c_path(p),
-            dir: true,
-            writable: true,
-            fd: -1,
-        }));
-        // A folder before what is in it: a mask inside a bound folder goes on after the bind.
-        binds.sort_by(|a, b| a.path.cmp(&b.path));
-        let mut masks: Vec<CString> = wanted.masks.iter().map(|m| c_path(m)).collect();
-        masks.sort();
-        masks.dedup();
+        let shm = Path::new("/dev/shm");
+        for p in wanted.read {
+            // Inside a system folder it is there already (but in /dev/shm, a private one);
+            // /tmp itself is the private one.
+            let there = system.iter().any(|s| p.starts_with(s)) && !p.starts_with(shm);
+            if p != tmp && p != shm && !there {
+                binds.push((p.clone(), read_only));
+            }
+        }
+        binds.extend(
+            wanted
+                .write
+                .iter()
+                .map(|p| (p.clone(), MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)),
+        );
+        binds.sort();
+        binds.dedup_by(|a, b| a.0 == b.0);
+        // Every mount point and the kind of mount made there, to know what must be made.
+        let mut points: Vec<(PathBuf, Kind)> = vec![
+            (tmp.to_path_buf(), Kind::Tmpfs),
+            (shm.to_path_buf(), Kind::Tmpfs),
+        ];
+        points.extend(binds.iter().map(|(p, _)| (p.clone(), Kind::Bind)));
+        points.extend(wanted.masks.iter().map(|p| (p.clone(), Kind::Tmpfs)));
+        points.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut steps: Vec<(PathBuf, u8, Step)> = Vec::new();
+        let mut made: std::collections::BTreeSet<PathBuf> = Default::default();
+        let mut make = |path: &Path, dir: bool, steps: &mut Vec<(PathBuf, u8, Step)>| {
+            // Each folder on the way that lies in a tmpfs, then the point itself.
+            let on_the_way: Vec<&Path> = path.ancestors().skip(1).collect();
+            for a in on_the_way
+                .into_iter()
+                .rev()
+                .filter(|a| *a != Path::new("/"))
+            {
+                if in_tmpfs(&points, a) && made.insert(a.to_path_buf()) {
+                    steps.push((a.to_path_buf(), 0, Step::Folder(c_path(a))));
+                }
+            }
+            if in_tmpfs(&points, path) && made.insert(path.to_path_buf()) {
+                let step = match dir {
+                    true => Step::Folder(c_path(path)),
+                    false => Step::File(c_path(path)),
+                };
+                steps.push((path.to_path_buf(), 0, step));
+            }
+        };
+        for (p, to) in &links {
+            steps.push((p.clone(), 0, Step::Link(c_path(p), c_path(to))));
+        }
+        for (i, (p, _)) in binds.iter().enumerate() {
+            make(p, p.is_dir(), &mut steps);
+            steps.push((p.clone(), 1, Step::Bind(i)));
+        }
+        for (p, bit) in [(tmp, Mounts::TMP), (shm, Mounts::SHM)] {
+            make(p, true, &mut steps);
+            steps.push((p.to_path_buf(), 1, Step::Private(c_path(p), bit)));
+        }
+        for p in wanted.masks {
+            steps.push((p.clone(), 1, Step::Mask(c_path(p))));
+        }
+        for p in wanted.hidden {
+            steps.push((p.clone(), 2, Step::Hide(c_path(p))));
+        }
+        for p in wanted.covered {
+            steps.push((p.clone(), 2, Step::Cover(c_path(p))));
+        }
+        // A folder before what is in it; at one path, what makes it before what mounts there.
+        steps.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
         Plan {
             tmp_options: CString::new(format!("mode=1777,size={}", wanted.tmp_bytes))
                 .expect("digits have no NUL"),
-            masks,
-            binds,
-            hidden: wanted.hidden.iter().map(|h| c_path(h)).collect(),
-            covered: wanted.covered.iter().map(|c| c_path(c)).collect(),
+            binds: binds
+                .into_iter()
+                .map(|(p, attr)| Bind {
+                    path: c_path(&p),
+                    attr,
+                })
+                .collect(),
+            steps: steps.into_iter().map(|(_, _, s)| s).collect(),
         }
     }
 
-    /// In the namespace's first process: makes the bot's view. Returns the [`Mounts`] mask of
-    /// what was done. Raw calls only.
-    pub(super) fn apply(&mut self) -> u32 {
+    /// How many descriptors [`Plan::apply`] needs (one a bind).
+    pub(super) fn binds(&self) -> usize {
+        self.binds.len()
+    }
+
+    /// In the namespace's first process: builds the bot's root, `fds` (one a bind, prepared
+    /// before the fork) holding the detached copies. Returns the [`Mounts`] mask of what was
+    /// done (0: the root could not be built, and the bot sees the host's files as Landlock
+    /// lets it). Raw calls only.
+    pub(super) fn apply(&self, fds: &mut [libc::c_int]) -> u32 {
         // SAFETY: mount calls with NUL-terminated strings prepared before the fork.
         if unsafe { mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None) } != 0 {
             return 0;
         }
-        let mut mask = 0;
-        for bind in self.binds.iter_mut().filter(|b| b.writable) {
-            bind.fd = clone_tree(&bind.path);
-        }
-        if set_attr(c"/", true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) {
-            mask |= Mounts::READ_ONLY;
-        }
-        for bind in self.binds.iter_mut().filter(|b| !b.writable) {
-            bind.fd = clone_tree(&bind.path);
-        }
-        let quiet = libc::MS_NOSUID | libc::MS_NODEV;
-        for (path, bit) in [(c"/tmp", Mounts::TMP), (c"/dev/shm", Mounts::SHM)] {
-            let tmpfs = Some(c"tmpfs");
-            // SAFETY: as above.
-            if unsafe { mount(tmpfs, path, tmpfs, quiet, Some(&self.tmp_options)) } == 0 {
-                mask |= bit;
-            }
-        }
-        let mut all = true;
-        // Masks and binds in the order of their paths (both sorted): a folder before its
-        // contents, so a mask inside a bound folder (a carved log folder under /root) covers
-        // the bind, and the binds inside a mask go on after it.
-        let (mut m, mut b) = (0, 0);
-        while m < self.masks.len() || b < self.binds.len() {
-            let mask_first = b == self.binds.len()
-                || (m < self.masks.len()
-                    && self.masks[m].as_bytes() <= self.binds[b].path.as_bytes());
-            if mask_first {
-                let path = &self.masks[m];
-                make_target(path, true);
-                // SAFETY: as above.
-                all &= unsafe {
-                    mount(
-                        Some(c"tmpfs"),
-                        path,
-                        Some(c"tmpfs"),
-                        quiet,
-                        Some(c"mode=755,size=1m"),
-                    )
-                } == 0;
-                m += 1;
-            } else {
-                let bind = &self.binds[b];
-                all &= bind.fd >= 0 && place(bind);
-                b += 1;
-            }
-        }
-        for m in &self.masks {
-            all &= set_attr(m, false, MOUNT_ATTR_RDONLY, 0);
-        }
-        if all {
-            mask |= Mounts::BINDS;
-        }
-        if self.hide() {
-            mask |= Mounts::HIDDEN;
-        }
+        // SAFETY: umask of this process: the folders made are open to a bot of its own user;
+        // the bot gets the referee's back.
+        let umask = unsafe { libc::umask(0o022) };
+        let mask = self.build(fds);
         // SAFETY: as above.
-        unsafe {
-            if mount(
-                Some(c"proc"),
-                c"/proc",
-                Some(c"proc"),
-                quiet | libc::MS_NOEXEC,
-                None,
-            ) == 0
-            {
-                mask |= Mounts::PROC;
-            }
-        }
+        unsafe { libc::umask(umask) };
         mask
     }
 
-    /// Hides every hidden folder under an empty read-only one, and covers every covered file;
-    /// true if nothing that exists was left uncovered.
-    fn hide(&self) -> bool {
-        let mut all = true;
-        let ro = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-        for h in &self.hidden {
-            // SAFETY: as in apply.
-            let done = unsafe {
-                mount(
-                    Some(c"tmpfs"),
-                    h,
-                    Some(c"tmpfs"),
-                    ro,
-                    Some(c"mode=755,size=4k"),
-                )
-            };
-            all &= done == 0 || errno() == libc::ENOENT;
+    fn build(&self, fds: &mut [libc::c_int]) -> u32 {
+        // Copies of what is bound, taken before anything is covered.
+        for (bind, fd) in self.binds.iter().zip(fds.iter_mut()) {
+            *fd = clone_tree(&bind.path);
+            if *fd >= 0 {
+                set_attr_fd(*fd, bind.attr);
+            }
         }
-        for c in &self.covered {
-            // SAFETY: as in apply.
-            let done = unsafe { mount(Some(c"/dev/null"), c, None, libc::MS_BIND, None) };
-            all &= done == 0 || errno() == libc::ENOENT;
+        if !enter_stage() {
+            return 0;
         }
-        all
+        let mut mask = 0;
+        let mut all_bound = true;
+        let mut all_hidden = true;
+        let quiet = libc::MS_NOSUID | libc::MS_NODEV;
+        for step in &self.steps {
+            // SAFETY (every arm): raw calls with NUL-terminated strings and descriptors
+            // prepared before the fork.
+            match step {
+                Step::Folder(p) => unsafe {
+                    libc::mkdir(p.as_ptr(), 0o755);
+                },
+                Step::File(p) => unsafe {
+                    let fd = libc::open(p.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644);
+                    if fd >= 0 {
+                        libc::close(fd);
+                    }
+                },
+                Step::Link(p, to) => unsafe {
+                    libc::symlink(to.as_ptr(), p.as_ptr());
+                },
+                Step::Bind(i) => {
+                    all_bound &= fds[*i] >= 0 && place(fds[*i], &self.binds[*i].path);
+                }
+                Step::Private(p, bit) => {
+                    let tmpfs = Some(c"tmpfs");
+                    if unsafe { mount(tmpfs, p, tmpfs, quiet, Some(&self.tmp_options)) } == 0 {
+                        mask |= bit;
+                    }
+                }
+                Step::Mask(p) => {
+                    let options = Some(c"mode=755,size=1m");
+                    let tmpfs = Some(c"tmpfs");
+                    all_bound &= unsafe { mount(tmpfs, p, tmpfs, quiet, options) } == 0;
+                }
+                Step::Hide(p) => {
+                    let ro = quiet | libc::MS_RDONLY | libc::MS_NOEXEC;
+                    let tmpfs = Some(c"tmpfs");
+                    let options = Some(c"mode=755,size=4k");
+                    let done = unsafe { mount(tmpfs, p, tmpfs, ro, options) };
+                    all_hidden &= done == 0 || errno() == libc::ENOENT;
+                }
+                Step::Cover(p) => {
+                    let done = unsafe { mount(Some(c"/dev/null"), p, None, libc::MS_BIND, None) };
+                    all_hidden &= done == 0 || errno() == libc::ENOENT;
+                }
+            }
+        }
+        // The fresh /proc goes on while the host's is still in this namespace (the kernel lets
+        // a user namespace mount one only where one is fully visible).
+        // SAFETY: as above.
+        unsafe {
+            libc::mkdir(c"/proc".as_ptr(), 0o555);
+            let proc = Some(c"proc");
+            if mount(proc, c"/proc", proc, quiet | libc::MS_NOEXEC, None) == 0 {
+                mask |= Mounts::PROC;
+            }
+            libc::umount2(OLD.as_ptr(), libc::MNT_DETACH);
+            libc::rmdir(OLD.as_ptr());
+        }
+        for step in &self.steps {
+            if let Step::Mask(p) = step {
+                all_bound &= set_attr(p, MOUNT_ATTR_RDONLY);
+            }
+        }
+        if set_attr(
+            c"/",
+            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+        ) {
+            mask |= Mounts::READ_ONLY;
+        }
+        if all_bound {
+            mask |= Mounts::BINDS;
+        }
+        if all_hidden {
+            mask |= Mounts::HIDDEN;
+        }
+        mask
+    }
+}
+
+/// Whether `path` lies in a tmpfs of the new root (the root itself, the private /tmp, a mask):
+/// its nearest mount point above it (of `points`, sorted) is not a bind.
+fn in_tmpfs(points: &[(PathBuf, Kind)], path: &Path) -> bool {
+    points
+        .iter()
+        .filter(|(p, _)| path.starts_with(p) && p != path)
+        .max_by_key(|(p, _)| p.as_os_str().len())
+        .is_none_or(|(_, kind)| *kind == Kind::Tmpfs)
+}
+
+/// Mounts an empty tmpfs at [`STAGE`] and makes it the root, the old one at [`OLD`]; false if
+/// it could not (nothing is left changed that the bot would see but an empty /tmp).
+fn enter_stage() -> bool {
+    let tmpfs = Some(c"tmpfs");
+    let options = Some(c"mode=755,size=1m");
+    // SAFETY: raw calls with NUL-terminated strings.
+    unsafe {
+        if mount(
+            tmpfs,
+            STAGE,
+            tmpfs,
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options,
+        ) != 0
+        {
+            return false;
+        }
+        libc::mkdir(STAGE_OLD.as_ptr(), 0o700);
+        let moved = libc::syscall(libc::SYS_pivot_root, STAGE.as_ptr(), STAGE_OLD.as_ptr()) == 0;
+        if !moved {
+            libc::umount2(STAGE.as_ptr(), libc::MNT_DETACH);
+            return false;
+        }
+        libc::chdir(c"/".as_ptr()) == 0
     }
 }
 
 /// mount(2) with optional strings.
 unsafe fn mount(
-    source: Option<&std::ffi::CStr>,
-    target: &std::ffi::CStr,
-    fstype: Option<&std::ffi::CStr>,
+    source: Option<&CStr>,
+    target: &CStr,
+    fstype: Option<&CStr>,
     flags: libc::c_ulong,
-    data: Option<&std::ffi::CStr>,
+    data: Option<&CStr>,
 ) -> libc::c_int {
-    let ptr = |s: Option<&std::ffi::CStr>| s.map_or(std::ptr::null(), |s| s.as_ptr());
+    let ptr = |s: Option<&CStr>| s.map_or(std::ptr::null(), |s| s.as_ptr());
     // SAFETY: NUL-terminated strings or null, as mount(2) takes them.
     unsafe {
         libc::mount(
@@ -249,7 +388,7 @@ fn errno() -> libc::c_int {
 }
 
 /// A detached copy of the mounts at `path` and below (-1 if it cannot be had).
-fn clone_tree(path: &std::ffi::CStr) -> libc::c_int {
+fn clone_tree(path: &CStr) -> libc::c_int {
     let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint;
     // SAFETY: open_tree with a NUL-terminated path.
     unsafe {
@@ -257,20 +396,33 @@ fn clone_tree(path: &std::ffi::CStr) -> libc::c_int {
     }
 }
 
-/// Sets (and clears) mount attributes at `path`, and below it if `recursive`.
-fn set_attr(path: &std::ffi::CStr, recursive: bool, set: u64, clear: u64) -> bool {
+/// Sets mount attributes on the detached copy `fd` and every mount in it.
+fn set_attr_fd(fd: libc::c_int, set: u64) -> bool {
+    attr_at(
+        fd,
+        c"",
+        libc::AT_EMPTY_PATH as libc::c_uint | AT_RECURSIVE,
+        set,
+    )
+}
+
+/// Sets mount attributes on the mount at `path` (not those below it).
+fn set_attr(path: &CStr, set: u64) -> bool {
+    attr_at(libc::AT_FDCWD, path, 0, set)
+}
+
+fn attr_at(dirfd: libc::c_int, path: &CStr, flags: libc::c_uint, set: u64) -> bool {
     let attr = MountAttr {
         attr_set: set,
-        attr_clr: clear,
+        attr_clr: 0,
         propagation: 0,
         userns_fd: 0,
     };
-    let flags = if recursive { AT_RECURSIVE } else { 0 };
     // SAFETY: mount_setattr with a NUL-terminated path and a struct of its size.
     unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
+            dirfd,
             path.as_ptr(),
             flags,
             &attr as *const MountAttr,
@@ -279,51 +431,19 @@ fn set_attr(path: &std::ffi::CStr, recursive: bool, set: u64, clear: u64) -> boo
     }
 }
 
-/// Moves a bind's detached copy to its path, making the folders (or the empty file) it needs
-/// there first; true if it is in place.
-fn place(bind: &Bind) -> bool {
-    make_target(&bind.path, bind.dir);
+/// Moves a detached copy to `path`; true if it is in place.
+fn place(fd: libc::c_int, path: &CStr) -> bool {
     // SAFETY: move_mount of a descriptor this process owns onto a NUL-terminated path.
     unsafe {
-        libc::syscall(
+        let moved = libc::syscall(
             libc::SYS_move_mount,
-            bind.fd,
+            fd,
             c"".as_ptr(),
             libc::AT_FDCWD,
-            bind.path.as_ptr(),
+            path.as_ptr(),
             MOVE_MOUNT_F_EMPTY_PATH,
-        ) == 0
-    }
-}
-
-/// `mkdir -p` of `path`'s folders (and of `path` itself if `dir`, else an empty file), on a
-/// stack buffer: no allocation between fork and exec.
-fn make_target(path: &std::ffi::CStr, dir: bool) {
-    let bytes = path.to_bytes();
-    let mut buf = [0u8; 4096];
-    if bytes.len() >= buf.len() {
-        return;
-    }
-    buf[..bytes.len()].copy_from_slice(bytes);
-    for end in (1..bytes.len()).filter(|&i| bytes[i] == b'/') {
-        buf[end] = 0;
-        // SAFETY: a NUL-terminated prefix of the path in a stack buffer.
-        unsafe { libc::mkdir(buf.as_ptr().cast(), 0o755) };
-        buf[end] = b'/';
-    }
-    // SAFETY: as above, the whole path.
-    unsafe {
-        if dir {
-            libc::mkdir(buf.as_ptr().cast(), 0o755);
-        } else {
-            let fd = libc::open(
-                buf.as_ptr().cast(),
-                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                0o644,
-            );
-            if fd >= 0 {
-                libc::close(fd);
-            }
-        }
+        ) == 0;
+        libc::close(fd);
+        moved
     }
 }

@@ -16,7 +16,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// Past this many lines the registry is rewritten without the paths that are gone.
+/// At this many lines (and at each power of two past it) the registry is rewritten without the
+/// paths that are gone.
 const PRUNE_AT: usize = 2000;
 /// How many entries of a folder are looked at for marks (a bot's `node_modules` is not walked).
 const MARK_SCAN: usize = 64;
@@ -58,7 +59,10 @@ pub fn register(path: &Path) {
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
     let mut text = String::new();
     let _ = file.read_to_string(&mut text);
-    if text.lines().count() >= PRUNE_AT {
+    // Pruned when the count reaches PRUNE_AT, then each time it doubles: a run asks whether
+    // every earlier run still exists once in a long while, not every time.
+    let count = text.lines().count();
+    if count >= PRUNE_AT && (count == PRUNE_AT || count.is_power_of_two()) {
         let kept: String = text
             .lines()
             .filter(|l| Path::new(l).exists())
@@ -72,22 +76,19 @@ pub fn register(path: &Path) {
     let _ = file.write_all(&line);
 }
 
-/// What earlier runs wrote that still exists, and the registry's folder.
+/// What earlier runs recorded (whether it still exists is not looked at: most of it lies
+/// where no bot sees, and is left alone), and the registry's folder. Read once per bot and
+/// run, never at a start ([`super::Policy::grants`]).
 pub fn earlier() -> Vec<PathBuf> {
     let Some(dir) = state_dir() else {
         return Vec::new();
     };
     let text = fs::read(dir.join("runs")).unwrap_or_default();
-    let mut paths: Vec<PathBuf> = text
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
+    text.split(|&b| b == b'\n')
+        .filter(|l| l.first() == Some(&b'/'))
         .map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l)))
-        .filter(|p| p.exists())
-        .collect();
-    paths.push(dir);
-    paths.sort();
-    paths.dedup();
-    paths
+        .chain(std::iter::once(dir))
+        .collect()
 }
 
 /// The entries beside `folder` (in its parent) that are allfives output: the run folders of

@@ -51,10 +51,11 @@ impl Protections {
         );
         p.either(
             mounts & Mounts::HIDDEN != 0 && ns & Namespaces::MOUNT != 0,
-            "own mount namespace: the logs, results and other bots' folders hidden, nothing \
+            "its own root (pivot_root): only the system's folders, its own and what it is \
+             granted exist for it (the logs and other bots' folders inside them hidden); nothing \
              writable but the bot's own /tmp",
-            "no mount namespace (the kernel refused it): the logs are hidden by Landlock alone, \
-             and bots have no /tmp",
+            "no root of its own (the kernel refused a mount namespace or pivot_root): Landlock \
+             alone keeps a bot to what it may see, and bots have no /tmp",
         );
         if ns & Namespaces::MOUNT != 0 && mounts & Mounts::BINDS == 0 {
             p.missing.push(
@@ -172,6 +173,16 @@ impl Protections {
             self.in_force
                 .push(format!("{name} may read {}", list(&grants.granted)));
         }
+        let own: std::collections::BTreeSet<std::path::PathBuf> = grants
+            .roots()
+            .into_iter()
+            .filter(|p| !super::view::system_folders().any(|s| p.starts_with(s)))
+            .collect();
+        self.hidden.push(format!(
+            "{name} sees only the system's folders and {} (nothing else of the host exists for \
+             it)",
+            list(&own)
+        ));
         if !grants.hidden.is_empty() {
             self.hidden
                 .push(format!("hidden from {name}: {}", list(&grants.hidden)));
@@ -209,7 +220,7 @@ impl Protections {
             ),
             _ => {
                 self.in_force.push(format!(
-                    "Landlock ABI {abi}: the hidden folders, writing, ptrace and /proc/PID of \
+                    "Landlock ABI {abi}: the same allow-list, writing, ptrace and /proc/PID of \
                      others"
                 ));
                 if abi >= 6 {
