@@ -291,10 +291,12 @@ fn kernel_memory_in_a_match(
 /// A file of 4 MiB in a folder of the sandbox's own, on disk and out of the cache, as a cheat
 /// would prepare it: the cheater's memory, one page a bit (a page still being written cannot
 /// be evicted, nor can one page of the large folios a file written in one go is cached in).
-fn book(sb: &Sandbox) -> PathBuf {
+/// Each run gets a shelf of its own (`shelf`): the pages a refused run read must not stand
+/// for bits in its control.
+fn book(sb: &Sandbox, shelf: &str) -> PathBuf {
     use std::io::Write;
     use std::os::fd::AsRawFd;
-    let shelf = sb.path("shelf");
+    let shelf = sb.path(shelf);
     fs::create_dir(&shelf).expect("a folder");
     let path = shelf.join("book.bin");
     let mut file = fs::File::create(&path).expect("the book");
@@ -313,15 +315,18 @@ fn book(sb: &Sandbox) -> PathBuf {
 #[test]
 fn a_bot_that_remembers_through_the_page_cache_knows_no_opponent_hand() {
     let sb = Sandbox::new();
-    let book = book(&sb).display().to_string();
+    let contained = book(&sb, "shelf").display().to_string();
     let cheat = "cheat_remembers_through_the_cache";
-    let (learnt, report) = kernel_memory_in_a_match(&sb, cheat, &[&book], &[], |_| {});
+    let (learnt, report) = kernel_memory_in_a_match(&sb, cheat, &[&contained], &[], |_| {});
     assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
     assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
     assert_caught(&report, &["fadvise_dontneed", "preadv2_nowait"]);
+    // An exact opponent's hand is never a guess: a few show the channel open. Under load the
+    // kernel keeps some evicted pages (7 of 16 hands known once at load 10, 13-16 idle).
+    let control = book(&sb, "control-shelf").display().to_string();
     let (learnt, report) =
-        kernel_memory_in_a_match(&sb, cheat, &[&book], &["--no-sandbox"], |_| {});
-    assert!(learnt.right >= 8, "the control knew {} hands", learnt.right);
+        kernel_memory_in_a_match(&sb, cheat, &[&control], &["--no-sandbox"], |_| {});
+    assert!(learnt.right >= 4, "the control knew {} hands", learnt.right);
     assert_eq!(report["standings"]["entrants"][0].get("probed"), None);
 }
 
