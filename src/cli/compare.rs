@@ -1,8 +1,9 @@
 //! `allfives compare OLD NEW --against BOT... --deals N`: plays OLD and NEW, each as the
 //! challenger of a gauntlet against the same opponents, into `OUT/old` and `OUT/new` with one
 //! master seed (a deal key in `OUT`), so that both meet every deal in every seat with the same
-//! `bot_seed`s; or reads folders already played (`--from`). Then [`crate::compare`] pairs the
-//! games and finds where they part; this prints it and writes the page.
+//! `bot_seed`s (with `--sprt`, in rounds of deals until the test decides); or reads folders
+//! already played (`--from`). Then [`crate::compare`] pairs the games and finds where they
+//! part; this prints it and writes the page.
 
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,8 @@ pub struct CompareArgs {
     pub out: Option<PathBuf>,
     /// Run the sequential test on the per-deal points difference: DELTA (H1's mean, in
     /// points per deal; H0's is 0) or delta=D,alpha=A,beta=B (0.05 each unless given).
+    /// Playing, both versions play in rounds (10 deals, then a tenth more) and stop with the
+    /// round in which the test decides.
     #[arg(long, value_name = "SPEC", value_parser = SequentialSpec::parse)]
     pub sprt: Option<SequentialSpec>,
     /// Write the page (the summary, the ranked groups, each parting side by side) to FILE
