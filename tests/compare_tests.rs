@@ -202,6 +202,63 @@ fn a_planted_regression_tops_the_ranking() {
     }
 }
 
+/// The lines of a folder's results.jsonl, and the deals its tournament.json says.
+fn played(folder: &Path) -> (usize, Value) {
+    let results = std::fs::read_to_string(folder.join("results.jsonl")).expect("results");
+    let definition = std::fs::read_to_string(folder.join("tournament.json")).expect("a definition");
+    let definition: Value = serde_json::from_str(&definition).expect("JSON");
+    (results.lines().count(), definition["deals"].clone())
+}
+
+#[test]
+fn the_sequential_test_stops_play_once_decided() {
+    let sb = Sandbox::new();
+    let (old, new) = (
+        sb.fixture("planted_greedy", &[]),
+        sb.fixture("planted_greedy", &["--plant"]),
+    );
+    let seeded = [
+        &old,
+        &new,
+        "--against",
+        "builtin:greedy",
+        "--public-seed",
+        "--seed",
+        "5",
+    ];
+    let stopped = sb.path("stopped");
+    let report = compare(
+        &stopped,
+        &[&seeded[..], &["--deals", "500", "--sprt", "delta=20"]].concat(),
+    );
+    let test = &report["sequential"];
+    assert_eq!(
+        test["decision"], "h0",
+        "NEW is not better by 20 points a deal"
+    );
+    let deals = report["deals"].as_u64().expect("deals");
+    assert_eq!(report["deals_asked"], 500);
+    // Play stops at the end of the round in which the test decides: 10 deals, a tenth more...
+    assert!(deals <= 50, "played {deals} of 500 deals");
+    assert!(
+        test["deals"].as_u64().expect("its deals") <= deals,
+        "{test}"
+    );
+    // The folders hold the deals played and no more.
+    for side in ["old", "new"] {
+        let (games, stored) = played(&stopped.join(side));
+        assert_eq!(games as u64, 2 * deals, "{side}: two seats a deal");
+        assert_eq!(stored, deals, "{side}");
+    }
+    // The deals played are those a run asked for them alone plays, game for game.
+    let whole = compare(
+        &sb.path("whole"),
+        &[&seeded[..], &["--deals", &deals.to_string()]].concat(),
+    );
+    assert_eq!(whole["per_deal"], report["per_deal"]);
+    assert_eq!(whole.get("deals_asked"), Some(&Value::from(deals)));
+}
+
 #[test]
 fn an_opponent_that_ignores_its_seed_is_counted_and_said() {
     let sb = Sandbox::new();

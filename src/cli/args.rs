@@ -391,6 +391,10 @@ pub struct TournamentArgs {
     /// the stored one is refused, except more --deals or more entrants (added, with a note).
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// A later round of a run played in rounds (`compare --sprt`): the notes its first round
+    /// gave (the deals added, the processes kept) are not given again.
+    #[arg(skip)]
+    pub later_round: bool,
     /// The options of [`KeptSetting`] typed on the command line.
     #[arg(skip)]
     pub typed: Vec<KeptSetting>,

@@ -1,8 +1,9 @@
 //! `allfives compare OLD NEW --against BOT... --deals N`: plays OLD and NEW, each as the
 //! challenger of a gauntlet against the same opponents, into `OUT/old` and `OUT/new` with one
 //! master seed (a deal key in `OUT`), so that both meet every deal in every seat with the same
-//! `bot_seed`s; or reads folders already played (`--from`). Then [`crate::compare`] pairs the
-//! games and finds where they part; this prints it and writes the page.
+//! `bot_seed`s (with `--sprt`, in rounds of deals until the test decides); or reads folders
+//! already played (`--from`). Then [`crate::compare`] pairs the games and finds where they
+//! part; this prints it and writes the page.
 
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,8 @@ pub struct CompareArgs {
     pub out: Option<PathBuf>,
     /// Run the sequential test on the per-deal points difference: DELTA (H1's mean, in
     /// points per deal; H0's is 0) or delta=D,alpha=A,beta=B (0.05 each unless given).
+    /// Playing, both versions play in rounds (10 deals, then a tenth more) and stop with the
+    /// round in which the test decides.
     #[arg(long, value_name = "SPEC", value_parser = SequentialSpec::parse)]
     pub sprt: Option<SequentialSpec>,
     /// Write the page (the summary, the ranked groups, each parting side by side) to FILE
@@ -99,10 +102,13 @@ pub fn compare_command(args: &CompareArgs) -> u8 {
         Ok(found) => found,
         Err(code) => return code,
     };
-    let report = match folders::compare(&old, &new, args.sprt) {
+    let mut report = match folders::compare(&old, &new, args.sprt) {
         Ok(report) => report,
         Err(message) => return fail(BAD_INPUT, message),
     };
+    if args.from.is_empty() {
+        report.deals_asked = Some(args.deals.unwrap_or(DEFAULT_DEALS));
+    }
     if let Some(path) = page {
         if let Err(message) = write_page(&path, &report) {
             return fail(BAD_INPUT, message);
@@ -173,30 +179,64 @@ fn play(args: &CompareArgs, old: &str, new: &str) -> Result<PathBuf, u8> {
             None => seeds::fresh().map_err(bad)?,
         });
     }
-    for (label, bot) in [("old", old), ("new", new)] {
-        let run = gauntlet(
-            args,
-            named(label, bot).map_err(bad)?,
-            seeds.clone(),
-            out.join(label),
-        );
-        let (played, dir) = play_tournament(&run)?;
-        if let Some(e) = played.error {
-            return Err(fail(FAILED, format!("{label}'s games stopped: {e}")));
+    let asked = args.deals.unwrap_or(DEFAULT_DEALS);
+    let mut played = 0;
+    // One round at least: `--deals 0` is refused as `tournament` refuses it.
+    loop {
+        let end = round_end(played, asked, args.sprt.is_some());
+        for (label, bot) in [("old", old), ("new", new)] {
+            let bot = named(label, bot).map_err(bad)?;
+            let run = gauntlet(args, bot, seeds.clone(), out.join(label), (end, played > 0));
+            play_version(label, &run, &out)?;
         }
-        if played.interrupts > 0 {
-            return Err(fail(
-                INTERRUPTED,
-                format!(
-                    "interrupted: the games played so far are kept in {}; `allfives compare --from {} {}` compares what was played",
-                    dir.display(),
-                    out.join("old").display(),
-                    out.join("new").display()
-                ),
-            ));
+        played = end;
+        if played >= asked || decided(args.sprt, &out).map_err(bad)? {
+            break;
         }
     }
     Ok(out)
+}
+
+/// Plays one version's gauntlet (a round of it), refusing a run stopped short.
+fn play_version(label: &str, run: &TournamentArgs, out: &Path) -> Result<(), u8> {
+    let (played, dir) = play_tournament(run)?;
+    if let Some(e) = played.error {
+        return Err(fail(FAILED, format!("{label}'s games stopped: {e}")));
+    }
+    if played.interrupts > 0 {
+        return Err(fail(
+            INTERRUPTED,
+            format!(
+                "interrupted: the games played so far are kept in {}; `allfives compare --from {} {}` compares what was played",
+                dir.display(),
+                out.join("old").display(),
+                out.join("new").display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the sequential test, if asked for, has decided on the games in `out`.
+fn decided(test: Option<SequentialSpec>, out: &Path) -> Result<bool, String> {
+    let Some(spec) = test else {
+        return Ok(false);
+    };
+    let old = Entrant::open(&out.join("old"), None)?;
+    let new = Entrant::open(&out.join("new"), None)?;
+    Ok(folders::sequential_so_far(&old, &new, spec)?.decision != "continue")
+}
+
+/// The deals played by the end of the next round, `played` being played: all those `asked`
+/// without a test. With one, the 10 it reads before it may decide, then a tenth more each
+/// round (at least 10): play stops at most a round after the decision, and the rounds (each
+/// rereads the results) grow in number as the logarithm of the deals. A deal's games are the
+/// same whatever the rounds (its seed and seats come from the master seed and its index).
+fn round_end(played: u64, asked: u64, test: bool) -> u64 {
+    match test {
+        false => asked,
+        true => (played + (played / 10).max(10)).min(asked),
+    }
 }
 
 /// The folder `--out` names (made, and refused if it holds a comparison), or a new one.
@@ -232,7 +272,14 @@ fn named(label: &str, bot: &str) -> Result<String, String> {
 }
 
 /// The tournament that plays `bot` as the challenger of a gauntlet against the opponents.
-fn gauntlet(args: &CompareArgs, bot: String, seeds: SeedArgs, out: PathBuf) -> TournamentArgs {
+/// `deals` is (the deals to have played, whether the folder holds a round played already).
+fn gauntlet(
+    args: &CompareArgs,
+    bot: String,
+    seeds: SeedArgs,
+    out: PathBuf,
+    deals: (u64, bool),
+) -> TournamentArgs {
     TournamentArgs {
         bots: std::iter::once(bot)
             .chain(args.against.iter().cloned())
@@ -245,14 +292,15 @@ fn gauntlet(args: &CompareArgs, bot: String, seeds: SeedArgs, out: PathBuf) -> T
         matchmaking: false,
         retire: Vec::new(),
         challenger: None,
-        deals: Some(args.deals.unwrap_or(DEFAULT_DEALS)),
+        deals: Some(deals.0),
         splits: false,
         all_orders: false,
         seeds,
         concurrency: args.concurrency,
         placement: args.placement,
         out: Some(out),
-        resume: false,
+        resume: deals.1,
+        later_round: deals.1,
         typed: Vec::new(),
         shard: None,
         sprt: None,
@@ -322,6 +370,12 @@ fn text(r: &Report) -> String {
         lines.push(format!(
             "sequential test: {} after {} deals (LLR {:.2}, bounds {:.2} and {:.2}; {})",
             q.decision, q.deals, q.llr, q.lower, q.upper, q.method
+        ));
+    }
+    if let Some(asked) = r.deals_asked.filter(|&asked| asked > r.deals) {
+        lines.push(format!(
+            "play stopped once the test decided: {} of the {asked} deals asked were played",
+            r.deals
         ));
     }
     if r.counts.split > 0 {

@@ -102,7 +102,7 @@ pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path:
         policy,
         processes: Processes::from_flags(args.fresh, args.reuse_processes),
     };
-    let reused = !args.fresh && opened.bots.iter().any(|b| b.is_process());
+    let reused = !args.fresh && !args.later_round && opened.bots.iter().any(|b| b.is_process());
     shown.progress = Some(Progress::new(opened.missing, args.quiet));
     let played = run::play(opened, &runtime, options, signals, &mut shown);
     shown.finish(&played);
@@ -175,6 +175,7 @@ fn prepare(args: &TournamentArgs) -> Result<(Definition, HeldFolder, Vec<String>
             folder::hold(&dir)?
         }
     };
+    notes.retain(|_| !args.later_round);
     Ok((definition, held, notes))
 }
 

@@ -10,7 +10,7 @@ use allfives_engine::game::Move;
 use crate::compare::pairing::{self, Side};
 use crate::compare::parting::{self, Choice, Parting};
 use crate::compare::report::{self, Compared, Detail, PartingLine, Report, Version};
-use crate::compare::summary::SequentialSpec;
+use crate::compare::summary::{Sequential, SequentialSpec};
 use crate::gamelog::{self, Replay};
 use crate::replay::text::{self, Paint};
 use crate::replay::turn::{self, Position, Wanted};
@@ -121,6 +121,31 @@ fn games(
         Some(why) => Err(format!("{}: {why}", entrant.dir.display())),
         None => Ok((sides, logs)),
     }
+}
+
+/// The sequential test over the games `old` and `new` have played so far, read from their
+/// results alone (no log replayed): what `compare --sprt` checks after each round of deals.
+pub fn sequential_so_far(
+    old: &Entrant,
+    new: &Entrant,
+    spec: SequentialSpec,
+) -> Result<Sequential, String> {
+    comparable(old, new)?;
+    let (old_sides, _) = games(old, None)?;
+    let (new_sides, _) = games(new, None)?;
+    // Only the per-deal differences count here: where the games part is not looked for.
+    let compared = pairing::pair(old_sides, new_sides)
+        .pairs
+        .into_iter()
+        .map(|(old, new)| Compared {
+            old,
+            new,
+            parting: Parting::Same,
+            line: None,
+        })
+        .collect();
+    let report = report::build(old.version(), new.version(), compared, (0, 0), Some(spec));
+    Ok(report.sequential.expect("the test was asked for"))
 }
 
 /// Compares `old` and `new`: every pair of their games, where it parts, the summary; the

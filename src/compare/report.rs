@@ -152,6 +152,10 @@ pub struct Report {
     pub new: Version,
     /// Deals with at least one pair of games.
     pub deals: u64,
+    /// The deals `compare` was asked to play, when it played them: with `--sprt`, play stops
+    /// at the end of the round in which the test decides, so `deals` may be fewer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deals_asked: Option<u64>,
     /// Pairs of games (the same deal, seats and opponents).
     pub pairs: u64,
     /// OLD's games NEW did not play, and NEW's OLD did not: left out.
@@ -257,6 +261,7 @@ pub fn build(
         old,
         new,
         deals: per_deal.len() as u64,
+        deals_asked: None,
         pairs: compared.len() as u64,
         unpaired,
         points: Points {
