@@ -168,12 +168,16 @@ impl<T: Clone> Sampled<T> {
             self.points.push(point);
             self.latest = None;
             if self.points.len() >= 2 * LLR_POINTS {
+                // The samples are even in number: the halving drops the point just pushed,
+                // which stays as the latest (the path still ends where it ends).
+                let last = self.points.last().cloned();
                 let mut i = 0;
                 self.points.retain(|_| {
                     i += 1;
                     i % 2 == 1
                 });
                 self.stride *= 2;
+                self.latest = last;
             }
         } else {
             self.latest = Some(point);
