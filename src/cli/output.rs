@@ -444,7 +444,7 @@ fn ratings_text(s: &Standings) -> String {
         .iter()
         .any(|r| r.reason == Some(Reason::FewDeals))
     {
-        text.push_str("  ? few deals: too few deals (a ladder: tables) to estimate how a deal's games vary together, so no sound interval; the intervals shown are the model's, as if every game were independent\n");
+        text.push_str("  ? few deals: too few deals (or, in a ladder, tables) to estimate how a deal's games vary together, so no sound interval; the intervals shown are the model's, as if every game were independent\n");
     }
     if s.ratings.entrants.iter().any(|r| r.provisional) {
         let _ = writeln!(
