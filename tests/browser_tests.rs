@@ -668,22 +668,28 @@ fn a_log_that_does_not_check_out_shows_how_far_it_does() {
     assert!(dom.contains("class=\"bad\""), "marked");
 }
 
+/// Three short games of greedy against random in the sandbox's logs (a folder of pages).
+pub fn three_games(sb: &Sandbox) {
+    let options = [
+        "--games",
+        "3",
+        "--seed",
+        "9",
+        "--public-seed",
+        "--max-hands",
+        "2",
+    ];
+    play(
+        sb,
+        &["builtin:greedy".into(), "builtin:random".into()],
+        &options,
+    );
+}
+
 #[test]
 fn a_folder_of_games_gets_an_index_linking_every_page() {
     let sb = Sandbox::new();
-    play(
-        &sb,
-        &["builtin:greedy".into(), "builtin:random".into()],
-        &[
-            "--games",
-            "3",
-            "--seed",
-            "9",
-            "--public-seed",
-            "--max-hands",
-            "2",
-        ],
-    );
+    three_games(&sb);
     let out = sb.path("pages");
     let ran = allfives(&[
         "replay",

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::browser_tests::{
-    chromium, long_game, long_named_game, page_of, quiet_dom, short_game, text_of,
+    chromium, long_game, long_named_game, page_of, quiet_dom, short_game, text_of, three_games,
 };
 use crate::harness::*;
 
@@ -540,19 +540,7 @@ fn a_tournaments_games_are_named_found_and_paged_by_their_ids() {
 #[test]
 fn pages_of_games_cut_short_or_not_checking_out_exit_as_replay_does() {
     let sb = Sandbox::new();
-    play(
-        &sb,
-        &["builtin:greedy".into(), "builtin:random".into()],
-        &[
-            "--games",
-            "3",
-            "--seed",
-            "9",
-            "--public-seed",
-            "--max-hands",
-            "2",
-        ],
-    );
+    three_games(&sb);
     let cut = |log: &Path| {
         let text = fs::read_to_string(log).expect("a log");
         let kept: Vec<&str> = text.lines().collect();

@@ -637,15 +637,21 @@ fn more_entrants_met_than_one_fit_rates_stop_at_once_and_are_not_rated() {
     );
 }
 
+/// A finished one-deal tournament of greedy and random in the sandbox's folder `name`.
+fn one_deal_played(sb: &Sandbox, name: &str) -> std::path::PathBuf {
+    let dir = sb.path(name);
+    let ran = tournament(&dir, &[GREEDY, RANDOM, "--deals", "1", "--seed", "3"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    dir
+}
+
 /// A tournament's files put there by someone else, each refused in a sentence at once: a
 /// `tournament.json` or a `--deal-key` linked to /dev/zero (read without end before), and a
 /// `results.jsonl` that is a FIFO never written (waited on for ever, SIGTERM unheard).
 #[test]
 fn endless_files_of_a_tournament_are_refused_at_once() {
     let sb = Sandbox::new();
-    let played = sb.path("played");
-    let ran = tournament(&played, &[GREEDY, RANDOM, "--deals", "1", "--seed", "3"]);
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let played = one_deal_played(&sb, "played");
     let zero = sb.path("zero");
     copy_folder(&played, &zero);
     fs::remove_file(zero.join("tournament.json")).expect("removed");
@@ -710,9 +716,7 @@ fn endless_files_of_a_tournament_are_refused_at_once() {
 fn a_resume_reading_a_silent_definition_stops_on_sigterm() {
     use nix::sys::signal::{Signal, kill};
     let sb = Sandbox::new();
-    let dir = sb.path("t");
-    let ran = tournament(&dir, &[GREEDY, RANDOM, "--deals", "1", "--seed", "3"]);
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let dir = one_deal_played(&sb, "t");
     let definition = dir.join("tournament.json");
     let _writer = silent_fifo(&definition);
     let d = dir.display().to_string();
