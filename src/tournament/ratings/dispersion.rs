@@ -132,13 +132,8 @@ fn exact_traces(inverse: &Square, local: &[(Local, f64)]) -> (f64, f64) {
         }
     }
     // tr((G K)^2) = sum_ij (GK)_ij (GK)_ji.
-    let gk: Vec<f64> = (0..size)
-        .flat_map(|i| {
-            let row = inverse.row(i);
-            let k = &k;
-            (0..size).map(move |j| (0..size).map(|l| row[l] * k.get(l, j)).sum::<f64>())
-        })
-        .collect();
+    let gk = inverse.product(&k);
+    let gk: Vec<f64> = (0..size).flat_map(|i| gk.row(i).to_vec()).collect();
     let fourth = trace_of_product(&gk, &gk, size);
     (second, second - 2.0 * third + fourth)
 }
