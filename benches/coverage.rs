@@ -104,7 +104,11 @@ impl Options {
         {
             fail("--players is 2, 3 or 4 (--teams only at 4), --entrants at least that many");
         }
-        if options.truth.as_ref().is_some_and(|t| t.len() != options.entrants) {
+        if options
+            .truth
+            .as_ref()
+            .is_some_and(|t| t.len() != options.entrants)
+        {
             fail("--truth takes one Elo per entrant");
         }
         options

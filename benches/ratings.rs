@@ -74,7 +74,11 @@ fn dealt(sets: &[Set], deals: usize) -> Sets {
 /// What [`dispersion::estimate`] reads for `sets` of `entrants` dealt `deals` deals, as the fit
 /// builds it at its ratings (here the true strengths): the regularized information's inverse
 /// and each deal's comparisons.
-fn dispersion_input(sets: &[Set], entrants: usize, deals: usize) -> (Square, Vec<(Vec<Term>, f64)>) {
+fn dispersion_input(
+    sets: &[Set],
+    entrants: usize,
+    deals: usize,
+) -> (Square, Vec<(Vec<Term>, f64)>) {
     let natural = std::f64::consts::LN_10 / 400.0;
     let strength = |e: usize| natural * 800.0 * e as f64 / entrants as f64;
     let mut clusters: Vec<(Vec<Term>, f64)> = (0..deals.min(sets.len()))
@@ -85,7 +89,11 @@ fn dispersion_input(sets: &[Set], entrants: usize, deals: usize) -> (Square, Vec
         let (a, b) = (set[0][0].0[0], set[0][1].0[0]);
         let points: f64 = set
             .iter()
-            .map(|game| game.iter().find(|(side, _)| side[0] == a).map_or(0.0, |s| 2.0 - s.1 as f64))
+            .map(|game| {
+                game.iter()
+                    .find(|(side, _)| side[0] == a)
+                    .map_or(0.0, |s| 2.0 - s.1 as f64)
+            })
             .sum();
         let e = 1.0 / (1.0 + (strength(b) - strength(a)).exp());
         let info = 2.0 * e * (1.0 - e);
