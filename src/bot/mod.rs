@@ -1,6 +1,7 @@
 //! A bot: an external process (or a builtin strategy) spoken to in the protocol, with its clock,
 //! its faults, and the means to stop every bot at once.
 
+pub mod answer_ring;
 pub mod answer_wait;
 pub mod builtin;
 pub mod clock;
