@@ -1,45 +1,45 @@
-//! The referee's wait for a bot's answer with the request's write in the same system call:
-//! the write, and persistent watches on the bot's stdout and stderr, in an io_uring of the
-//! bot's own, waited on in one `io_uring_enter`.
+//! The referee's exchange with a bot in one system call: the request's write, the wait for the
+//! answer with its read, and the watch on the bot's stderr, submitted together to an io_uring of
+//! the bot's own and waited for in one `io_uring_enter`.
 //!
 //! The epoll wait ([`AnswerWait`](crate::bot::answer_wait::AnswerWait)) takes three system calls
 //! an asked move (the request's `write`, `epoll_wait`, the answer's `read`), one more than the
 //! bare pipe round trip's two, and system calls are most of what the referee spends a move
-//! (docs/benchmarks.md). Here the write is done as it is submitted and the same call waits
-//! (to the nanosecond, where `epoll_wait` counts whole milliseconds) for the bot's stdout: two
-//! calls a move with the answer's `read`. The watches are multishot polls, armed once and kept,
-//! as an epoll set keeps its descriptors: an io_uring read of its own arms a poll on every
-//! call, which measured slower than the epoll wait (docs/benchmarks.md).
+//! (docs/benchmarks.md). Here the write is done as it is submitted, the read waits in the
+//! kernel for the answer's bytes, and the call returns once they are read, or once the wait's
+//! time (to the nanosecond, where `epoll_wait` counts whole milliseconds) is up.
 //!
 //! Where io_uring cannot be had (a kernel older than 6.1, `kernel.io_uring_disabled`, a seccomp
 //! filter such as a container's) or fails, the referee waits with epoll as before.
 //!
-//! The ring owns the buffer its write reads, and a round returns only once the write has ended:
-//! when the wait ends first (the time is up, a signal), the write is cancelled and its end
-//! waited for. The polls hold no memory of ours.
+//! The ring owns the buffers its operations use, and a round returns only once none is in
+//! flight: on a short write, a read done while the write waits, the time up or a signal, what
+//! is still pending is cancelled, and its end waited for, before the round returns.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
-use io_uring::{IoUring, cqueue, opcode, types};
+use io_uring::{IoUring, opcode, types};
 
 const WRITE: u64 = 1;
-const STDOUT: u64 = 2;
+const READ: u64 = 2;
 const STDERR: u64 = 3;
 const CANCEL: u64 = 4;
+/// The most bytes one round reads: what the epoll wait's read takes too.
+const READ_SIZE: usize = 64 * 1024;
 
-/// A bot's ring, with the buffer its writes read.
+/// A bot's ring, with the buffers its writes and reads use.
 pub struct AnswerRing {
     ring: IoUring,
     /// What the round writes; the kernel reads it while the write is in flight.
     out: Vec<u8>,
-    /// Whether stdout's watch is armed (it stays armed until the kernel ends it).
-    stdout: bool,
+    /// Where the round reads; the kernel writes it while the read is in flight.
+    input: Box<[u8]>,
     /// `None` when stderr is not watched; else whether its poll waits in the ring (it is
-    /// reported once, and submitted again with the next wait, as the epoll wait rearms it).
+    /// reported once, and submitted again with the next round, as the epoll wait rearms it).
     stderr: Option<bool>,
-    /// A write was left in flight by a ring that failed: its buffer is then never freed.
+    /// An operation was left in flight by a ring that failed: its buffers are then never freed.
     stranded: bool,
 }
 
@@ -54,27 +54,43 @@ pub struct Pipes<'a> {
     pub stderr: Option<BorrowedFd<'a>>,
 }
 
+/// What a round's read came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// Bytes read, in [`AnswerRing::input`].
+    Bytes(usize),
+    /// The end of the bot's output.
+    End,
+    /// Nothing came in time, or a signal ended the wait.
+    Nothing,
+    /// The ring cannot read this pipe (or failed): the epoll wait is to take over, for good.
+    Failed,
+}
+
 /// What one round did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Round {
     /// How many bytes of what was to be written went.
     pub written: usize,
-    /// Whether stdout was reported (something to read, or its end; a report may also be left
-    /// over from bytes read already, and the read then finds nothing).
-    pub stdout: bool,
+    /// What the read came to.
+    pub read: Read,
     /// Whether stderr held bytes, if its watch reported in this round (its end is reported
     /// too, without bytes).
     pub stderr: Option<bool>,
-    /// The ring failed: the epoll wait is to take over, for good.
-    pub failed: bool,
 }
 
-/// The write of a round: none, in flight, or ended with the kernel's result.
+/// An operation of a round: not submitted, in flight, or ended with the kernel's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
     None,
     Flying,
     Done(i32),
+}
+
+impl Op {
+    fn flying(self) -> bool {
+        self == Op::Flying
+    }
 }
 
 impl AnswerRing {
@@ -84,8 +100,8 @@ impl AnswerRing {
     pub fn new(stderr: bool) -> Option<AnswerRing> {
         let ring = IoUring::builder()
             .setup_single_issuer()
-            // Completions are taken only while the referee waits in the ring: a bot writing
-            // never interrupts the referee's other work.
+            // Completions are taken only while the referee waits in the ring: a bot writing to
+            // stderr never interrupts the referee's other work.
             .setup_defer_taskrun()
             .build(8)
             .ok()?;
@@ -95,10 +111,15 @@ impl AnswerRing {
         Some(AnswerRing {
             ring,
             out: Vec::with_capacity(16 * 1024),
-            stdout: false,
+            input: vec![0; READ_SIZE].into_boxed_slice(),
             stderr: stderr.then_some(false),
             stranded: false,
         })
+    }
+
+    /// The bytes the last round read.
+    pub fn input(&self, n: usize) -> &[u8] {
+        &self.input[..n]
     }
 
     /// Whether stderr is watched and was not reported in the last round: a round that sees
@@ -107,12 +128,12 @@ impl AnswerRing {
         self.stderr == Some(true)
     }
 
-    /// Writes `out` to the bot's stdin (when not empty) and waits for its stdout to be
-    /// reported, `wait` at most (taken as given: the clock is read again only when the round
-    /// goes on), that is until `until`; watches its stderr (given to every round, if it is
-    /// watched), and with `rearm` (the first round of a wait) watches it again if it was
-    /// reported: a stderr seen with bytes stays readable until the drain thread reads them, and
-    /// watching it again within a wait would end every round at once.
+    /// Writes `out` to the bot's stdin (when not empty) and reads what its stdout has, waiting for it
+    /// `wait` at most (taken as given: the clock is read again only when the round goes on),
+    /// that is until `until`; watches `stderr` (given to every round, if it is watched), and
+    /// with `rearm` (the first round of a wait) watches it again if it was reported: a stderr
+    /// seen with bytes stays readable until the drain thread reads them, and watching it again
+    /// within a wait would end every round at once.
     pub fn round(
         &mut self,
         pipes: &Pipes<'_>,
@@ -121,21 +142,17 @@ impl AnswerRing {
         wait: Duration,
         until: Instant,
     ) -> Round {
-        let mut round = Round {
-            written: 0,
-            stdout: false,
-            stderr: None,
-            failed: false,
-        };
         let mut write = Op::None;
+        let mut read = Op::Flying;
+        let mut seen = None;
         let stderr = pipes.stderr.filter(|_| rearm);
-        if !self.submit(pipes, out, stderr, &mut write) {
+        if !self.submit(pipes.stdin, out, pipes.stdout, stderr, &mut write) {
             return self.failed(false, write);
         }
         let mut timeout = Some(wait);
         let mut cancelled = false;
-        loop {
-            let want = 1 + usize::from(write == Op::Flying);
+        while write.flying() || read.flying() {
+            let want = usize::from(write.flying()) + usize::from(read.flying());
             let entered = self.enter(want, timeout);
             let refused = match &entered {
                 Err(e) => !matches!(e.raw_os_error(), Some(libc::EINTR | libc::ETIME)),
@@ -143,92 +160,100 @@ impl AnswerRing {
             };
             if refused && !self.ring.submission().is_empty() {
                 // Refused before it took what was queued: with `EEXIST` (another thread) nothing
-                // was taken; else the write may have been, and may still be in flight.
+                // was taken; else some may have been, and may still be in flight.
                 let nothing_taken = entered.is_err_and(|e| e.raw_os_error() == Some(libc::EEXIST));
                 return self.failed(!nothing_taken, write);
             }
-            let news = self.reap(&mut write, &mut round);
+            let news = self.reap(&mut write, &mut read, &mut seen);
+            if !write.flying() && !read.flying() {
+                break;
+            }
             if cancelled {
-                if write != Op::Flying {
-                    break;
-                }
                 if refused && news == 0 {
-                    // The ring no longer completes what it holds: the buffer stays with it.
+                    // The ring no longer completes what it holds: its buffers stay with it.
                     return self.failed(true, write);
                 }
-                timeout = None;
                 continue;
             }
             let short = matches!(write, Op::Done(n) if n < 0 || n as usize != out.len());
             let left = match news {
                 // Nothing but the write came: the time is up, or a signal ended the wait.
                 0 => Duration::ZERO,
-                _ if round.stdout || short => Duration::ZERO,
                 _ => until.saturating_duration_since(Instant::now()),
             };
-            if !left.is_zero() {
+            if left.is_zero() || short || !read.flying() {
+                if !self.cancel(write, read) {
+                    return self.failed(true, write);
+                }
+                cancelled = true;
+                timeout = None;
+            } else {
                 timeout = Some(left);
-                continue;
             }
-            if write != Op::Flying {
-                break;
-            }
-            if !self.cancel_write() {
-                return self.failed(true, write);
-            }
-            cancelled = true;
-            timeout = None;
         }
-        round.written = written(write);
-        round
+        let read = match read {
+            Op::Done(0) => Read::End,
+            Op::Done(n) if n > 0 => Read::Bytes(n as usize),
+            Op::Done(e) if e == -libc::ECANCELED || e == -libc::EINTR => Read::Nothing,
+            _ => Read::Failed,
+        };
+        Round {
+            written: written(write),
+            read,
+            stderr: seen,
+        }
     }
 
-    /// Queues the round's operations: the write of `out` (marked in `write`), and the watches
-    /// not armed. False if the queue would not take them.
+    /// Queues the round's operations: the write of `out` (marked in `write`), the read, and
+    /// stderr's watch when it is to be submitted again. False if the queue would not take them.
     fn submit(
         &mut self,
-        pipes: &Pipes<'_>,
+        stdin: Option<BorrowedFd<'_>>,
         out: &[u8],
+        stdout: BorrowedFd<'_>,
         stderr: Option<BorrowedFd<'_>>,
         write: &mut Op,
     ) -> bool {
+        self.out.clear();
+        self.out.extend_from_slice(out);
         let mut entries = [const { None }; 3];
-        if let (Some(stdin), false) = (pipes.stdin, out.is_empty()) {
-            self.out.clear();
-            self.out.extend_from_slice(out);
+        if let (Some(stdin), false) = (stdin, out.is_empty()) {
             let len = u32::try_from(self.out.len()).unwrap_or(u32::MAX);
             let fd = types::Fd(stdin.as_raw_fd());
-            let entry = opcode::Write::new(fd, self.out.as_ptr(), len).build();
-            entries[0] = Some(entry.user_data(WRITE));
+            entries[0] = Some(
+                opcode::Write::new(fd, self.out.as_ptr(), len)
+                    .build()
+                    .user_data(WRITE),
+            );
+            *write = Op::Flying;
         }
-        if !self.stdout {
-            let fd = types::Fd(pipes.stdout.as_raw_fd());
-            let entry = opcode::PollAdd::new(fd, libc::POLLIN as u32)
-                .multi(true)
-                .build();
-            entries[1] = Some(entry.user_data(STDOUT));
-        }
+        let fd = types::Fd(stdout.as_raw_fd());
+        let size = self.input.len() as u32;
+        entries[1] = Some(
+            opcode::Read::new(fd, self.input.as_mut_ptr(), size)
+                .build()
+                .user_data(READ),
+        );
         if let (Some(false), Some(err)) = (self.stderr, stderr) {
             let fd = types::Fd(err.as_raw_fd());
-            let entry = opcode::PollAdd::new(fd, libc::POLLIN as u32).build();
-            entries[2] = Some(entry.user_data(STDERR));
+            entries[2] = Some(
+                opcode::PollAdd::new(fd, libc::POLLIN as u32)
+                    .build()
+                    .user_data(STDERR),
+            );
         }
         let mut queue = self.ring.submission();
-        if queue.capacity() - queue.len() < entries.len() {
+        if queue.capacity() - queue.len() < 3 {
             return false;
         }
         for entry in entries.iter().flatten() {
-            // SAFETY: the write reads `self.out`, owned by the ring and left untouched until the
-            // round has seen the write end, or never freed (`stranded`) if it cannot; the
-            // descriptors are the caller's, open for the call, and the kernel holds a reference
-            // of its own to each file once it has taken the entry.
+            // SAFETY: the write reads `self.out` and the read fills `self.input`, both owned
+            // by the ring and left untouched until the round has seen both operations end, or
+            // never freed (`stranded`) if it cannot; the descriptors are the caller's, open for
+            // the call, and the kernel holds a reference of its own to each file once it has
+            // taken the entry.
             unsafe { queue.push(entry) }.expect("room was checked");
         }
-        drop(queue);
-        if entries[0].is_some() {
-            *write = Op::Flying;
-        }
-        self.stdout = true;
         if entries[2].is_some() {
             self.stderr = Some(true);
         }
@@ -249,23 +274,19 @@ impl AnswerRing {
         }
     }
 
-    /// Takes every completion: the write's result, stdout's and stderr's reports. How many
-    /// came besides the write's.
-    fn reap(&mut self, write: &mut Op, round: &mut Round) -> usize {
+    /// Takes every completion: a write's or a read's result, stderr's report. How many came
+    /// besides the write's.
+    fn reap(&mut self, write: &mut Op, read: &mut Op, seen: &mut Option<bool>) -> usize {
         let mut news = 0;
         for entry in self.ring.completion() {
             let result = entry.result();
             news += usize::from(entry.user_data() != WRITE);
             match entry.user_data() {
                 WRITE => *write = Op::Done(result),
-                STDOUT => {
-                    // A watch the kernel ended (it says so) is armed again with the next round.
-                    self.stdout &= cqueue::more(entry.flags());
-                    round.stdout |= result >= 0 || !self.stdout;
-                }
+                READ => *read = Op::Done(result),
                 STDERR if result >= 0 => {
                     self.stderr = Some(false);
-                    round.stderr = Some(result & libc::POLLIN as i32 != 0);
+                    *seen = Some(result & libc::POLLIN as i32 != 0);
                 }
                 // The watch failed: stderr's lines are then looked for when taken.
                 STDERR => self.stderr = None,
@@ -275,24 +296,28 @@ impl AnswerRing {
         news
     }
 
-    /// Queues the write's cancellation; false if the queue would not take it.
-    fn cancel_write(&mut self) -> bool {
-        let entry = opcode::AsyncCancel::new(WRITE).build().user_data(CANCEL);
+    /// Queues the cancellation of what is still in flight; false if the queue would not take it.
+    fn cancel(&mut self, write: Op, read: Op) -> bool {
+        let mut entries = Vec::with_capacity(2);
+        for (op, data) in [(write, WRITE), (read, READ)] {
+            if op.flying() {
+                entries.push(opcode::AsyncCancel::new(data).build().user_data(CANCEL));
+            }
+        }
         // SAFETY: a cancellation refers to no memory of ours.
-        unsafe { self.ring.submission().push(&entry) }.is_ok()
+        unsafe { self.ring.submission().push_multiple(&entries) }.is_ok()
     }
 
     /// A round that could not be done: the ring is done with, and the caller turns to the epoll
-    /// wait. If the write may still be in flight (`stranded`), its buffer is never freed, and
-    /// it counts as not written.
+    /// wait. If an operation may still be in flight (`stranded`), the buffers are never freed;
+    /// a write still in flight then counts as not written.
     fn failed(&mut self, stranded: bool, write: Op) -> Round {
         self.stranded |= stranded;
         self.stderr = None;
         Round {
             written: written(write),
-            stdout: false,
+            read: Read::Failed,
             stderr: None,
-            failed: true,
         }
     }
 }
@@ -308,8 +333,9 @@ fn written(write: Op) -> usize {
 impl Drop for AnswerRing {
     fn drop(&mut self) {
         if self.stranded {
-            // The write may still be in flight from this buffer: it is leaked, once.
+            // An operation may still be in flight into these buffers: they are leaked, once.
             std::mem::forget(std::mem::take(&mut self.out));
+            std::mem::forget(std::mem::take(&mut self.input));
         }
     }
 }
@@ -344,14 +370,11 @@ mod tests {
         buf
     }
 
-    /// A ring, where io_uring can be had (else the epoll wait's tests cover the referee).
-    fn ring(stderr: bool) -> Option<AnswerRing> {
-        AnswerRing::new(stderr)
-    }
-
     #[test]
-    fn a_round_writes_the_request_and_sees_the_answer_with_stderr_untouched() {
-        let Some(mut ring) = ring(true) else { return };
+    fn a_round_writes_the_request_and_reads_the_answer_with_stderr_untouched() {
+        let Some(mut ring) = AnswerRing::new(true) else {
+            return; // no io_uring here: the epoll wait's tests cover the referee
+        };
         let (in_r, in_w) = pipe();
         let (out_r, out_w) = pipe();
         let (err_r, _err_w) = pipe();
@@ -363,13 +386,16 @@ mod tests {
         // The answer is written from another thread once the request is read.
         let bot = std::thread::spawn(move || {
             let got = read_all(&in_r);
-            nix::unistd::write(&out_w, b"{}\n").expect("written");
+            nix::unistd::write(&out_w, b"{\"id\":1}\n").expect("written");
             got
         });
         let done = round(&mut ring, &pipes, b"turn 1\n", true, LONG);
         assert_eq!(bot.join().expect("the bot"), b"turn 1\n");
-        assert_eq!((done.written, done.stdout, done.failed), (7, true, false));
-        assert_eq!(read_all(&out_r), b"{}\n");
+        assert_eq!(done.written, 7);
+        let Read::Bytes(n) = done.read else {
+            panic!("{done:?}")
+        };
+        assert_eq!(ring.input(n), b"{\"id\":1}\n");
         // Stderr held nothing when the answer came, and is still watched.
         assert_eq!(done.stderr, None);
         assert!(ring.watches_stderr());
@@ -377,9 +403,11 @@ mod tests {
 
     #[test]
     fn nothing_in_time_is_nothing_and_the_write_still_counts() {
-        let Some(mut ring) = ring(false) else { return };
+        let Some(mut ring) = AnswerRing::new(false) else {
+            return;
+        };
         let (in_r, in_w) = pipe();
-        let (out_r, out_w) = pipe();
+        let (out_r, _out_w) = pipe();
         let pipes = Pipes {
             stdin: Some(in_w.as_fd()),
             stdout: out_r.as_fd(),
@@ -388,20 +416,23 @@ mod tests {
         let start = Instant::now();
         let done = round(&mut ring, &pipes, b"turn\n", true, SHORT);
         assert!(start.elapsed() >= SHORT, "{:?}", start.elapsed());
-        assert_eq!((done.written, done.stdout), (5, false));
+        assert_eq!((done.written, done.read), (5, Read::Nothing));
         assert_eq!(read_all(&in_r), b"turn\n");
-        // The watch stays armed: what comes next is seen by the next round, again and again.
-        for n in 0..3 {
-            nix::unistd::write(&out_w, b"late\n").expect("written");
-            let done = round(&mut ring, &pipes, b"", true, LONG);
-            assert_eq!((done.written, done.stdout), (0, true), "round {n}");
-            assert_eq!(read_all(&out_r), b"late\n");
-        }
+        // The cancelled read took nothing: what comes next is read by the next round.
+        nix::unistd::write(&_out_w, b"late\n").expect("written");
+        let done = round(&mut ring, &pipes, b"", true, LONG);
+        let Read::Bytes(n) = done.read else {
+            panic!("{done:?}")
+        };
+        assert_eq!(ring.input(n), b"late\n");
+        assert_eq!(done.written, 0);
     }
 
     #[test]
     fn stderr_written_before_the_answer_is_seen_once_a_wait() {
-        let Some(mut ring) = ring(true) else { return };
+        let Some(mut ring) = AnswerRing::new(true) else {
+            return;
+        };
         let (out_r, out_w) = pipe();
         let (err_r, err_w) = pipe();
         let pipes = Pipes {
@@ -412,32 +443,33 @@ mod tests {
         nix::unistd::write(&err_w, b"thinking\n").expect("written");
         nix::unistd::write(&out_w, b"{}\n").expect("written");
         let mut seen = None;
-        let mut stdout = false;
-        // Stderr's report and stdout's may come in one round or two.
-        for rearm in [true, false] {
-            let done = round(&mut ring, &pipes, b"", rearm, LONG);
+        let mut read = Read::Nothing;
+        // Stderr's report and the read may come in one round or two.
+        for _ in 0..2 {
+            let done = round(&mut ring, &pipes, b"", seen.is_none(), LONG);
             seen = seen.or(done.stderr);
-            stdout |= done.stdout;
-            if stdout && seen.is_some() {
+            read = done.read;
+            if matches!(read, Read::Bytes(_)) {
                 break;
             }
         }
-        assert_eq!((seen, stdout), (Some(true), true));
+        assert_eq!(seen, Some(true));
+        assert_eq!(read, Read::Bytes(3));
         assert!(!ring.watches_stderr());
-        assert_eq!(read_all(&out_r), b"{}\n");
         // Left unread, stderr is not reported again within the wait.
         nix::unistd::write(&out_w, b"{}\n").expect("written");
         let done = round(&mut ring, &pipes, b"", false, LONG);
-        assert_eq!((done.stdout, done.stderr), (true, None));
-        assert_eq!(read_all(&out_r), b"{}\n");
+        assert_eq!((done.read, done.stderr), (Read::Bytes(3), None));
         // The next wait watches it again, and sees what is still unread.
         let done = round(&mut ring, &pipes, b"", true, SHORT);
-        assert_eq!((done.stdout, done.stderr), (false, Some(true)));
+        assert_eq!((done.read, done.stderr), (Read::Nothing, Some(true)));
     }
 
     #[test]
-    fn a_closed_output_is_reported_and_a_closed_stderr_is_reported_without_bytes() {
-        let Some(mut ring) = ring(true) else { return };
+    fn a_closed_output_is_its_end_and_a_closed_stderr_is_reported_without_bytes() {
+        let Some(mut ring) = AnswerRing::new(true) else {
+            return;
+        };
         let (out_r, out_w) = pipe();
         let (err_r, err_w) = pipe();
         let pipes = Pipes {
@@ -447,21 +479,29 @@ mod tests {
         };
         drop(err_w);
         let done = round(&mut ring, &pipes, b"", true, SHORT);
-        assert_eq!((done.stdout, done.stderr), (false, Some(false)));
+        assert_eq!((done.read, done.stderr), (Read::Nothing, Some(false)));
         drop(out_w);
         let done = round(&mut ring, &pipes, b"", false, LONG);
-        assert!(done.stdout);
+        assert_eq!(done.read, Read::End);
     }
 
     #[test]
     fn a_request_the_pipe_cannot_take_is_cut_short_and_cancelled() {
-        let Some(mut ring) = ring(false) else { return };
+        let Some(mut ring) = AnswerRing::new(false) else {
+            return;
+        };
         let (in_r, in_w) = pipe();
         let (out_r, _out_w) = pipe();
         // Fill the bot's input but for 100 bytes.
-        let nonblocking = nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK);
-        nix::fcntl::fcntl(&in_w, nonblocking).expect("fcntl");
-        while nix::unistd::write(&in_w, &[b'x'; 4096]).is_ok() {}
+        nix::fcntl::fcntl(
+            &in_w,
+            nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+        )
+        .expect("fcntl");
+        let mut filled = 0;
+        while let Ok(n) = nix::unistd::write(&in_w, &[b'x'; 4096]) {
+            filled += n;
+        }
         let mut buf = vec![0u8; 100];
         assert_eq!(nix::unistd::read(&in_r, &mut buf), Ok(100));
         let pipes = Pipes {
@@ -471,12 +511,15 @@ mod tests {
         };
         let done = round(&mut ring, &pipes, &[b'y'; 8192], true, SHORT);
         assert!(done.written < 8192, "{done:?}");
-        assert!(!done.stdout && !done.failed);
+        assert_eq!(done.read, Read::Nothing);
+        assert!(filled > 0);
     }
 
     #[test]
     fn a_ring_asked_from_another_thread_fails_and_has_written_nothing() {
-        let Some(mut ring) = ring(false) else { return };
+        let Some(mut ring) = AnswerRing::new(false) else {
+            return;
+        };
         let (in_r, in_w) = pipe();
         let (out_r, out_w) = pipe();
         nix::unistd::write(&out_w, b"a\n").expect("written");
@@ -485,7 +528,10 @@ mod tests {
             stdout: out_r.as_fd(),
             stderr: None,
         };
-        assert!(round(&mut ring, &pipes, b"", true, LONG).stdout);
+        assert_eq!(
+            round(&mut ring, &pipes, b"", true, LONG).read,
+            Read::Bytes(2)
+        );
         std::thread::scope(|s| {
             s.spawn(|| {
                 let pipes = Pipes {
@@ -494,11 +540,14 @@ mod tests {
                     stderr: None,
                 };
                 let done = round(&mut ring, &pipes, b"turn\n", true, LONG);
-                assert_eq!((done.written, done.failed), (0, true));
+                assert_eq!((done.written, done.read), (0, Read::Failed));
             });
         });
-        let nonblocking = nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK);
-        nix::fcntl::fcntl(&in_r, nonblocking).expect("fcntl");
+        nix::fcntl::fcntl(
+            &in_r,
+            nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+        )
+        .expect("fcntl");
         let mut buf = [0u8; 8];
         assert_eq!(
             nix::unistd::read(&in_r, &mut buf),

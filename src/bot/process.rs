@@ -768,7 +768,7 @@ impl LineReader {
     }
 
     /// Writes `out` to `stdin` (when not empty) and reads the next line if it comes within
-    /// `wait` (until `until`), waiting in the bot's ring: as
+    /// `wait` (until `until`), in the bot's ring: as
     /// [`next_line_blocking`](LineReader::next_line_blocking), with the write in the same
     /// system call as the wait. A line already read is not looked for before `out` is written:
     /// the caller makes sure there is none.
@@ -815,32 +815,27 @@ impl LineReader {
                 None if ring.watches_stderr() => ringed.stderr_ready.or(Some(false)),
                 None => ringed.stderr_ready,
             };
-            if round.failed {
-                ringed.stderr_ready = None;
-                ringed.got = None;
-                return ringed;
+            match round.read {
+                answer_ring::Read::Bytes(n) => {
+                    self.framer.buffer().extend_from_slice(ring.input(n));
+                    self.total += n as u64;
+                }
+                // The async wait sees the end for itself.
+                answer_ring::Read::End | answer_ring::Read::Nothing => {
+                    ringed.stderr_ready = None;
+                    if unwritten {
+                        ringed.got = Some(Blocking::Unwritten);
+                    }
+                    return ringed;
+                }
+                answer_ring::Read::Failed => {
+                    ringed.stderr_ready = None;
+                    ringed.got = None;
+                    return ringed;
+                }
             }
             if unwritten {
                 ringed.got = Some(Blocking::Unwritten);
-                ringed.stderr_ready = None;
-                return ringed;
-            }
-            if round.stdout {
-                match nix::unistd::read(&self.stdout, &mut self.scratch) {
-                    Ok(n) if n > 0 => {
-                        self.framer.buffer().extend_from_slice(&self.scratch[..n]);
-                        self.total += n as u64;
-                    }
-                    // A report left over from bytes read already.
-                    Err(nix::errno::Errno::EAGAIN) => {}
-                    // The async wait sees the end, or the error, for itself.
-                    _ => {
-                        ringed.stderr_ready = None;
-                        return ringed;
-                    }
-                }
-            } else if round.stderr.is_none() {
-                // Nothing came in time, or a signal ended the wait.
                 ringed.stderr_ready = None;
                 return ringed;
             }
