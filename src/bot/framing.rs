@@ -104,12 +104,6 @@ impl LineFramer {
         content.len() > self.max_line
     }
 
-    /// Whether [`next_line`](LineFramer::next_line) may have something to give without more
-    /// input: a newline not yet taken, or a line already over the cap.
-    pub fn holds_line(&self) -> bool {
-        memchr::memchr(b'\n', &self.buf[self.scanned..]).is_some() || self.unfinished_too_long()
-    }
-
     /// The start of an unfinished line in the buffer, if there is one.
     pub fn partial(&self) -> Option<String> {
         (!self.buf.is_empty() && !self.skipping).then(|| excerpt(&self.buf))

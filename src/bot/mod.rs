@@ -1,7 +1,6 @@
 //! A bot: an external process (or a builtin strategy) spoken to in the protocol, with its clock,
 //! its faults, and the means to stop every bot at once.
 
-pub mod answer_ring;
 pub mod answer_wait;
 pub mod builtin;
 pub mod clock;

@@ -19,7 +19,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::{timeout, timeout_at};
 
-use crate::bot::answer_ring::{self, AnswerRing};
 use crate::bot::answer_wait::AnswerWait;
 use crate::bot::framing::{LineFramer, Received};
 use crate::bot::stderr_lines::StderrLines;
@@ -178,8 +177,6 @@ pub struct BotProcess {
     stdout: LineReader,
     /// The blocking wait's watch on stdout and stderr, kept from move to move.
     waiter: AnswerWait,
-    /// The request's write and the blocking wait in one system call, where io_uring can be had.
-    ring: Ring,
     exit: Option<ExitStatus>,
     /// Requests answered in time: a timeout tells a bot never flushed from one late once.
     answers: u64,
@@ -191,39 +188,6 @@ pub struct BotProcess {
     containment: Option<Containment>,
     /// Where what the bot leaves in its private /tmp is saved once it has ended, and how much.
     keep_tmp: Option<(PathBuf, u64)>,
-}
-
-/// A bot's ring ([`AnswerRing`]): made at its first request, on the thread that asks it.
-enum Ring {
-    Untried,
-    Ready(Box<AnswerRing>),
-    /// Not to be had, or failed: the epoll wait is used.
-    Off,
-}
-
-/// What a blocking wait came to.
-enum Blocking {
-    /// The bot's line.
-    Line(Received),
-    /// No line in time (or a signal, the output's end, an error): the async wait takes over.
-    NotYet,
-    /// The request was not all written at once: the async write takes over.
-    Unwritten,
-}
-
-/// Until when the first blocking wait lasts, and the whole of it: [`BLOCKING`] from `since` (or
-/// the `deadline`, if sooner); the first ends when `deferred` is due, if that is sooner.
-fn first_waits(
-    since: tokio::time::Instant,
-    deadline: tokio::time::Instant,
-    deferred: &dyn Deferred,
-) -> (tokio::time::Instant, tokio::time::Instant) {
-    let blocking = deadline.min(since + BLOCKING);
-    // Most answers come long before the deferred work is due: it waits for them.
-    let first = deferred
-        .due()
-        .map_or(blocking, |due| blocking.min(due.into()));
-    (first, blocking)
 }
 
 impl BotProcess {
@@ -306,7 +270,6 @@ impl BotProcess {
             written: 0,
             stdout: LineReader::new(stdout, max_line),
             waiter,
-            ring: Ring::Untried,
             exit: None,
             answers: 0,
             stderr,
@@ -357,21 +320,7 @@ impl BotProcess {
     ) -> Received {
         let since = tokio::time::Instant::from_std(since);
         let deadline = since + limit;
-        if self.stdin.is_some() && !self.stdout.holds_line() && self.ring_ready() {
-            // The write and the wait in one: see `receive_by` for the waits.
-            tokio::task::consume_budget().await;
-            let (first, blocking) = first_waits(since, deadline, deferred);
-            match self.receive_blocking(since, first, true) {
-                Blocking::Line(line) => return line,
-                Blocking::NotYet => {
-                    return self
-                        .receive_after(since, deadline, (first, blocking), deferred)
-                        .await;
-                }
-                // The pipe did not take it all at once: the runtime writes the rest, below.
-                Blocking::Unwritten => {}
-            }
-        } else if self.write_now() {
+        if self.write_now() {
             return self.receive_by(since, deadline, deferred).await;
         }
         deferred.catch_up();
@@ -432,27 +381,18 @@ impl BotProcess {
         // The blocking wait never yields to the runtime by itself: spending the task's budget
         // makes it yield now and then, so that the runtime sees signals and its other tasks.
         tokio::task::consume_budget().await;
-        let waits = first_waits(since, deadline, deferred);
-        if let Blocking::Line(line) = self.receive_blocking(since, waits.0, false) {
+        let blocking = deadline.min(since + BLOCKING);
+        // Most answers come long before the deferred work is due: it waits for them.
+        let first = deferred
+            .due()
+            .map_or(blocking, |due| blocking.min(due.into()));
+        if let Some(line) = self.receive_blocking(since, first) {
             return line;
         }
-        self.receive_after(since, deadline, waits, deferred).await
-    }
-
-    /// Waits on for the bot's next line, once the first blocking wait (until `waits.0`) saw
-    /// none: the deferred work done, the rest of the blocking wait (until `waits.1`), then
-    /// the async runtime until `deadline`.
-    async fn receive_after(
-        &mut self,
-        since: tokio::time::Instant,
-        deadline: tokio::time::Instant,
-        (first, blocking): (tokio::time::Instant, tokio::time::Instant),
-        deferred: &mut dyn Deferred,
-    ) -> Received {
         deferred.catch_up();
         if first < blocking {
             let now = tokio::time::Instant::now();
-            if let Blocking::Line(line) = self.receive_blocking(now, blocking, false) {
+            if let Some(line) = self.receive_blocking(now, blocking) {
                 return line;
             }
         }
@@ -487,64 +427,22 @@ impl BotProcess {
         }
     }
 
-    /// Makes the bot's ring at its first request, on the thread that asks it; whether there is
-    /// one to use.
-    fn ring_ready(&mut self) -> bool {
-        if let Ring::Untried = self.ring {
-            self.ring = match AnswerRing::new(self.stderr.lines.is_some()) {
-                Some(ring) => Ring::Ready(Box::new(ring)),
-                None => Ring::Off,
-            };
-        }
-        matches!(self.ring, Ring::Ready(_))
-    }
-
     /// The next line if it comes before `until`, in the blocking wait; `since` is now, or a
-    /// moment ago. With `write` (only where the ring is ready), writes what is queued first,
-    /// in the same system call as the wait.
+    /// moment ago.
     fn receive_blocking(
         &mut self,
         since: tokio::time::Instant,
         until: tokio::time::Instant,
-        write: bool,
-    ) -> Blocking {
+    ) -> Option<Received> {
         let stderr = self.stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
-        let wait = until.saturating_duration_since(since);
-        if let Ring::Ready(ring) = &mut self.ring {
-            let out = match write {
-                true => &self.pending[self.written..],
-                false => &[][..],
-            };
-            let stdin = self.stdin.as_ref().map(AsFd::as_fd);
-            let ringed =
-                self.stdout
-                    .next_line_ring(wait, until.into_std(), ring, stdin, out, stderr);
-            if write {
-                self.written += ringed.written;
-                if self.written == self.pending.len() {
-                    self.pending.clear();
-                    self.written = 0;
-                }
-            }
-            self.stderr_ready.set(ringed.stderr_ready);
-            match ringed.got {
-                Some(got) => return got,
-                // The ring failed: the epoll wait takes over, for good.
-                None => self.ring = Ring::Off,
-            }
-            if write && !self.write_now() {
-                return Blocking::Unwritten;
-            }
-        }
-        let stderr = self.stderr.lines.as_ref().map(|(_, peek)| peek.as_fd());
-        let (line, stderr_ready) =
-            self.stdout
-                .next_line_blocking(since, wait, &mut self.waiter, stderr);
+        let (line, stderr_ready) = self.stdout.next_line_blocking(
+            since,
+            until.saturating_duration_since(since),
+            &mut self.waiter,
+            stderr,
+        );
         self.stderr_ready.set(stderr_ready);
-        match line {
-            Some(line) => Blocking::Line(line),
-            None => Blocking::NotYet,
-        }
+        line
     }
 
     /// Closes the bot's input (it reads the end of it).
@@ -762,88 +660,6 @@ impl LineReader {
         self.framer.partial()
     }
 
-    /// Whether a line (or the output's end) may be had without reading more.
-    fn holds_line(&self) -> bool {
-        self.eof || self.framer.holds_line()
-    }
-
-    /// Writes `out` to `stdin` (when not empty) and reads the next line if it comes within
-    /// `wait` (until `until`), in the bot's ring: as
-    /// [`next_line_blocking`](LineReader::next_line_blocking), with the write in the same
-    /// system call as the wait. A line already read is not looked for before `out` is written:
-    /// the caller makes sure there is none.
-    fn next_line_ring(
-        &mut self,
-        wait: Duration,
-        until: std::time::Instant,
-        ring: &mut AnswerRing,
-        stdin: Option<BorrowedFd<'_>>,
-        mut out: &[u8],
-        stderr: Option<BorrowedFd<'_>>,
-    ) -> Ringed {
-        let mut left = wait;
-        let mut rearm = true;
-        let mut ringed = Ringed {
-            got: Some(Blocking::NotYet),
-            written: 0,
-            stderr_ready: None,
-        };
-        loop {
-            if out.is_empty() {
-                if let Some(line) = self.framer.next_line() {
-                    ringed.got = Some(Blocking::Line(line));
-                    return ringed;
-                }
-                if self.eof || left.is_zero() {
-                    ringed.stderr_ready = None;
-                    return ringed;
-                }
-            }
-            let pipes = answer_ring::Pipes {
-                stdin,
-                stdout: self.stdout.as_fd(),
-                stderr,
-            };
-            let round = ring.round(&pipes, out, rearm, left, until);
-            rearm = false;
-            ringed.written += round.written;
-            let unwritten = round.written < out.len();
-            out = &[];
-            ringed.stderr_ready = match round.stderr {
-                Some(ready) => Some(ready),
-                // Watched and not reported: it held nothing when stdout was.
-                None if ring.watches_stderr() => ringed.stderr_ready.or(Some(false)),
-                None => ringed.stderr_ready,
-            };
-            match round.read {
-                answer_ring::Read::Bytes(n) => {
-                    self.framer.buffer().extend_from_slice(ring.input(n));
-                    self.total += n as u64;
-                }
-                // The async wait sees the end for itself.
-                answer_ring::Read::End | answer_ring::Read::Nothing => {
-                    ringed.stderr_ready = None;
-                    if unwritten {
-                        ringed.got = Some(Blocking::Unwritten);
-                    }
-                    return ringed;
-                }
-                answer_ring::Read::Failed => {
-                    ringed.stderr_ready = None;
-                    ringed.got = None;
-                    return ringed;
-                }
-            }
-            if unwritten {
-                ringed.got = Some(Blocking::Unwritten);
-                ringed.stderr_ready = None;
-                return ringed;
-            }
-            // A piece of the line came, or only stderr was written to: the rest is to come.
-            left = until.saturating_duration_since(std::time::Instant::now());
-        }
-    }
-
     /// The next line, or `None` at the end of the output.
     async fn next_line(&mut self) -> Option<Received> {
         loop {
@@ -919,14 +735,6 @@ impl LineReader {
             Ok(n) => self.total += n as u64,
         }
     }
-}
-
-/// What a wait in the ring came to: `got` is `None` when the ring failed (what was written
-/// is in `written` all the same).
-struct Ringed {
-    got: Option<Blocking>,
-    written: usize,
-    stderr_ready: Option<bool>,
 }
 
 /// "exited with code 3" or "killed by signal 9 (SIGKILL)".
