@@ -59,7 +59,9 @@ fn echo() {
 }
 
 fn main() {
-    let way = std::env::args().nth(1).expect("a way: raw, epoll, ring, ring-plain-write, ring-no-timeout, echo");
+    let way = std::env::args()
+        .nth(1)
+        .expect("a way: raw, epoll, ring, ring-plain-write, ring-no-timeout, echo");
     if way == "echo" {
         return echo();
     }
@@ -93,7 +95,9 @@ fn main() {
         }
         "epoll" => {
             let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).expect("epoll");
-            epoll.add(stdout.as_fd(), EpollEvent::new(EpollFlags::EPOLLIN, 0)).expect("added");
+            epoll
+                .add(stdout.as_fd(), EpollEvent::new(EpollFlags::EPOLLIN, 0))
+                .expect("added");
             for _ in 0..N {
                 assert_eq!(nix::unistd::write(&stdin, &line), Ok(OUT));
                 let mut got = 0;
@@ -113,7 +117,9 @@ fn main() {
                 .build(8)
                 .expect("io_uring");
             let fd = types::Fd(stdout.as_raw_fd());
-            let poll = opcode::PollAdd::new(fd, libc::POLLIN as u32).multi(true).build();
+            let poll = opcode::PollAdd::new(fd, libc::POLLIN as u32)
+                .multi(true)
+                .build();
             // SAFETY: a poll refers to no memory of ours.
             unsafe { ring.submission().push(&poll.user_data(2)).expect("room") };
             let plain = way.contains("plain-write");
