@@ -441,3 +441,46 @@ fn each_seat_arrangement_has_one_process_for_the_whole_match() {
     let (starts, _) = starts_in_a_match(&sb, &bots, "copies", &options);
     assert_eq!(starts, 8, "processes started with 6 arrangements");
 }
+
+#[test]
+fn a_tournament_worker_keeps_each_groups_arrangement_processes_from_block_to_block() {
+    // 3 entrants, 3 groups of 2, 24 deals in 3 blocks, one worker: the cheater plays in 2
+    // groups, each with a process per arrangement kept from block to block: 4 processes
+    // (before, 2 a group and block: 12). The deals are the same in every group: a process of
+    // one group never plays another's, and the cheater knows no opponent's hand.
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let out_text = out.display().to_string();
+    let cheat = format!("cheat={}", sb.fixture(CHEAT, &[]));
+    let args = [
+        "tournament",
+        "--quiet",
+        "--out",
+        &out_text,
+        &cheat,
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "5",
+        "--deals",
+        "24",
+        "-j",
+        "1",
+        "--max-hands",
+        "2",
+    ];
+    let ran = allfives_with(&args, |command| {
+        command.env("RUST_LOG", "allfives::bot::player=debug");
+    });
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    sb.assert_no_bot_left();
+    let starts = ran
+        .stderr
+        .lines()
+        .filter(|l| l.contains("started bot=cheat "))
+        .count();
+    assert_eq!(starts, 4, "processes started");
+    let learnt = memory(&out.join("logs"), &out.join("stderr"));
+    assert!(learnt.held >= 96, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+}
