@@ -395,7 +395,12 @@ fn a_bot_that_remembers_through_the_session_keyring_knows_no_opponent_hand() {
 
 /// How many processes the bot named `bot` started in a match of `bots` with `options`
 /// (the referee's debug lines, one a start), with the match's logs folder.
-fn starts_in_a_match(sb: &Sandbox, bots: &[String], bot: &str, options: &[&str]) -> (usize, PathBuf) {
+fn starts_in_a_match(
+    sb: &Sandbox,
+    bots: &[String],
+    bot: &str,
+    options: &[&str],
+) -> (usize, PathBuf) {
     let logs = sb.unused_logs();
     let mut args = vec!["match".to_string()];
     args.extend(bots.iter().cloned());
