@@ -687,7 +687,10 @@ impl Player {
         let Runner::Process(running) = &mut self.runner else {
             return;
         };
-        if slot == self.slot {
+        let idle_of_slot = self.idle.iter().position(|idle| idle.slot == slot);
+        // A process dealt nothing yet (started to hear its hello) serves any arrangement.
+        if slot == self.slot || (self.seen.is_empty() && idle_of_slot.is_none()) {
+            self.slot = slot;
             return;
         }
         if let Some(process) = running.take() {
@@ -699,7 +702,7 @@ impl Player {
                 seen,
             });
         }
-        if let Some(at) = self.idle.iter().position(|idle| idle.slot == slot) {
+        if let Some(at) = idle_of_slot {
             let idle = self.idle.swap_remove(at);
             *running = Some(idle.process);
             self.seen = idle.seen;
