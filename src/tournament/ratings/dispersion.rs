@@ -147,7 +147,9 @@ fn times_sparse(g: &Square, k: &Square) -> Vec<f64> {
     let entries: Vec<Vec<(usize, f64)>> = (0..size)
         .map(|l| {
             let row = k.row(l).iter().enumerate();
-            row.filter(|&(_, &x)| x != 0.0).map(|(j, &x)| (j, x)).collect()
+            row.filter(|&(_, &x)| x != 0.0)
+                .map(|(j, &x)| (j, x))
+                .collect()
         })
         .collect();
     let mut out = vec![0.0; size * size];
