@@ -12,9 +12,19 @@
 //! often each accepted H1. Under H0 NEW is `mix:0.3` drawing from another random stream (equal
 //! strength, other moves), with the H1s of each pair: the false positive rates.
 //!
+//! It also measures, on the calibration deals, H0's own mean points difference (0 by symmetry:
+//! the two streams are alike).
+//!
 //! Without `--bench` (`cargo test --benches`), or with `--smoke`, a smoke run whose figures mean
 //! nothing; `--size CALIBRATION,RUNS,CAP` (deals to measure the true effects on, runs a case,
-//! most deals a run) sizes it (default 20000,60,20000).
+//! most deals a run) sizes it (default 20000,60,20000). A long measure runs in parts: `--pair
+//! 20` or `--pair 40` plays one pair, `--first R` starts at run R (each run's deals are its own,
+//! so runs 0-99 then 100-199 are runs 0-199), and every run prints a `run` line (pair, case, run,
+//! then each test's deals and decision, `h1`, `h0` or `open`) for tallying parts together.
+//! `--resample R` also runs the points test alone, as `compare --sprt` runs it and as it ran
+//! before (Wald's LLR with the variance plugged in), R times a case on deals drawn with
+//! replacement from the calibration deals (H0's centred on 0): many runs, cheap, for its error
+//! rates alone.
 
 use allfives::bot::builtin::Builtin;
 use allfives::compare::summary::{self, Running, SequentialSpec};
@@ -86,11 +96,17 @@ fn head_to_head(old: Version, new: Version, pairs: u64, scratch: &mut Scratch) -
         .unwrap_or(f64::NAN)
 }
 
-/// The two tests' true effects: the mean points difference per deal and the pairs' Elo; and
-/// each test's effect over its spread per deal (mean / sd of the deal's points difference; of
-/// the deal's pair score, from 1/2), whose squared ratio is the ratio of the deals the two need
-/// at the same error rates (Wald's average sample number, for small effects).
-fn effects(old: Version, new: Version, deals: u64, scratch: &mut Scratch) -> (f64, f64, f64, f64) {
+/// The two tests' true effects: each deal's points difference (their mean is the points test's)
+/// and the pairs' Elo; and each test's effect over its spread per deal (mean / sd of the deal's
+/// points difference; of the deal's pair score, from 1/2), whose squared ratio is the ratio of
+/// the deals the two need at the same error rates (Wald's average sample number, for small
+/// effects).
+fn effects(
+    old: Version,
+    new: Version,
+    deals: u64,
+    scratch: &mut Scratch,
+) -> (Vec<f64>, f64, f64, f64) {
     let (mut points, mut scores, mut counts) = (Vec::new(), Vec::new(), [0u64; 5]);
     for d in 0..deals {
         let (x, cells) = deal(old, new, derive(0xeff, d), scratch);
@@ -105,8 +121,71 @@ fn effects(old: Version, new: Version, deals: u64, scratch: &mut Scratch) -> (f6
         let m = summary::t_interval(xs);
         m.mean / m.sd.unwrap_or(f64::NAN)
     };
-    let mean = summary::t_interval(&points).mean;
-    (mean, elo, z(&points), z(&scores))
+    let (z_points, z_scores) = (z(&points), z(&scores));
+    (points, elo, z_points, z_scores)
+}
+
+/// The points test `compare --sprt` ran before, kept to measure against: Wald's LLR with the
+/// variance plugged in about the deals' own mean, (delta S - n delta^2 / 2) / v, from the 10th
+/// deal: (deals read, decision).
+fn plug_in(delta: f64, deals: impl Iterator<Item = f64>) -> (u64, Option<bool>) {
+    let (lower, upper) = ((0.05f64 / 0.95).ln(), (0.95f64 / 0.05).ln());
+    let (mut n, mut sum, mut squares) = (0.0, 0.0, 0.0);
+    for x in deals {
+        (n, sum, squares) = (n + 1.0, sum + x, squares + x * x);
+        let var = (squares - sum * sum / n) / n;
+        if n < 10.0 || var <= 0.0 {
+            continue;
+        }
+        let llr = (delta * sum - n * delta * delta / 2.0) / var;
+        if llr <= lower || llr >= upper {
+            return (n as u64, Some(llr >= upper));
+        }
+    }
+    (n as u64, None)
+}
+
+/// The points test as `compare --sprt` runs it: (deals read, decision).
+fn generalized(delta: f64, deals: impl Iterator<Item = f64>) -> (u64, Option<bool>) {
+    let mut test = Running::new(SequentialSpec {
+        delta,
+        alpha: 0.05,
+        beta: 0.05,
+    });
+    let mut read = 0;
+    for x in deals {
+        read += 1;
+        if let Some(said) = test.observe(x) {
+            return (read, Some(said));
+        }
+    }
+    (read, None)
+}
+
+/// The points test alone, now and before, over `runs` runs on deals drawn with replacement from
+/// `pool` (at most `cap` a run), told H1 `delta`: a line of each one's wrong decisions (when
+/// `truth` is H1, H0 accepted; else H1) and mean deals.
+fn resampled(pool: &[f64], delta: f64, truth: bool, runs: u64, cap: u64) -> String {
+    let draw = |run: u64| {
+        (0..cap).map(move |k| pool[(derive(0x5a3 ^ run, k) % pool.len() as u64) as usize])
+    };
+    let tally = |test: &dyn Fn(u64) -> (u64, Option<bool>)| {
+        let results: Vec<_> = (0..runs).map(test).collect();
+        let wrong = results.iter().filter(|r| r.1 == Some(!truth)).count() as f64;
+        let p = wrong / runs as f64;
+        let mean = results.iter().map(|r| r.0).sum::<u64>() as f64 / runs as f64;
+        let se = (p * (1.0 - p) / runs as f64).sqrt();
+        format!(
+            "wrong {:.2}% +- {:.2}, mean {mean:.0} deals",
+            100.0 * p,
+            100.0 * se
+        )
+    };
+    format!(
+        "generalized SPRT {}; plug-in {}",
+        tally(&|r| generalized(delta, draw(r))),
+        tally(&|r| plug_in(delta, draw(r)))
+    )
 }
 
 /// One run: (deals the points test read, its decision, deals the SPRT read, its decision).
@@ -165,21 +244,39 @@ fn said(runs: &[(u64, Option<bool>)]) -> String {
     )
 }
 
+/// A decision as a word.
+fn word(decision: Option<bool>) -> &'static str {
+    match decision {
+        Some(true) => "h1",
+        Some(false) => "h0",
+        None => "open",
+    }
+}
+
+/// The value after `flag` on the command line, if any.
+fn option<'a>(args: &'a [String], flag: &str) -> Option<&'a String> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let smoke = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--smoke");
     // `--size CALIBRATION,RUNS,CAP` sizes a run to a loaded machine.
-    let size = args
-        .iter()
-        .position(|a| a == "--size")
-        .and_then(|i| args.get(i + 1));
     let sized: Option<Vec<u64>> =
-        size.map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect());
+        option(&args, "--size").map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect());
     let (calibration, runs, cap) = match sized.as_deref() {
         Some(&[calibration, runs, cap]) => (calibration, runs, cap),
         _ if smoke => (200, 3, 200),
         _ => (20_000, 60, 20_000),
     };
+    let first: u64 = option(&args, "--first").map_or(0, |s| s.parse().expect("--first R"));
+    let resample: u64 = option(&args, "--resample").map_or(0, |s| s.parse().expect("--resample R"));
+    let pairs: Vec<(&str, f64)> = [("20", 0.27), ("40", 0.24)]
+        .into_iter()
+        .filter(|(name, _)| option(&args, "--pair").is_none_or(|p| p == name))
+        .collect();
     let mut scratch = Scratch::default();
     let old = Version {
         p: OLD,
@@ -190,15 +287,26 @@ fn main() {
         own_stream: true,
     };
     println!(
-        "OLD mix:{OLD}; opponents builtin:greedy; 2 players; {runs} runs a case, at most {cap} deals a run"
+        "OLD mix:{OLD}; opponents builtin:greedy; 2 players; runs {first}..{} a case, at most {cap} deals a run",
+        first + runs
     );
-    for new_p in [0.27, 0.24] {
+    let (h0_points, ..) = effects(old, h0, calibration, &mut scratch);
+    let h0_mean = summary::t_interval(&h0_points);
+    println!(
+        "H0 (mix:{OLD}, another stream): mean points difference {:+.3} +- {:.3} a deal over {calibration} deals",
+        h0_mean.mean,
+        h0_mean.sd.unwrap_or(f64::NAN) / (calibration as f64).sqrt()
+    );
+    // The pool of H0 deals for resampling, centred: its true mean is 0 (the symmetry above).
+    let h0_pool: Vec<f64> = h0_points.iter().map(|x| x - h0_mean.mean).collect();
+    for (name, new_p) in pairs {
         let new = Version {
             p: new_p,
             own_stream: false,
         };
         let elo = head_to_head(old, new, calibration, &mut scratch);
-        let (points, pairs, z_points, z_pairs) = effects(old, new, calibration, &mut scratch);
+        let (deals, pairs, z_points, z_pairs) = effects(old, new, calibration, &mut scratch);
+        let points = summary::t_interval(&deals).mean;
         let h1 = (points, pairs);
         println!(
             "\nNEW mix:{new_p}: head to head {elo:+.1} Elo; true effects {points:+.2} points a deal, pairs' Elo {pairs:+.2}"
@@ -207,27 +315,34 @@ fn main() {
             "  effect/sd per deal: points {z_points:.4}, pair score {z_pairs:.4}: the points test needs {:.2} of the deals (Wald's ASN)",
             (z_pairs / z_points).powi(2)
         );
-        for (case, version) in [
-            ("H1 (NEW is NEW)", new),
-            ("H0 (NEW is mix:0.3, another stream)", h0),
-        ] {
-            let results: Vec<[(u64, Option<bool>); 2]> = (0..runs)
+        if resample > 0 {
+            for (case, pool, truth) in [("H1", &deals, true), ("H0", &h0_pool, false)] {
+                let line = resampled(pool, points, truth, resample, cap);
+                println!("  resampled {case}, {resample} runs: {line}");
+            }
+        }
+        for (case, version) in [("H1", new), ("H0", h0)] {
+            if runs == 0 {
+                continue;
+            }
+            let results: Vec<[(u64, Option<bool>); 2]> = (first..first + runs)
                 .map(|r| run(old, version, h1, 0xbe9c + r, cap, &mut scratch))
                 .collect();
+            for (r, [p, s]) in (first..).zip(&results) {
+                println!(
+                    "run {name} {case} {r} {} {} {} {}",
+                    p.0,
+                    word(p.1),
+                    s.0,
+                    word(s.1)
+                );
+            }
             let points: Vec<_> = results.iter().map(|r| r[0]).collect();
             let penta: Vec<_> = results.iter().map(|r| r[1]).collect();
             println!(
                 "  {case}\n    points test:      {}\n    pentanomial SPRT: {}",
                 said(&points),
                 said(&penta)
-            );
-            let ratio: Vec<f64> = results
-                .iter()
-                .map(|r| r[0].0 as f64 / r[1].0 as f64)
-                .collect();
-            println!(
-                "    points/pentanomial deals, mean of runs: {:.3}",
-                ratio.iter().sum::<f64>() / ratio.len() as f64
             );
         }
     }

@@ -8,7 +8,10 @@
 # Python sample bots (greedy against random), contained and --no-sandbox; then the referee's
 # CPU per asked move against the raw pipe round trip (instant C bots, one CPU, three runs); then
 # the referee's own share of all the CPU in matches of two Python sample bots, by default and
-# with --reuse-processes. Prints markdown tables on stdout, the machine and its load first.
+# with --reuse-processes; then the one collecting thread against the workers (CPU by thread,
+# scripts/thread_cpu.py) in tournaments of four builtins, a ladder of 1,000 entrants and a slice
+# of a round-robin of 1,000. Prints markdown tables on stdout, the machine and its load first.
+# TABLES picks the tables (default "curve moves share threads").
 #
 # How CPU is measured: the referee runs as the child of a small Python helper, which waits for
 # it with waitid(WNOWAIT) and reads its /proc/PID/stat while it is a zombie: utime + stime are
@@ -25,6 +28,8 @@ cd "$(dirname "$0")/.."
 REPO=$(pwd)
 
 JOBS=${JOBS:-"1 2 4 8 16"}
+TABLES=${TABLES:-"curve moves share threads"}
+wants() { [[ " $TABLES " == *" $1 "* ]]; }
 SCALE=${SCALE:-1}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ALLFIVES=${ALLFIVES:-$REPO/target/release/allfives}
@@ -38,6 +43,7 @@ C_DEALS=$(scaled 2000)
 PY_DEALS=$(scaled 150)
 SHARE_GAMES=$(scaled 600)
 PER_MOVE_GAMES=$(scaled 300)
+LADDER_GAMES=$(scaled 12000)
 
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
@@ -193,6 +199,7 @@ tournament_row() {
 }
 declare -A WALL1
 
+if wants curve; then
 echo "| run | -j | games | wall | games/s | speed-up over the first -j | CPU a game (all) | referee's CPU a game | referee's share |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for j in $JOBS; do
@@ -213,9 +220,11 @@ for sandbox in contained --no-sandbox; do
     done
 done
 echo
+fi
 
 # The referee's CPU per asked move against the raw round trip: a match of two instant C bots
 # and the round trip, each on one CPU (the last one allowed), as `allfives match` places a match.
+if wants moves; then
 cpu=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
 echo "| per asked move, 2 instant C bots on CPU $cpu, $PER_MOVE_GAMES games | referee's CPU | the bots' CPU | raw round trip, median | referee's CPU / round trip |"
 echo "|---|---:|---:|---:|---:|"
@@ -232,8 +241,10 @@ for run in 1 2 3; do
         'BEGIN { printf "| run %d (%d asked) | %.2f us | %.2f us | %.2f us | %.2f |\n", r, a, o / a * 1e6, k / a * 1e6, rt, o / a * 1e6 / rt }'
 done
 echo
+fi
 
 # The referee's share with two Python sample bots: a match, as a user starts one.
+if wants share; then
 echo "| match of 2 Python sample bots, $SHARE_GAMES games | wall | referee's CPU | the bots' CPU (and sandbox) | referee's share | asked moves | referee's CPU an asked move | the bots' CPU an asked move |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for lifetime in default --reuse-processes; do
@@ -252,4 +263,44 @@ for lifetime in default --reuse-processes; do
                  name, w, o, k, o / (o + k) * 100, a, o / a * 1e6, k / a * 1e6 }'
 done
 echo
+fi
+
+# The collector against its workers: each thread's CPU a game. One collecting thread records
+# every worker's games (its results line appended and synced, the standings counted): its CPU a
+# game against a worker's bounds the speed-up, so it should stay flat and small at any -j.
+if wants threads; then
+"$PYTHON" -c "import json
+json.dump({'bots': [{'name': f'm{i}', 'command': f'builtin:mix:{i / 999:.4f}'} for i in range(1000)]}, open('$WORK/mix1000.json', 'w'))
+json.dump({'bots': [{'name': f'r{i}', 'command': 'builtin:random'} for i in range(1000)]}, open('$WORK/random1000.json', 'w'))"
+echo "| run (--pack-logs) | -j | games | wall | games/s | speed-up over the first -j | CPU a game (all threads) | the workers' | the collector's | other threads' (the history's fits) | collector / workers |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+declare -A SPEED1
+threads_row() {
+    local name=$1 j=$2
+    shift 2
+    n=$((n + 1))
+    local out="$WORK/t$n"
+    "$PYTHON" "$REPO/scripts/thread_cpu.py" "$out/results.jsonl" -- "$ALLFIVES" tournament "$@" \
+        --seed 1 --public-seed -q -j "$j" --pack-logs --out "$out" 2>/dev/null | tail -1 > "$WORK/threads.json"
+    rm -rf "$out"
+    local speed
+    speed=$("$PYTHON" -c "import json; r = json.load(open('$WORK/threads.json')); print(r['games'] / r['wall_s'])")
+    [ -n "${SPEED1[$name]:-}" ] || SPEED1[$name]=$speed
+    "$PYTHON" -c "import json; r = json.load(open('$WORK/threads.json'))
+print('| $name | $j | %d | %.2f s | %.0f | %.2f x | %.1f us | %.1f us | %.1f us | %.1f us | %.1f%% |' % (
+    r['games'], r['wall_s'], $speed, $speed / ${SPEED1[$name]}, r['all_us_a_game'], r['workers_us_a_game'],
+    r['collector_us_a_game'], r['other_threads_us_a_game'], 100 * r['collector_us_a_game'] / r['workers_us_a_game']))"
+}
+for j in $JOBS; do
+    threads_row "4 builtins" "$j" a=builtin:greedy b=builtin:random c=builtin:mix:0.3 d=builtin:mix:0.7 --deals "$BUILTIN_DEALS"
+done
+for j in $JOBS; do
+    threads_row "ladder of 1,000" "$j" --format ladder --bots "$WORK/mix1000.json" --games "$LADDER_GAMES"
+done
+# 999,000 games a deal: slice 1 of 50 is about 20,000 (whole duplicate sets).
+for j in $JOBS; do
+    threads_row "round-robin of 1,000, slice 1/50" "$j" --bots "$WORK/random1000.json" --deals 1 --shard 1/50
+done
+echo
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -392,3 +392,100 @@ fn a_bot_that_remembers_through_the_session_keyring_knows_no_opponent_hand() {
         kernel_memory_in_a_match(&sb, cheat, &[], &control, in_a_session_keyring(&sb));
     assert!(learnt.right >= 8, "the control knew {} hands", learnt.right);
 }
+
+/// How many processes the bot named `bot` started in a match of `bots` with `options`
+/// (the referee's debug lines, one a start), with the match's logs folder.
+fn starts_in_a_match(
+    sb: &Sandbox,
+    bots: &[String],
+    bot: &str,
+    options: &[&str],
+) -> (usize, PathBuf) {
+    let logs = sb.unused_logs();
+    let mut args = vec!["match".to_string()];
+    args.extend(bots.iter().cloned());
+    args.extend(["--json", "--quiet", "--log-dir"].map(String::from));
+    args.push(logs.display().to_string());
+    args.extend(options.iter().map(|o| o.to_string()));
+    let ran = allfives_with(&args, |command| {
+        command.env("RUST_LOG", "allfives::bot::player=debug");
+    });
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    sb.assert_no_bot_left();
+    let started = format!("started bot={bot} ");
+    let starts = ran.stderr.lines().filter(|l| l.contains(&started)).count();
+    (starts, logs)
+}
+
+#[test]
+fn each_seat_arrangement_has_one_process_for_the_whole_match() {
+    let sb = Sandbox::new();
+    // 48 games: 24 deals in 3 blocks of 8, each deal in both seatings. A process per
+    // arrangement plays all its 24 deals (before, a bot started 1 + 3 processes, one more at
+    // each block's second arrangement), and still knows no opponent's hand.
+    let bots = [
+        format!("cheat={}", sb.fixture(CHEAT, &[])),
+        "builtin:greedy".to_string(),
+    ];
+    let options = ["--games", "48", "--seed", "5", "--max-hands", "2"];
+    let (starts, logs) = starts_in_a_match(&sb, &bots, "cheat", &options);
+    assert_eq!(starts, 2, "processes started");
+    let learnt = memory(&logs, &logs);
+    assert!(learnt.held >= 48, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+
+    // 3 players: 6 arrangements, of which a bot keeps 4 processes; the last serves
+    // arrangements 3 to 5 and is restarted before 4 and 5 in each of the 2 blocks: 4 + 2 x 2
+    // (before, 1 + 2 x 5).
+    let bots = [
+        format!("copies={}", sb.fixture("copies_legal", &[])),
+        "builtin:greedy".to_string(),
+        "builtin:random".to_string(),
+    ];
+    let options = ["--games", "96", "--seed", "5", "--max-hands", "1"];
+    let (starts, _) = starts_in_a_match(&sb, &bots, "copies", &options);
+    assert_eq!(starts, 8, "processes started with 6 arrangements");
+}
+
+#[test]
+fn a_tournament_worker_keeps_each_groups_arrangement_processes_from_block_to_block() {
+    // 3 entrants, 3 groups of 2, 24 deals in 3 blocks, one worker: the cheater plays in 2
+    // groups, each with a process per arrangement kept from block to block: 4 processes
+    // (before, 2 a group and block: 12). The deals are the same in every group: a process of
+    // one group never plays another's, and the cheater knows no opponent's hand.
+    let sb = Sandbox::new();
+    let out = sb.path("t");
+    let out_text = out.display().to_string();
+    let cheat = format!("cheat={}", sb.fixture(CHEAT, &[]));
+    let args = [
+        "tournament",
+        "--quiet",
+        "--out",
+        &out_text,
+        &cheat,
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "5",
+        "--deals",
+        "24",
+        "-j",
+        "1",
+        "--max-hands",
+        "2",
+    ];
+    let ran = allfives_with(&args, |command| {
+        command.env("RUST_LOG", "allfives::bot::player=debug");
+    });
+    assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+    sb.assert_no_bot_left();
+    let starts = ran
+        .stderr
+        .lines()
+        .filter(|l| l.contains("started bot=cheat "))
+        .count();
+    assert_eq!(starts, 4, "processes started");
+    let learnt = memory(&out.join("logs"), &out.join("stderr"));
+    assert!(learnt.held >= 96, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+}

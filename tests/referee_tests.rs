@@ -665,27 +665,34 @@ fn check_recorder(
             }
         });
     }
-    // hello, then game after game, then bye; a process is replaced (bye, hello) before a deal
-    // would come back to it, so the games come one arrangement at a time.
+    // hello, then game after game, then bye; each seat arrangement has a process of its own,
+    // which says hello before its first game, so the games come one arrangement at a time, and
+    // every process hears bye at the end (all of them, the recorder's file shared).
     assert_eq!(kind(&messages[0]), "hello");
     assert_eq!(kind(messages.last().expect("messages")), "bye");
     let mut at = 1;
     let mut played = Vec::new();
     let mut last_id = uint(&messages[0]["id"]);
-    while at < messages.len() - 1 {
-        if kind(&messages[at]) == "bye" {
-            assert_eq!(
-                kind(&messages[at + 1]),
-                "hello",
-                "a restart: {}",
-                messages[at + 1]
-            );
-            assert!(
-                uint(&messages[at + 1]["id"]) > last_id,
-                "ids grow across processes"
-            );
-            at += 2;
-            continue;
+    let (mut hellos, mut byes) = (1, 0);
+    while at < messages.len() {
+        match kind(&messages[at]) {
+            "hello" => {
+                assert_eq!(byes, 0, "a hello after a bye: {}", messages[at]);
+                assert!(
+                    uint(&messages[at]["id"]) > last_id,
+                    "ids grow across processes"
+                );
+                last_id = uint(&messages[at]["id"]);
+                hellos += 1;
+                at += 1;
+                continue;
+            }
+            "bye" => {
+                byes += 1;
+                at += 1;
+                continue;
+            }
+            _ => assert_eq!(byes, 0, "a game after a bye: {}", messages[at]),
         }
         assert_eq!(kind(&messages[at]), "game_start", "{}", messages[at]);
         let end = at
@@ -714,6 +721,7 @@ fn check_recorder(
     }
     played.sort();
     assert_eq!(played, (1..=games).collect::<Vec<_>>());
+    assert_eq!(hellos, byes, "every process hears bye");
     sb.assert_no_bot_left();
 }
 

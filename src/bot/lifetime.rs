@@ -1,8 +1,10 @@
 //! When a bot's process is replaced between games. Duplicate play deals every deal again with
 //! the seats turned, so a process that remembered the hand it held would know its opponent's
-//! hand the second time: by default a process is restarted before it would see a deal again
-//! ([`Processes::UnseenDeals`]), enforced where each game starts its players (the referee's
-//! game), whatever order the games come in.
+//! hand the second time: by default each seat arrangement has a process of its own, which sees
+//! every deal in that arrangement only ([`Processes::UnseenDeals`],
+//! [`Player::take_up`](crate::bot::player::Player::take_up)), and a process is restarted
+//! before it would see a deal again, enforced where each game starts its players (the
+//! referee's game), whatever order the games come in.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -18,8 +20,9 @@ use serde::{Deserialize, Serialize};
 pub enum Processes {
     /// A new process for every game (`--fresh`).
     Fresh,
-    /// A process plays many games, but never a deal it has already seen (in any seat): it is
-    /// restarted first. The default.
+    /// A process plays many games, but never a deal it has already seen (in any seat): each
+    /// seat arrangement has one, and one that would see a deal again is restarted first. The
+    /// default.
     #[default]
     UnseenDeals,
     /// A process plays game after game, deals it has seen included (`--reuse-processes`, for

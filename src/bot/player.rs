@@ -458,10 +458,28 @@ pub struct Player {
     left_processes: Option<bool>,
     /// What the running process has been dealt (forgotten when a new one starts).
     seen: HashSet<Dealt>,
+    /// The seat arrangement (capped at [`KEPT_PROCESSES`] - 1) the running process plays.
+    slot: usize,
+    /// The processes of its other arrangements, idle until their arrangement's next game.
+    idle: Vec<Idle>,
     /// What its processes tried and were refused (contained only; made at the first start).
     tally: Option<crate::sandbox::Tally>,
     /// What of the tally [`take_probed`](Player::take_probed) has handed out.
     probed_taken: crate::sandbox::Probed,
+}
+
+/// The most processes a bot keeps at once in a match (or a tournament's worker), one per seat
+/// arrangement: arrangements from the last on share the last process, restarted before a deal
+/// it has seen, so that a format of many arrangements (24 with 4 players in every order) does
+/// not keep a process alive for each.
+pub const KEPT_PROCESSES: usize = 4;
+
+/// A process kept for its seat arrangement while the player plays another, with what it has
+/// been dealt.
+struct Idle {
+    slot: usize,
+    process: Box<BotProcess>,
+    seen: HashSet<Dealt>,
 }
 
 /// A bot's answer to a turn.
@@ -515,6 +533,8 @@ impl Player {
             policy,
             left_processes: None,
             seen: HashSet::new(),
+            slot: 0,
+            idle: Vec::new(),
             tally: None,
             probed_taken: Default::default(),
         }
@@ -559,6 +579,8 @@ impl Player {
             policy: Arc::new(Policy::default()),
             left_processes: None,
             seen: HashSet::new(),
+            slot: 0,
+            idle: Vec::new(),
             tally: None,
             probed_taken: Default::default(),
         }
@@ -651,6 +673,60 @@ impl Player {
                 process.kill().await;
                 Err(fault)
             }
+        }
+    }
+
+    /// Makes the process of seat arrangement `arrangement` the running one: the process running
+    /// now waits, idle, for its own arrangement's next game, and the idle one of `arrangement`
+    /// takes over (without one, the next [`start`](Player::start) starts it). Each process then
+    /// sees every deal in one arrangement only, so never twice; arrangements from
+    /// [`KEPT_PROCESSES`] - 1 on share one process, which the check before a deal it has seen
+    /// restarts.
+    pub fn take_up(&mut self, arrangement: usize) {
+        let slot = arrangement.min(KEPT_PROCESSES - 1);
+        let Runner::Process(running) = &mut self.runner else {
+            return;
+        };
+        let idle_of_slot = self.idle.iter().position(|idle| idle.slot == slot);
+        // A process dealt nothing yet (started to hear its hello) serves any arrangement.
+        if slot == self.slot || (self.seen.is_empty() && idle_of_slot.is_none()) {
+            self.slot = slot;
+            return;
+        }
+        if let Some(process) = running.take() {
+            let seen = std::mem::take(&mut self.seen);
+            let slot = self.slot;
+            self.idle.push(Idle {
+                slot,
+                process,
+                seen,
+            });
+        }
+        if let Some(at) = idle_of_slot {
+            let idle = self.idle.swap_remove(at);
+            *running = Some(idle.process);
+            self.seen = idle.seen;
+        }
+        self.slot = slot;
+    }
+
+    /// Stops every process of the bot, the idle ones included, politely (`bye`, then `grace`
+    /// before each signal); [`left_processes`](Player::left_processes) then says whether any
+    /// had left processes behind.
+    pub async fn stop_every(&mut self, grace: Duration) {
+        let mut left = None;
+        loop {
+            if self.stop(Stop::Politely(grace)).await.is_some() {
+                left = match (left, self.left_processes) {
+                    (Some(a), Some(b)) => Some(a || b),
+                    (a, b) => a.or(b),
+                };
+            }
+            let Some(idle) = self.idle.pop() else { break };
+            self.runner = Runner::Process(Some(idle.process));
+        }
+        if left.is_some() {
+            self.left_processes = left;
         }
     }
 

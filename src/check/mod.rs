@@ -190,6 +190,7 @@ async fn play_scenario(
         on_fault: FaultPolicy::Forfeit,
         protections: None,
         deals: Arc::from([deal]),
+        arrangement: 0,
         // Every scripted game is a position of its own, written in this file for all to read
         // (and seed 0 for each, which deals nothing in a game of one hand): one process serves
         // them all, as a match's would.

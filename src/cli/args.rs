@@ -416,13 +416,12 @@ pub struct TournamentArgs {
     /// How the ratings are shown.
     #[command(flatten)]
     pub rating: RatingArgs,
-    /// A fresh process for every game (default: a worker keeps its bots' processes for its
-    /// next game with the same entrants, each restarted before it would play a deal it has
-    /// already seen).
+    /// A fresh process for every game (default: a worker keeps a process for each bot and
+    /// seat arrangement of the groups it plays, so that none plays a deal twice).
     #[arg(long)]
     pub fresh: bool,
     /// Let a bot's process play a deal it has already seen, with the seats turned (by default
-    /// it is restarted first): for trusted bots only, since a bot that remembers the hand it
+    /// each arrangement has a process of its own): for trusted bots only, since a bot that remembers the hand it
     /// held then knows its opponent's. Recorded in every log, results line and the standings.
     #[arg(long, conflicts_with = "fresh")]
     pub reuse_processes: bool,
@@ -831,12 +830,12 @@ pub struct MatchArgs {
     /// (docs/results.md).
     #[arg(long)]
     pub json: bool,
-    /// Start a fresh process for every game (by default a bot's process serves game after
-    /// game, and is restarted before it would play a deal it has already seen).
+    /// Start a fresh process for every game (by default a bot has a process for each seat
+    /// arrangement, which serves game after game and never plays a deal twice).
     #[arg(long)]
     pub fresh: bool,
     /// Let a bot's process play a deal it has already seen, with the seats turned (by default
-    /// it is restarted first): for trusted bots only, since a bot that remembers the hand it
+    /// each arrangement has a process of its own): for trusted bots only, since a bot that remembers the hand it
     /// held then knows its opponent's. Recorded in every log, results line and the standings.
     #[arg(long, conflicts_with = "fresh")]
     pub reuse_processes: bool,

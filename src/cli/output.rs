@@ -50,8 +50,8 @@ pub fn match_banner(config: &MatchConfig, master: &Master) -> String {
         banner.push_str("\nprocesses: ");
         banner.push_str(match config.settings.processes {
             Processes::UnseenDeals => {
-                "a bot's process never plays a deal twice: the games go one seat arrangement at a \
-                 time over blocks of deals, each arrangement of a block after a restart"
+                "a bot's process never plays a deal twice: each seat arrangement has a process of \
+                 its own (up to 4 a bot), kept from game to game"
             }
             Processes::Fresh => "a new one for every game (--fresh)",
             Processes::Reused => {

@@ -69,6 +69,8 @@ pub struct GameSetup {
     pub protections: Option<Protections>,
     /// Deals for the first hands, instead of random ones.
     pub deals: Arc<[Deal]>,
+    /// Its seat arrangement's index: by default each arrangement has a process of its own.
+    pub arrangement: usize,
     /// How long a bot's process lives: by default one never plays a deal it has seen.
     pub processes: Processes,
     /// The seed is public (`--public-seed`): a bot that guesses it can compute the deals.
@@ -207,6 +209,12 @@ impl Table<'_> {
         let unseen = self.setup.processes == Processes::UnseenDeals;
         for seat in 0..self.setup.rules.players {
             let player = &mut self.players[self.setup.seating[seat]];
+            if unseen {
+                player.take_up(self.setup.arrangement);
+            }
+            // Never in normal play: the process of an arrangement sees each deal once, except
+            // where arrangements share one (beyond KEPT_PROCESSES) or a deal file deals the
+            // same hands in every game.
             if unseen && player.has_seen(&dealt) {
                 // It held a hand of this deal in another seat: a new process remembers nothing.
                 tracing::debug!(bot = %player.spec.name, seat, "restarted before a deal it has seen");

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::bot::builtin::builtin_seed;
 use crate::bot::clock::Clocks;
 use crate::bot::lifetime::Processes;
-use crate::bot::player::{BotSpec, BotStats, Player, Stop, tell_apart};
+use crate::bot::player::{BotSpec, BotStats, Player, tell_apart};
 use crate::bot::process::StderrSink;
 use crate::bot::timing::MoveTimes;
 use crate::gamelog::GameLog;
@@ -298,6 +298,7 @@ pub async fn play_planned(
         on_fault: settings.on_fault,
         protections: settings.protections.clone(),
         deals: settings.deals.clone(),
+        arrangement: planned.arrangement,
         processes: settings.processes,
         public_seed: settings.public_seed,
     };
@@ -394,10 +395,10 @@ pub fn player(
     Player::new(spec.clone(), 0, sink, settings.max_line, Arc::clone(policy))
 }
 
-/// Stops every player's process politely.
+/// Stops every player's processes politely, the idle ones of other arrangements included.
 pub async fn stop_all(players: &mut [Player]) {
     for player in players {
-        player.stop(Stop::Politely(GRACE)).await;
+        player.stop_every(GRACE).await;
     }
 }
 

@@ -140,6 +140,7 @@ impl Opened {
         };
         let mut tally = Tally::new(names, schedule.set_size(), definition.sprt)
             .anchored(anchor)
+            .history_off_thread()
             .sprt_decided(stored);
         let mut done = HashSet::new();
         let mut pack_ends = PackEnds::default();

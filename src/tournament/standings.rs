@@ -322,12 +322,14 @@ struct Apart {
     fitted: Mutex<(mpsc::Receiver<HistoryPoint>, Vec<HistoryPoint>)>,
     /// Points sent since the history last gathered them.
     sent: usize,
+    /// Which points it fits: every one (1), or every other (2).
+    every: usize,
 }
 
 impl Apart {
     /// The thread fitting the points of the entrants `names`, placed by `anchor`; `None` if
     /// no thread could start (the points are then all fitted in line).
-    fn start(names: Vec<String>, anchor: Anchor) -> Option<Apart> {
+    fn start(names: Vec<String>, anchor: Anchor, every: usize) -> Option<Apart> {
         let (jobs, inbox) = mpsc::sync_channel::<PointJob>(1);
         let (outbox, fitted) = mpsc::channel();
         let fit_points = move || {
@@ -349,6 +351,7 @@ impl Apart {
             jobs,
             fitted: Mutex::new((fitted, Vec::new())),
             sent: 0,
+            every,
         })
     }
 
@@ -449,10 +452,19 @@ impl Tally {
 
     /// Fits every other point of the history on a thread of its own, beside the reading of the
     /// results and the standings' own fit: for `standings` of a folder, whose second core is
-    /// free, never in a running tournament, whose workers need the cores. The points are the
-    /// same (each a cold fit of the sets at its count). Comes after [`Tally::anchored`].
+    /// free. The points are the same (each a cold fit of the sets at its count). Comes after
+    /// [`Tally::anchored`].
     pub fn history_apart(mut self) -> Tally {
-        self.apart = Apart::start(self.names.clone(), self.anchor);
+        self.apart = Apart::start(self.names.clone(), self.anchor, 2);
+        self
+    }
+
+    /// Fits every point of the history on a thread of its own: for a running tournament, whose
+    /// one collecting thread records every worker's games, so that a point's fit (of every set
+    /// so far) never holds up the recording. The CPU is the same, spent beside it; the points
+    /// are the same. Comes after [`Tally::anchored`].
+    pub fn history_off_thread(mut self) -> Tally {
+        self.apart = Apart::start(self.names.clone(), self.anchor, 1);
         self
     }
 
@@ -616,7 +628,11 @@ impl Tally {
         let fitted = self.history.len() + self.apart.as_ref().map_or(0, |a| a.sent);
         // Each point a cold fit (none started from the one before): the points are
         // independent, so every other one can be fitted apart.
-        let played = match self.apart.as_mut().filter(|_| fitted.is_multiple_of(2)) {
+        let played = match self
+            .apart
+            .as_mut()
+            .filter(|a| fitted.is_multiple_of(a.every))
+        {
             Some(apart) => apart.send((self.games, self.sets.clone(), played)),
             None => Some(played),
         };
@@ -1042,6 +1058,10 @@ mod tests {
         let (apart, in_line) = (apart.standings(), tally(5, 301).standings());
         assert_eq!(apart.history, in_line.history);
         assert!(apart.history.len() > 30);
+        let names: Vec<String> = (0..5).map(|e| format!("e{e}")).collect();
+        let mut off = Tally::new(names, 2, None).history_off_thread();
+        (0..301).for_each(|g| off.add(&line(g, 5)));
+        assert_eq!(off.standings().history, in_line.history);
     }
 
     #[test]

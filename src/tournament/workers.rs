@@ -1,5 +1,6 @@
 //! Workers: games played at once on every core. Each worker takes the next game of the
-//! schedule, keeps its bots' processes for its next game with the same entrants, and hands each
+//! schedule, keeps its bots' processes for its next games with the same entrants (those of
+//! the groups it played last, as many as [`KEPT_PROCESSES`] a bot allows), and hands each
 //! finished game, as a results line already written out, to the collector. Each worker packs
 //! (compresses) and digests its own games' logs: the collector only appends and syncs. Workers
 //! never print.
@@ -12,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::Sender;
 
 use crate::bot::lifetime::Processes;
-use crate::bot::player::{BotSpec, Player};
+use crate::bot::player::{BotSpec, KEPT_PROCESSES, Player};
 use crate::gamelog::GameLog;
 use crate::gamelog::pack::{Frame, PackWriter};
 use crate::placement::Placement;
@@ -89,9 +90,9 @@ pub fn start(
         let worker = Worker {
             index,
             policy: Arc::new(run.settings.sandbox.clone()),
+            kept_groups: kept_groups(&run),
             run: run.clone(),
-            group: Vec::new(),
-            players: Vec::new(),
+            groups: Vec::new(),
             pack: None,
         };
         let (queue, stop, results) = (queue.clone(), stop.clone(), results.clone());
@@ -132,13 +133,25 @@ pub fn start(
     Ok(Workers { threads, abort })
 }
 
-/// One worker and the players of the group it last played.
+/// How many groups' players a worker keeps that share an entrant: each keeps a process for
+/// each seat arrangement (up to [`KEPT_PROCESSES`]; one with `--reuse-processes`), and a bot
+/// keeps at most [`KEPT_PROCESSES`] in a worker.
+fn kept_groups(run: &Run) -> usize {
+    let arrangements = match run.settings.processes {
+        Processes::UnseenDeals => run.definition.schedule().set_size(),
+        Processes::Reused | Processes::Fresh => 1,
+    };
+    (KEPT_PROCESSES / arrangements.clamp(1, KEPT_PROCESSES)).max(1)
+}
+
+/// One worker and the players of the groups it played last, the latest last.
 struct Worker {
     index: usize,
     run: Arc<Run>,
     policy: Arc<Policy>,
-    group: Vec<usize>,
-    players: Vec<Player>,
+    /// Groups that share an entrant kept at most.
+    kept_groups: usize,
+    groups: Vec<(Vec<usize>, Vec<Player>)>,
     /// Its pack, once it has packed a game (with `--pack-logs`).
     pack: Option<PackWriter>,
 }
@@ -171,20 +184,46 @@ impl Worker {
                 break;
             }
         }
-        stop_all(&mut self.players).await;
+        for (_, players) in &mut self.groups {
+            stop_all(players).await;
+        }
+    }
+
+    /// Makes the players of `members` the last of [`groups`](Worker::groups): kept ones, or
+    /// new ones, for which the groups that would give an entrant more than
+    /// [`kept_groups`](Worker::kept_groups) are stopped, the latest first (a round robin
+    /// plays its groups in the same order block after block, so the group played last is the
+    /// one needed last again).
+    async fn take_group(&mut self, members: &[usize]) -> Result<(), String> {
+        if self.run.settings.processes == Processes::Fresh {
+            for (_, mut players) in self.groups.drain(..) {
+                stop_all(&mut players).await;
+            }
+        }
+        if let Some(at) = self.groups.iter().position(|(group, _)| group == members) {
+            let kept = self.groups.remove(at);
+            self.groups.push(kept);
+            return Ok(());
+        }
+        while let Some(at) = to_stop(
+            self.groups.iter().map(|(g, _)| g),
+            members,
+            self.kept_groups,
+        ) {
+            let (_, mut players) = self.groups.remove(at);
+            stop_all(&mut players).await;
+        }
+        let players = members
+            .iter()
+            .map(|&e| self.player(e))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| format!("cannot create a bot's stderr file: {e}"))?;
+        self.groups.push((members.to_vec(), players));
+        Ok(())
     }
 
     async fn play(&mut self, plan: &GamePlan) -> Result<Finished, String> {
-        if self.group != plan.members || self.run.settings.processes == Processes::Fresh {
-            stop_all(&mut self.players).await;
-            self.players = plan
-                .members
-                .iter()
-                .map(|&e| self.player(e))
-                .collect::<std::io::Result<_>>()
-                .map_err(|e| format!("cannot create a bot's stderr file: {e}"))?;
-            self.group = plan.members.clone();
-        }
+        self.take_group(&plan.members).await?;
         let planned = PlannedGame {
             number: u32::try_from(plan.match_game).expect("a game number within a set"),
             seed: plan.seed,
@@ -236,7 +275,8 @@ impl Worker {
         id: &str,
     ) -> std::io::Result<(Played, KeptLog)> {
         let (relative, path, mut log) = new_log(&self.run.dir, id)?;
-        let played = play_planned(&self.run.settings, planned, &mut self.players, &mut log).await?;
+        let players = playing(&mut self.groups);
+        let played = play_planned(&self.run.settings, planned, players, &mut log).await?;
         drop(log);
         // The results line counts the game only once its log is safely on disk; the sync and
         // the digest wait off the worker's thread.
@@ -257,7 +297,8 @@ impl Worker {
     /// Plays a game logged in memory, then appended to the worker's pack as one frame.
     async fn play_packed(&mut self, planned: &PlannedGame) -> std::io::Result<(Played, KeptLog)> {
         let mut log = GameLog::in_memory();
-        let played = play_planned(&self.run.settings, planned, &mut self.players, &mut log).await?;
+        let players = playing(&mut self.groups);
+        let played = play_planned(&self.run.settings, planned, players, &mut log).await?;
         let bytes = log.into_bytes();
         let file = game_logs::pack_name(self.index);
         let pack = match &mut self.pack {
@@ -299,6 +340,25 @@ impl Worker {
     }
 }
 
+/// Which of the `kept` groups (the latest last) to stop before `members` join them, so that
+/// no entrant is in more than `most` groups: the latest of those that share an entrant already
+/// in `most`, or none.
+fn to_stop<'a>(
+    kept: impl DoubleEndedIterator<Item = &'a Vec<usize>> + ExactSizeIterator + Clone,
+    members: &[usize],
+    most: usize,
+) -> Option<usize> {
+    let full =
+        |e: &usize| members.contains(e) && kept.clone().filter(|g| g.contains(e)).count() >= most;
+    kept.clone().rposition(|group| group.iter().any(full))
+}
+
+/// The players of the group being played (the last taken).
+fn playing(groups: &mut [(Vec<usize>, Vec<Player>)]) -> &mut [Player] {
+    let (_, players) = groups.last_mut().expect("a group taken before its game");
+    players
+}
+
 /// A new log for game `id`: `logs/ID.jsonl`, or, when a run cut short left one there (its game
 /// never reached the results), `logs/ID.retry-N.jsonl`: nothing is overwritten.
 fn new_log(dir: &Path, id: &str) -> std::io::Result<(String, PathBuf, GameLog)> {
@@ -318,4 +378,46 @@ fn new_log(dir: &Path, id: &str) -> std::io::Result<(String, PathBuf, GameLog)> 
     Err(std::io::Error::other(format!(
         "every log name of game {id} is taken"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A round robin of 4 entrants in 2-player groups, 5 blocks of its 6 groups in the same
+    /// order, with 2 groups an entrant: stopping the latest group keeps half of them from block
+    /// to block (22 groups started: 88 starts of 2 bots and 2 arrangements), where stopping the
+    /// oldest would keep none (30).
+    #[test]
+    fn a_worker_stops_the_group_it_played_latest() {
+        let order = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+        let mut kept: Vec<Vec<usize>> = Vec::new();
+        let mut started = 0;
+        for members in order.iter().cycle().take(5 * order.len()) {
+            if let Some(at) = kept.iter().position(|g| g == members) {
+                let group = kept.remove(at);
+                kept.push(group);
+                continue;
+            }
+            while let Some(at) = to_stop(kept.iter(), members, 2) {
+                kept.remove(at);
+            }
+            for e in members {
+                assert!(kept.iter().filter(|g| g.contains(e)).count() < 2);
+            }
+            kept.push(members.to_vec());
+            started += 1;
+        }
+        assert_eq!(started, 22);
+        // 3 entrants: every group is kept.
+        let three = [[0, 1], [0, 2], [1, 2]];
+        let mut kept: Vec<Vec<usize>> = Vec::new();
+        for members in three.iter().cycle().take(12) {
+            if !kept.iter().any(|g| g == members) {
+                assert_eq!(to_stop(kept.iter(), members, 2), None);
+                kept.push(members.to_vec());
+            }
+        }
+        assert_eq!(kept.len(), 3);
+    }
 }

@@ -12,7 +12,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{MatMut, MatRef, Par};
 
 /// A square matrix, flat and row-major.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,20 +60,6 @@ impl Square {
         self.values.iter_mut().for_each(|x| *x += level);
         (0..self.size).for_each(|i| self.add(i, i, ridge));
         self
-    }
-
-    /// `self other`, by faer's blocked product (on the calling thread): at 1,000 entrants a
-    /// row-by-column loop took about ten times as long, its column reads a cache line each.
-    pub fn product(&self, other: &Square) -> Square {
-        let n = self.size;
-        let mut out = Square::zeros(n);
-        // Row-major buffers seen as column-major are the transposes: (a b)' = b' a'.
-        let (a, b) = (
-            MatRef::from_column_major_slice(&self.values, n, n),
-            MatRef::from_column_major_slice(&other.values, n, n),
-        );
-        faer::linalg::matmul::matmul(out.transposed(), Accum::Replace, b, a, 1.0, Par::Seq);
-        out
     }
 
     /// The same buffer seen as faer's column-major matrix: the transpose, which is the matrix
@@ -186,14 +172,6 @@ mod tests {
             }
         }
         m
-    }
-
-    #[test]
-    fn the_product_is_rows_by_columns() {
-        // Neither symmetric: a transposed read would show.
-        let a = matrix(&[&[1.0, 2.0], &[3.0, 4.0]]);
-        let b = matrix(&[&[5.0, 6.0], &[7.0, 8.0]]);
-        assert_eq!(a.product(&b), matrix(&[&[19.0, 22.0], &[43.0, 50.0]]));
     }
 
     #[test]

@@ -30,8 +30,7 @@
 //!   `nu = m (D - 1)`; a deal that alone holds a rating's information (a ladder's table that is
 //!   the only one to compare two teams) adds to `E` nothing and lowers `nu`.
 //!
-//! The traces cost a deal's number of entrants cubed, and `(G K)` the fit's cubed (faer's
-//! blocked product: 0.3 s at 1,000 entrants, docs/benchmarks.md): past
+//! The traces cost a deal's number of entrants cubed, and `(G K)` the fit's cubed: past
 //! [`EXACT_BUDGET`] operations (a round-robin of hundreds of entrants over many deals, where
 //! every deal holds about the same share of every rating) the balanced forms are used.
 
@@ -133,10 +132,36 @@ fn exact_traces(inverse: &Square, local: &[(Local, f64)]) -> (f64, f64) {
         }
     }
     // tr((G K)^2) = sum_ij (GK)_ij (GK)_ji.
-    let gk = inverse.product(&k);
-    let gk: Vec<f64> = (0..size).flat_map(|i| gk.row(i).to_vec()).collect();
+    let gk = times_sparse(inverse, &k);
     let fourth = trace_of_product(&gk, &gk, size);
     (second, second - 2.0 * third + fourth)
+}
+
+/// `g k` by rows, for `k` mostly zeros: `K` has an entry only where two entrants shared a deal,
+/// a few per entrant in a ladder of a thousand. Each entry is the dense product's sum, its terms
+/// added in the same order, less those of `k`'s zeros: the cost is `g`'s size times `k`'s
+/// entries, not the size cubed (a second for every fit of a thousand entrants, in a running
+/// tournament's one collecting thread).
+fn times_sparse(g: &Square, k: &Square) -> Vec<f64> {
+    let size = g.size();
+    let entries: Vec<Vec<(usize, f64)>> = (0..size)
+        .map(|l| {
+            let row = k.row(l).iter().enumerate();
+            row.filter(|&(_, &x)| x != 0.0)
+                .map(|(j, &x)| (j, x))
+                .collect()
+        })
+        .collect();
+    let mut out = vec![0.0; size * size];
+    for (i, out) in out.chunks_exact_mut(size.max(1)).enumerate() {
+        let row = g.row(i);
+        for (&x, entries) in row.iter().zip(&entries) {
+            for &(j, y) in entries {
+                out[j] += x * y;
+            }
+        }
+    }
+    out
 }
 
 /// A deal's comparisons on the columns they touch: its score and information there.
@@ -257,6 +282,28 @@ mod tests {
             let variance = residuals.iter().map(|r| r * r).sum::<f64>() / (d - 1) as f64;
             assert!((found.phi - variance).abs() < 1e-9, "{d}: {found:?}");
         }
+    }
+
+    #[test]
+    fn the_sparse_product_is_the_dense_one() {
+        let size = 7;
+        let (mut g, mut k) = (Square::zeros(size), Square::zeros(size));
+        for i in 0..size {
+            for j in 0..size {
+                g.add(i, j, ((i * 31 + j * 17) % 13) as f64 / 7.0 - 0.9);
+                if (i + 2 * j) % 3 == 0 {
+                    k.add(i, j, ((i * 5 + j) % 11) as f64 / 3.0 - 1.7);
+                }
+            }
+        }
+        let dense: Vec<f64> = (0..size)
+            .flat_map(|i| {
+                let (g, k) = (&g, &k);
+                (0..size).map(move |j| (0..size).map(|l| g.get(i, l) * k.get(l, j)).sum::<f64>())
+            })
+            .collect();
+        assert_eq!(times_sparse(&g, &k), dense);
+        assert!(times_sparse(&Square::zeros(0), &Square::zeros(0)).is_empty());
     }
 
     #[test]
