@@ -192,8 +192,13 @@ impl Pool {
 
     /// The table's first entrant: the least played, or the one whose place is most in doubt.
     fn first<R: Rng + ?Sized>(&self, mode: Mode, rng: &mut R) -> usize {
-        let active = self.active_count().max(1) as f64;
-        let mean = self.active_entrants().map(|e| self.tables[e]).sum::<u64>() as f64 / active;
+        let mean = match mode {
+            Mode::Balanced => 0.0,
+            Mode::Matchmaking => {
+                let tables: u64 = self.active_entrants().map(|e| self.tables[e]).sum();
+                tables as f64 / self.active_count().max(1) as f64
+            }
+        };
         let keyed = self.active_entrants().map(|e| {
             let key = match (mode, self.uncertainty(e)) {
                 (Mode::Balanced, _) => (self.tables[e], 0.0),
