@@ -26,6 +26,10 @@
 //!   given each checkpoint's fit at once, so 2% apart, where the tournament cuts its fits every
 //!   half round of tables and then every 10% more sets, each read 32 sets or more later.
 //!
+//! With both `balanced` and `matchmaking`, a last summary pairs them seed by seed: the ratio of
+//! their games until tau first reaches 0.95 (its mean and standard error over the seeds, how
+//! many at most 0.70), and each one's CPU a game (games, draws, fits) and to that crossing.
+//!
 //! **Bookkeeping** (`--rate`): one schedule's draw, the fold of each set and a fit at 100k,
 //! 300k and 1M games, in CPU time apart from the games themselves, with the process's peak
 //! resident memory (VmHWM) at each.
@@ -580,6 +584,13 @@ fn compare(balanced: &[Run], matched: &[Run]) {
             Some(m.crossings[last].games? as f64 / b.crossings[last].games? as f64)
         })
         .collect();
+    if ratios.len() < 2 {
+        println!(
+            "  matchmaking / balanced: fewer than two seeds reached tau {} in both",
+            THRESHOLDS[last]
+        );
+        return;
+    }
     let n = ratios.len() as f64;
     let mean = ratios.iter().sum::<f64>() / n;
     let sd = (ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
