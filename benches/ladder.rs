@@ -26,6 +26,10 @@
 //!   given each checkpoint's fit at once, so 2% apart, where the tournament cuts its fits every
 //!   half round of tables and then every 10% more sets, each read 32 sets or more later.
 //!
+//! With both `balanced` and `matchmaking`, a last summary pairs them seed by seed: the ratio of
+//! their games until tau first reaches 0.95 (its mean and standard error over the seeds, how
+//! many at most 0.70), and each one's CPU a game (games, draws, fits) and to that crossing.
+//!
 //! **Bookkeeping** (`--rate`): one schedule's draw, the fold of each set and a fit at 100k,
 //! 300k and 1M games, in CPU time apart from the games themselves, with the process's peak
 //! resident memory (VmHWM) at each.
@@ -34,7 +38,8 @@
 //! schedule) in a few seconds. Options (after `--`): `--entrants N`, `--players 2|3|4` (4 is
 //! cut-throat), `--schedules uniform,round-robin,balanced,matchmaking`, `--seeds S` (seeds 1 to
 //! S, medians reported), `--max-games G`, `--step F` (checkpoints' spacing, default 0.02),
-//! `--from G` (the first checkpoint; for 1,000 entrants, whose fits take seconds), `--rate`
+//! `--from G` (the first checkpoint; for 1,000 entrants, whose fits take seconds),
+//! `--until-first` (stop each run once tau first reaches 0.95: no "settled" figure), `--rate`
 //! (with `--games G`, default 1,000,000, and `--schedule NAME`, default `balanced`). Without `--bench` (as under `cargo test --benches`) it
 //! is a smoke run whose figures mean nothing. Figures and commands: docs/benchmarks.md.
 
@@ -110,6 +115,8 @@ struct Options {
     from: Option<u64>,
     rate: bool,
     rate_games: u64,
+    /// Stop each run once tau first reaches the last threshold (no "settled" figure then).
+    until_first: bool,
 }
 
 impl Options {
@@ -158,6 +165,7 @@ impl Options {
             from: value("--from").map(|_| number("--from", 0)),
             rate,
             rate_games: number("--games", if smoke { 2_000 } else { 1_000_000 }),
+            until_first: args.iter().any(|a| a == "--until-first"),
         }
     }
 
@@ -431,7 +439,11 @@ struct Run {
     last_tau: f64,
     fit_time: Duration,
     play_time: Duration,
+    /// The draws' part of `play_time` (drawing the tables and taking the fits).
+    draw_time: Duration,
     fits: u32,
+    /// CPU time (games, draws and fits) until tau first reached the last threshold.
+    cpu_to_last: Option<Duration>,
 }
 
 /// Plays `kind` with `seed` until tau has reached the last threshold and twice its games are
@@ -452,10 +464,13 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         last_tau: 0.0,
         fit_time: Duration::ZERO,
         play_time: Duration::ZERO,
+        draw_time: Duration::ZERO,
         fits: 0,
+        cpu_to_last: None,
     };
     // Until the last threshold has held over the latter half of the games played.
     let stop = |run: &Run| match run.crossings.last().and_then(|c| c.settled) {
+        Some(_) if options.until_first => true,
         Some(settled) => run.games >= 2 * settled,
         None => false,
     };
@@ -464,6 +479,7 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         let Some(deal) = source.next(options) else {
             break;
         };
+        run.draw_time += cpu() - started;
         sets.add(deal.key, &play(&deal, options, &mut scratch));
         run.play_time += cpu() - started;
         run.games += deal.seatings.len() as u64;
@@ -476,9 +492,16 @@ fn converge(kind: Kind, options: &Options, seed: u64) -> Run {
         run.fit_time += cpu() - started;
         run.fits += 1;
         run.last_tau = tau(&fit, options.entrants);
+        // Taking the fit is the draw's work (matchmaking reads it): counted with the games.
+        let started = cpu();
         source.rate(&fit);
+        run.play_time += cpu() - started;
+        run.draw_time += cpu() - started;
         for (crossing, threshold) in run.crossings.iter_mut().zip(THRESHOLDS) {
             crossing.observe(run.games, run.last_tau, threshold);
+        }
+        if run.cpu_to_last.is_none() && run.crossings.last().is_some_and(|c| c.games.is_some()) {
+            run.cpu_to_last = Some(run.fit_time + run.play_time);
         }
     }
     run
@@ -505,6 +528,7 @@ fn convergence(options: &Options) {
         options.step * 100.0,
         options.seeds
     );
+    let mut by_kind: Vec<(Kind, Vec<Run>)> = Vec::new();
     for &kind in &options.schedules {
         let runs: Vec<Run> = (1..=options.seeds)
             .map(|seed| {
@@ -540,6 +564,68 @@ fn convergence(options: &Options) {
             })
             .collect();
         println!("  {:<12} {}", kind.name(), medians.join("; "));
+        by_kind.push((kind, runs));
+    }
+    let of = |kind| by_kind.iter().find(|(k, _)| *k == kind).map(|(_, r)| r);
+    if let (Some(balanced), Some(matched)) = (of(Kind::Balanced), of(Kind::Matchmaking)) {
+        compare(balanced, matched);
+    }
+}
+
+/// Matchmaking against the balanced draw, seed by seed: the ratio of the games until tau first
+/// reached the last threshold (mean, its standard error over seeds, how many at most 0.70), and
+/// the CPU time of each (games with their draws, and fits) a game and to that crossing.
+fn compare(balanced: &[Run], matched: &[Run]) {
+    let last = THRESHOLDS.len() - 1;
+    let ratios: Vec<f64> = balanced
+        .iter()
+        .zip(matched)
+        .filter_map(|(b, m)| {
+            Some(m.crossings[last].games? as f64 / b.crossings[last].games? as f64)
+        })
+        .collect();
+    if ratios.len() < 2 {
+        println!(
+            "  matchmaking / balanced: fewer than two seeds reached tau {} in both",
+            THRESHOLDS[last]
+        );
+        return;
+    }
+    let n = ratios.len() as f64;
+    let mean = ratios.iter().sum::<f64>() / n;
+    let sd = (ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    println!(
+        "  matchmaking / balanced, games until tau {} first: mean ratio {mean:.3} (se {:.3}) over {} seeds; {} of them at most 0.70; ratios {}",
+        THRESHOLDS[last],
+        sd / n.sqrt(),
+        ratios.len(),
+        ratios.iter().filter(|&&r| r <= 0.70).count(),
+        ratios
+            .iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let per_game = |runs: &[Run], part: fn(&Run) -> Duration| {
+        let cpu: f64 = runs.iter().map(|r| part(r).as_secs_f64()).sum();
+        cpu * 1e6 / runs.iter().map(|r| r.games).sum::<u64>() as f64
+    };
+    let to_last = |runs: &[Run]| {
+        runs.iter()
+            .filter_map(|r| r.cpu_to_last)
+            .map(|d| d.as_secs_f64())
+            .sum::<f64>()
+    };
+    for (name, runs) in [("balanced", balanced), ("matchmaking", matched)] {
+        println!(
+            "  {name:<12} CPU a game: games and draws {:.1} us (draws {:.2} us), fits {:.1} us, in all {:.1} us; to tau {} first, summed over seeds: {:.1} s",
+            per_game(runs, |r| r.play_time),
+            per_game(runs, |r| r.draw_time),
+            per_game(runs, |r| r.fit_time),
+            per_game(runs, |r| r.play_time + r.fit_time),
+            THRESHOLDS[last],
+            to_last(runs)
+        );
     }
 }
 

@@ -344,9 +344,10 @@ pub struct TournamentArgs {
     /// many.
     #[arg(long, value_name = "N")]
     pub games_each: Option<u64>,
-    /// A ladder draws each table to settle the ratings fastest: the least certain entrant
-    /// first (an unrated one before all), with opponents of close rating (default: balanced,
-    /// the entrant with the fewest games first, with the opponents it met least).
+    /// A ladder draws each table to settle the ranking fastest: the entrant whose place is
+    /// least settled first (an unrated one before all), with the neighbours whose order with it
+    /// is most uncertain (default: balanced, the entrant with the fewest games first, with the
+    /// opponents it met least).
     #[arg(long)]
     pub matchmaking: bool,
     /// With --resume, a ladder's entrant (by name) no longer drawn: its games stay in the

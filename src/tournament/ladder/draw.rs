@@ -7,13 +7,16 @@
 //!   more than one table apart while all are active) and meets varied opponents; a new entrant
 //!   plays every table it can until it has caught up, and the rest of its tables are filled
 //!   with the entrants it has met least (the entrants it joined, not only the other newcomers).
-//! - **Matchmaking**: the entrant whose rating is least certain first (an unrated one before any
-//!   rated one), then opponents drawn with weight the TrueSkill match quality (Herbrich, Minka
-//!   and Graepel, "TrueSkill: A Bayesian skill rating system", NIPS 2006): the chance that the
-//!   two are level, `exp(-d^2 / 2s^2)` for a rating difference `d` and `s^2 = 2 beta^2` plus
-//!   their variances, `beta` being a table's spread of performance, so that entrants whose order
-//!   is still in doubt meet. An uncertainty fitted `t` tables ago shrinks as `1/sqrt(tables)`
-//!   until the next fit.
+//! - **Matchmaking**: tables where the ranking is least settled. An unrated entrant first, then
+//!   one with under a quarter of the active entrants' mean tables (every entrant keeps
+//!   playing), then the entrant whose next table is worth most to the ranking: its doubt about
+//!   its place at the last fit ([`rank_doubt`]: the rank neighbours whose order with it is
+//!   uncertain), its variance's shrinking with the tables it sat at since, over its tables
+//!   plus one (one table's share of what it knows). Then each seat drawn with weight the
+//!   product, over the entrants seated, of the pair's doubt ([`pair_doubt`], `exp(-z^2 / 2)`,
+//!   `z` their Elo difference over its standard error): the neighbours whose order with the
+//!   table is most uncertain. An uncertainty fitted `t` tables ago shrinks as
+//!   `1/sqrt(tables)` until the next fit.
 
 use std::collections::HashMap;
 
@@ -25,7 +28,7 @@ use rand::Rng;
 pub enum Mode {
     /// Fewest tables first, varied opponents.
     Balanced,
-    /// Least certain first, opponents of close rating.
+    /// Where the ranking is least settled first, with its most uncertain neighbours.
     Matchmaking,
 }
 
@@ -38,9 +41,10 @@ pub struct Rated {
     pub half_width: f64,
 }
 
-/// One side's spread of performance in one game under the Elo model, in Elo: the logistic
-/// difference's standard deviation (`pi / sqrt(3)` times `400 / ln 10`) over `sqrt(2)`.
-pub const GAME_BETA: f64 = 222.9;
+/// An entrant with fewer tables than this share of the active entrants' mean is seated first
+/// by matchmaking: the doubt about a place draws tables to it, and this keeps every other
+/// entrant playing too.
+const KEEP_PLAYING: f64 = 0.25;
 
 /// The entrants a ladder draws from, and what it has drawn.
 #[derive(Debug, Clone, Default)]
@@ -50,25 +54,16 @@ pub struct Pool {
     met: HashMap<(u32, u32), u32>,
     ratings: Vec<Option<Rated>>,
     tables_at_fit: Vec<u64>,
-    beta: f64,
+    /// Each entrant's doubt about its place at the last fit ([`rank_doubt`]).
+    doubt: Vec<f64>,
 }
 
 impl Pool {
     /// A pool of `entrants` active entrants that have sat at no table.
     pub fn new(entrants: usize) -> Pool {
-        let mut pool = Pool {
-            beta: GAME_BETA,
-            ..Pool::default()
-        };
+        let mut pool = Pool::default();
         pool.grow(entrants);
         pool
-    }
-
-    /// The pool for tables of `games` games each (a duplicate set): a table's spread of
-    /// performance is a game's over `sqrt(games)`.
-    pub fn for_tables_of(mut self, games: usize) -> Pool {
-        self.beta = GAME_BETA / (games.max(1) as f64).sqrt();
-        self
     }
 
     /// Adds entrants (active, unrated) up to `entrants` in all.
@@ -78,6 +73,7 @@ impl Pool {
         self.tables.resize(n, 0);
         self.ratings.resize(n, None);
         self.tables_at_fit.resize(n, 0);
+        self.doubt.resize(n, 0.0);
     }
 
     /// Entrants in the pool, retired ones included.
@@ -149,6 +145,7 @@ impl Pool {
             self.ratings[e] = *rated;
             self.tables_at_fit[e] = tables.get(e).copied().unwrap_or(0);
         }
+        self.doubt = rank_doubt(&self.ratings);
     }
 
     /// Entrant `e`'s rating, if it has one.
@@ -193,18 +190,36 @@ impl Pool {
         (0..self.active.len()).filter(|&e| self.active[e])
     }
 
-    /// The table's first entrant: the least played, or the least certain.
+    /// The table's first entrant: the least played, or the one whose place is most in doubt.
     fn first<R: Rng + ?Sized>(&self, mode: Mode, rng: &mut R) -> usize {
+        let mean = match mode {
+            Mode::Balanced => 0.0,
+            Mode::Matchmaking => {
+                let tables: u64 = self.active_entrants().map(|e| self.tables[e]).sum();
+                tables as f64 / self.active_count().max(1) as f64
+            }
+        };
         let keyed = self.active_entrants().map(|e| {
             let key = match (mode, self.uncertainty(e)) {
                 (Mode::Balanced, _) => (self.tables[e], 0.0),
-                // Unrated first (fewest tables among them), then the widest uncertainty.
+                // Unrated first, then any far behind (fewest tables first), then by worth.
                 (Mode::Matchmaking, None) => (0, self.tables[e] as f64),
-                (Mode::Matchmaking, Some(u)) => (1, -u),
+                (Mode::Matchmaking, Some(_)) if (self.tables[e] as f64) < KEEP_PLAYING * mean => {
+                    (1, self.tables[e] as f64)
+                }
+                (Mode::Matchmaking, Some(_)) => (2, -self.gain(e)),
             };
             (e, key)
         });
         lowest(keyed, rng).expect("the pool has enough active entrants")
+    }
+
+    /// What one more table of entrant `e` is worth to the ranking: its doubt at the fit, its
+    /// variance's shrinking since (the tables it sat at), and one table's share of its tables.
+    fn gain(&self, e: usize) -> f64 {
+        let then = self.tables_at_fit[e].max(1) as f64;
+        let now = self.tables[e].max(1) as f64;
+        self.doubt[e] * (then / now).min(1.0) / (now + 1.0)
     }
 
     /// Whether entrant `e` is more than a table behind the most played active entrant: one
@@ -247,8 +262,8 @@ impl Pool {
         lowest(keyed.into_iter(), rng).expect("the pool has enough active entrants")
     }
 
-    /// The log of the match quality of `a` and `b`: 0 (any match is as good) when either is
-    /// unrated.
+    /// The log of the pair's doubt ([`pair_doubt`]) of `a` and `b` now: 0 (any match is as
+    /// good) when either is unrated.
     fn log_quality(&self, a: usize, b: usize) -> f64 {
         let (Some(ra), Some(rb)) = (self.rating(a), self.rating(b)) else {
             return 0.0;
@@ -258,9 +273,43 @@ impl Pool {
             self.uncertainty(b).unwrap_or(rb.half_width),
         );
         // Half-widths of 95% intervals as standard errors.
-        let spread = 2.0 * self.beta.powi(2) + (ua / 1.96).powi(2) + (ub / 1.96).powi(2);
-        -(ra.elo - rb.elo).powi(2) / (2.0 * spread)
+        let spread = (ua / 1.96).powi(2) + (ub / 1.96).powi(2);
+        -(ra.elo - rb.elo).powi(2) / (2.0 * spread.max(f64::MIN_POSITIVE))
     }
+}
+
+/// The doubt that two ratings are in the wrong order, as a weight: `exp(-z^2 / 2)`, `z` their
+/// Elo difference over its standard error (`var_a`, `var_b`: their variances, in Elo squared).
+pub fn pair_doubt(elo_a: f64, var_a: f64, elo_b: f64, var_b: f64) -> f64 {
+    (-(elo_a - elo_b).powi(2) / (2.0 * (var_a + var_b))).exp()
+}
+
+/// Each entrant's doubt about its place in the ranking: over every other rated entrant, the
+/// pair's [`pair_doubt`] times the entrant's share of the pair's variance (an entrant whose
+/// rating is settled gains little by playing the pairs its neighbour's doubt makes uncertain);
+/// 0 when unrated. Only neighbours within six standard errors count (the rest add under 1e-8
+/// each): O(n log n) plus the pairs that count.
+pub fn rank_doubt(ratings: &[Option<Rated>]) -> Vec<f64> {
+    let mut rated: Vec<(usize, f64, f64)> = ratings
+        .iter()
+        .enumerate()
+        .filter_map(|(e, r)| r.map(|r| (e, r.elo, (r.half_width / 1.96).powi(2))))
+        .collect();
+    rated.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let widest = rated.iter().map(|r| r.2).fold(0.0, f64::max);
+    let mut doubt = vec![0.0; ratings.len()];
+    for (i, &(a, elo_a, var_a)) in rated.iter().enumerate() {
+        for &(b, elo_b, var_b) in &rated[i + 1..] {
+            if (elo_b - elo_a).powi(2) > 36.0 * (var_a + widest) {
+                break;
+            }
+            let pair = pair_doubt(elo_a, var_a, elo_b, var_b);
+            let total = (var_a + var_b).max(f64::MIN_POSITIVE);
+            doubt[a] += pair * var_a / total;
+            doubt[b] += pair * var_b / total;
+        }
+    }
+    doubt
 }
 
 /// A pair's key, smaller index first.
@@ -388,9 +437,10 @@ mod tests {
     }
 
     #[test]
-    fn matchmaking_seats_the_least_certain_with_close_ratings() {
-        // Tables of 8 games: beta is 79 Elo. Entrants 20 Elo apart, 25 the least certain.
-        let mut pool = Pool::new(50).for_tables_of(8);
+    fn matchmaking_seats_the_least_certain_with_its_uncertain_neighbours() {
+        // Entrants 20 Elo apart, 25 the least certain (a 95% half-width of 100 Elo, 51 Elo of
+        // standard error; the others 10).
+        let mut pool = Pool::new(50);
         let ratings: Vec<Option<Rated>> = (0..50)
             .map(|e| {
                 Some(Rated {
@@ -408,14 +458,72 @@ mod tests {
             let other = table.iter().find(|&&e| e != 25).unwrap();
             distance += other.abs_diff(25);
         }
-        // Drawn uniformly, an opponent would be 12.5 entrants away on average; here s is
-        // sqrt(2 * 79^2 + 51^2 + 10^2) = 124 Elo, about 6 entrants.
+        // Drawn uniformly, an opponent would be 12.5 entrants away on average; with weight the
+        // pair's doubt, the difference's standard error is sqrt(51^2 + 10^2) = 52 Elo, 2.6
+        // entrants: about 2.3 away.
         let mean = distance as f64 / 400.0;
-        assert!((3.0..8.0).contains(&mean), "mean distance {mean}");
+        assert!((1.5..3.5).contains(&mean), "mean distance {mean}");
         // An unrated entrant goes first.
         pool.grow(51);
         let table = pool.draw(4, Mode::Matchmaking, &mut rng).unwrap();
         assert!(table.contains(&50));
+    }
+
+    #[test]
+    fn the_doubt_of_a_place_counts_its_uncertain_neighbours() {
+        let rated = |elo: f64, half_width: f64| Some(Rated { elo, half_width });
+        // 0 and 1 close and uncertain, 2 far from both, 3 unrated.
+        let doubt = rank_doubt(&[
+            rated(0.0, 100.0),
+            rated(10.0, 100.0),
+            rated(1000.0, 100.0),
+            None,
+        ]);
+        assert!(doubt[0] > 0.45 && doubt[1] > 0.45, "{doubt:?}");
+        assert!(doubt[2] < 1e-6 && doubt[3] == 0.0, "{doubt:?}");
+        // Of a pair in doubt, the less certain rating holds most of it.
+        let doubt = rank_doubt(&[rated(0.0, 19.6), rated(10.0, 58.8)]);
+        let pair = pair_doubt(0.0, 100.0, 10.0, 900.0);
+        assert!((doubt[0] + doubt[1] - pair).abs() < 1e-9, "{doubt:?}");
+        assert!((doubt[1] - 9.0 * doubt[0]).abs() < 1e-9, "{doubt:?}");
+        assert_eq!(pair_doubt(5.0, 1.0, 5.0, 1.0), 1.0);
+        assert!(pair_doubt(0.0, 50.0, 20.0, 50.0) < pair_doubt(0.0, 50.0, 10.0, 50.0));
+    }
+
+    #[test]
+    fn matchmaking_seeds_a_table_where_the_ranking_is_least_settled() {
+        // Equally certain ratings: 0 to 4 bunched 5 Elo apart, 5 to 9 spread 200 apart. Every
+        // table is seeded in the bunch until its entrants have played far more than the rest.
+        let mut pool = Pool::new(10);
+        let ratings: Vec<Option<Rated>> = (0..10)
+            .map(|e| {
+                let elo = if e < 5 {
+                    e as f64 * 5.0
+                } else {
+                    e as f64 * 200.0
+                };
+                Some(Rated {
+                    elo,
+                    half_width: 40.0,
+                })
+            })
+            .collect();
+        play(&mut pool, 2, Mode::Balanced, 10, 1);
+        pool.rate(&ratings);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..10 {
+            let table = pool.draw(2, Mode::Matchmaking, &mut rng).unwrap();
+            assert!(table.iter().all(|&e| e < 5), "{table:?}");
+            pool.seat(&table);
+        }
+        // Yet no entrant is left behind: one under a quarter of the mean goes first.
+        play(&mut pool, 2, Mode::Matchmaking, 200, 4);
+        let fewest = (0..10).map(|e| pool.tables(e)).min().unwrap();
+        let mean = (0..10).map(|e| pool.tables(e)).sum::<u64>() as f64 / 10.0;
+        assert!(
+            fewest as f64 >= KEEP_PLAYING * mean - 1.0,
+            "{fewest} against a mean of {mean}"
+        );
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl Ladder {
             .ladder
             .expect("a ladder's definition has its budget (Definition::check, ladder_spec)");
         let schedule = definition.schedule();
-        let mut pool = Pool::new(definition.entrants.len()).for_tables_of(schedule.set_size());
+        let mut pool = Pool::new(definition.entrants.len());
         for (e, entrant) in definition.entrants.iter().enumerate() {
             if definition.retired.contains(&entrant.name) {
                 pool.retire(e);
