@@ -24,7 +24,10 @@
 //!
 //! `cargo bench --bench coverage -- --players 3 --deals 2,3,5,10,20` (options: `--players
 //! 2|3|4`, `--teams` for 4-player partnerships with every split, `--entrants N` (6), `--deals
-//! D,D,...` (20), `--runs R` (200), `--truth-deals T` (4000), `--by-set`). Without `--bench` (as
+//! D,D,...` (20), `--runs R` (200), `--first F` (1: runs F to F + R - 1, to split replicates over
+//! several short bench runs), `--truth-deals T` (4000), `--truth E,E,...` (the truth an earlier
+//! run printed, not fitted again), `--sums` (the raw sums, to pool split runs), `--by-set`).
+//! Each entrant's mean error is printed too. Without `--bench` (as
 //! under `cargo test --benches`) it is a smoke run whose figures mean nothing. Figures and
 //! commands: docs/results.md.
 
@@ -54,7 +57,13 @@ struct Options {
     /// deals for each `D`.
     deals: Vec<u64>,
     runs: u64,
+    /// The first run's number: runs `first..first + runs` (each its own master seed), so that
+    /// replicates can be split over several short bench runs and pooled.
+    first: u64,
     truth_deals: u64,
+    /// The true ratings (Elo, mean 0) as an earlier run printed them, instead of fitting them
+    /// again.
+    truth: Option<Vec<f64>>,
     by_set: bool,
 }
 
@@ -80,7 +89,13 @@ impl Options {
                     .unwrap_or_else(|| fail("--deals takes deal counts, such as 2,3,5,10,20"))
             }),
             runs: number("--runs", if smoke { 2 } else { 200 }),
+            first: number("--first", 1),
             truth_deals: number("--truth-deals", if smoke { 4 } else { 4000 }),
+            truth: value("--truth").map(|rest| {
+                rest.first()
+                    .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
+                    .unwrap_or_else(|| fail("--truth takes Elos, such as -10.5,+3.2,7.3"))
+            }),
             by_set: args.iter().any(|a| a == "--by-set"),
         };
         if !(2..=4).contains(&options.players)
@@ -88,6 +103,13 @@ impl Options {
             || (options.teams && options.players != 4)
         {
             fail("--players is 2, 3 or 4 (--teams only at 4), --entrants at least that many");
+        }
+        if options
+            .truth
+            .as_ref()
+            .is_some_and(|t| t.len() != options.entrants)
+        {
+            fail("--truth takes one Elo per entrant");
         }
         options
     }
@@ -247,8 +269,9 @@ struct Tally {
     half_widths: f64,
     /// The printed standard errors (half-width over its critical value), summed.
     printed_se: f64,
-    /// Per entrant: its Elo in each run, its printed standard errors, and how often it was covered.
-    elos: Vec<Vec<f64>>,
+    /// Per entrant: its error in each run, its printed standard errors, and how often it was
+    /// covered.
+    errors: Vec<Vec<f64>>,
     ses: Vec<f64>,
     entrant_covered: Vec<u64>,
     /// Intervals `provisional` for too few deals, and the others wider than 3 times the
@@ -263,27 +286,27 @@ struct Tally {
 }
 
 impl Tally {
-    fn take(&mut self, whole: &BatchFit, fit: &[Rated], truth: &[Rated]) {
+    fn take(&mut self, whole: &BatchFit, fit: &[Rated], truth: &[f64]) {
         if let (Some(phi), Some(nu)) = (whole.dispersion, whole.freedom) {
             (self.dispersions, self.freedoms) = (self.dispersions + phi, self.freedoms + nu);
             self.estimated += 1;
         }
         let n = fit.len();
-        if self.elos.is_empty() {
-            (self.elos, self.ses, self.entrant_covered) =
+        if self.errors.is_empty() {
+            (self.errors, self.ses, self.entrant_covered) =
                 (vec![Vec::new(); n], vec![0.0; n], vec![0; n]);
         }
         let mut covered = 0;
-        for (e, (r, true_r)) in fit.iter().zip(truth).enumerate() {
+        for (e, (r, true_elo)) in fit.iter().zip(truth).enumerate() {
             let half = r.half.unwrap_or(0.0);
-            let error = r.elo - true_r.elo;
+            let error = r.elo - true_elo;
             let hit = u64::from(error.abs() <= half);
             covered += hit;
             self.entrant_covered[e] += hit;
             self.squared_error += error * error;
             self.half_widths += half;
             self.printed_se += half / r.critical;
-            self.elos[e].push(r.elo);
+            self.errors[e].push(error);
             self.ses[e] += half / r.critical;
             self.few_deals += u64::from(r.few_deals);
             if !r.few_deals {
@@ -303,17 +326,19 @@ impl Tally {
         let mean = self.per_run.iter().sum::<f64>() / runs;
         let spread = self.per_run.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (runs - 1.0);
         let rms = (self.squared_error / n).sqrt();
-        // Per entrant: the SD of its Elo over the runs over its mean printed se.
-        let ratios: Vec<String> = self
-            .elos
+        // Per entrant: the SD of its Elo over the runs over its mean printed se, and its mean
+        // error (a bias no width mends: the prior's pull on the extremes).
+        let (ratios, biases): (Vec<String>, Vec<String>) = self
+            .errors
             .iter()
             .zip(&self.ses)
-            .map(|(elos, se)| {
-                let m = elos.iter().sum::<f64>() / runs;
-                let sd = (elos.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (runs - 1.0)).sqrt();
-                format!("{:.2}", sd / (se / runs))
+            .map(|(errors, se)| {
+                let m = errors.iter().sum::<f64>() / runs;
+                let sd =
+                    (errors.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (runs - 1.0)).sqrt();
+                (format!("{:.2}", sd / (se / runs)), format!("{m:+.1}"))
             })
-            .collect();
+            .unzip();
         let covered: Vec<String> = self
             .entrant_covered
             .iter()
@@ -323,7 +348,7 @@ impl Tally {
             "{} runs, {} intervals: coverage {:.2}% (binomial se {:.2}%, runs' se {:.2}%); \
              mean half-width {:.1} Elo, rms error {:.1} Elo (x 1.96 = {:.1}); \
              rms error / mean printed se {:.2} (half-width / critical); \
-             per entrant SD / mean se [{}], coverage % [{}]; \
+             per entrant SD / mean se [{}], coverage % [{}], mean error [{}]; \
              few_deals {}, others wider than 3x the model's {} (widest {:.2}x); \
              mean dispersion {:.2}, mean freedom {:.1} (of {} fits)",
             self.per_run.len(),
@@ -337,12 +362,40 @@ impl Tally {
             rms / (self.printed_se / n),
             ratios.join(" "),
             covered.join(" "),
+            biases.join(" "),
             self.few_deals,
             self.over_3,
             self.widest_over_model,
             self.dispersions / self.estimated.max(1) as f64,
             self.freedoms / self.estimated.max(1) as f64,
             self.estimated,
+        )
+    }
+
+    /// The sums the figures above are read from, for pooling runs split over several bench
+    /// runs (`--first`): covered and intervals; the runs' shares, summed and squared; per entrant
+    /// its errors, summed and squared, its printed standard errors summed, and its coverings.
+    fn sums(&self) -> String {
+        let runs: f64 = self.per_run.iter().sum();
+        let squares: f64 = self.per_run.iter().map(|x| x * x).sum();
+        let entrants: Vec<String> = (0..self.errors.len())
+            .map(|e| {
+                let errors = &self.errors[e];
+                format!(
+                    "{:.6}/{:.6}/{:.6}/{}",
+                    errors.iter().sum::<f64>(),
+                    errors.iter().map(|x| x * x).sum::<f64>(),
+                    self.ses[e],
+                    self.entrant_covered[e]
+                )
+            })
+            .collect();
+        format!(
+            "{} {} {} {runs:.9} {squares:.9} {}",
+            self.per_run.len(),
+            self.covered,
+            self.intervals,
+            entrants.join(" ")
         )
     }
 }
@@ -368,17 +421,20 @@ fn main() {
     }
     let started = Instant::now();
     let mut scratch = Scratch::default();
-    let truth = run(
-        &options,
-        &[options.truth_deals],
-        seeds::derive(1, 0),
-        &mut scratch,
-    );
-    let truth = by_entrant(&truth[0], options.entrants);
-    let shown: Vec<String> = truth.iter().map(|r| format!("{:+.1}", r.elo)).collect();
-    println!("  truth (Elo, mean 0): {}", shown.join(" "));
+    let truth = options.truth.clone().unwrap_or_else(|| {
+        let fit = run(
+            &options,
+            &[options.truth_deals],
+            seeds::derive(1, 0),
+            &mut scratch,
+        );
+        let rated = by_entrant(&fit[0], options.entrants);
+        rated.iter().map(|r| r.elo).collect()
+    });
+    let shown: Vec<String> = truth.iter().map(|elo| format!("{elo:+.4}")).collect();
+    println!("  truth (Elo, mean 0): {}", shown.join(","));
     let mut tallies: Vec<Tally> = options.deals.iter().map(|_| Tally::default()).collect();
-    for seed in 1..=options.runs {
+    for seed in options.first..options.first + options.runs {
         let fits = run(
             &options,
             &options.deals,
@@ -391,6 +447,9 @@ fn main() {
     }
     for (deals, tally) in options.deals.iter().zip(&tallies) {
         println!("  {deals} deals: {}", tally.report());
+        if args.iter().any(|a| a == "--sums") {
+            println!("  {deals} deals, sums: {}", tally.sums());
+        }
     }
     println!("  {:.0} s", started.elapsed().as_secs_f64());
 }

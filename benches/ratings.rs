@@ -5,7 +5,11 @@
 //! pairs of two games, results drawn from Bradley-Terry with graded true strengths, a fixed seed),
 //! and prints the time of each fit (cold, and warm-started from a fit of 95% of the sets); then
 //! folds 1,000,000 games of 1,000 entrants into the sets the fit reads and prints the process's
-//! resident memory on the way. Results are described in `docs/benchmarks.md`.
+//! resident memory on the way. Then the cost of the deals' dispersion
+//! ([`dispersion::estimate`]) at 10, 100 and 1,000 entrants: the same games, each set its own deal
+//! (a ladder) or the sets shared among 20 deals (a tournament's deals, each seen by every
+//! group), timed as a whole fit and as the dispersion's estimate alone on the same comparisons
+//! (the fit without it costs the difference); `--dispersion` runs that part alone. Results are described in `docs/benchmarks.md`.
 //!
 //! Without the `--bench` argument that `cargo bench` passes (e.g. under `cargo test --benches`),
 //! or with `--smoke`, it does a smoke run at 20 entrants whose figures mean nothing.
@@ -13,6 +17,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use allfives::tournament::ratings::cholesky::{Cholesky, Square};
+use allfives::tournament::ratings::dispersion::{self, Term};
 use allfives::tournament::ratings::{Anchor, Sets, batch};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -21,6 +27,8 @@ use rand::{RngExt, SeedableRng};
 const BENCH: &str = "--bench";
 /// Argument that makes a run a short smoke test.
 const SMOKE: &str = "--smoke";
+/// Argument that runs the dispersion's cost alone.
+const DISPERSION_ONLY: &str = "--dispersion";
 
 /// Games per entrant.
 const GAMES_EACH: usize = 20;
@@ -49,13 +57,92 @@ fn ladder(entrants: usize, seed: u64) -> Vec<Set> {
         .collect()
 }
 
-/// The first `count` of `sets`, folded in.
+/// The first `count` of `sets`, folded in, each its own deal.
 fn folded(sets: &[Set], count: usize) -> Sets {
+    dealt(&sets[..count], count)
+}
+
+/// `sets` folded in, set `i` dealt deal `i % deals`.
+fn dealt(sets: &[Set], deals: usize) -> Sets {
     let mut folded = Sets::default();
-    for (key, set) in sets[..count].iter().enumerate() {
-        folded.add(key as u64, set);
+    for (key, set) in sets.iter().enumerate() {
+        folded.add((key % deals) as u64, set);
     }
     folded
+}
+
+/// What [`dispersion::estimate`] reads for `sets` of `entrants` dealt `deals` deals, as the fit
+/// builds it at its ratings (here the true strengths): the regularized information's inverse
+/// and each deal's comparisons.
+fn dispersion_input(
+    sets: &[Set],
+    entrants: usize,
+    deals: usize,
+) -> (Square, Vec<(Vec<Term>, f64)>) {
+    let natural = std::f64::consts::LN_10 / 400.0;
+    let strength = |e: usize| natural * 800.0 * e as f64 / entrants as f64;
+    let mut clusters: Vec<(Vec<Term>, f64)> = (0..deals.min(sets.len()))
+        .map(|_| (Vec::new(), 1.0))
+        .collect();
+    let mut information = Square::zeros(entrants);
+    for (key, set) in sets.iter().enumerate() {
+        let (a, b) = (set[0][0].0[0], set[0][1].0[0]);
+        let points: f64 = set
+            .iter()
+            .map(|game| {
+                game.iter()
+                    .find(|(side, _)| side[0] == a)
+                    .map_or(0.0, |s| 2.0 - s.1 as f64)
+            })
+            .sum();
+        let e = 1.0 / (1.0 + (strength(b) - strength(a)).exp());
+        let info = 2.0 * e * (1.0 - e);
+        for (i, j, sign) in [(a, a, 1.0), (b, b, 1.0), (a, b, -1.0), (b, a, -1.0)] {
+            information.add(i, j, sign * info);
+        }
+        clusters[key % deals].0.push(Term {
+            direction: vec![(a, 1.0), (b, -1.0)],
+            information: info,
+            residual: points - 2.0 * e,
+        });
+    }
+    let largest = information.largest();
+    let regular = information.shifted(largest / entrants as f64, 1e-9 * largest);
+    let inverse = Cholesky::new(regular).expect("positive definite").inverse();
+    (inverse, clusters)
+}
+
+/// The fit's time beside the dispersion's alone, for `entrants` at each of two clusterings.
+fn dispersion_cost(entrants: usize, runs: usize) {
+    let names: Vec<String> = (0..entrants).map(|e| format!("e{e}")).collect();
+    let sets = ladder(entrants, 7);
+    for (label, deals) in [("each set its own deal", sets.len()), ("20 deals", 20)] {
+        let all = dealt(&sets, deals);
+        let fit: Vec<f64> = (0..runs)
+            .map(|_| {
+                let started = Instant::now();
+                black_box(batch::fit(&names, black_box(&all), Anchor::Mean(0.0)));
+                started.elapsed().as_secs_f64()
+            })
+            .collect();
+        let (inverse, clusters) = dispersion_input(&sets, entrants, deals);
+        let alone: Vec<f64> = (0..runs)
+            .map(|_| {
+                let started = Instant::now();
+                black_box(dispersion::estimate(black_box(&inverse), &clusters));
+                started.elapsed().as_secs_f64()
+            })
+            .collect();
+        let (fit, alone) = (milliseconds(fit), milliseconds(alone));
+        println!(
+            "  {entrants:>5} entrants, {} sets, {label}: whole fit {}; dispersion alone {} \
+             ({:.0}% of the fit's median)",
+            sets.len(),
+            fit.1,
+            alone.1,
+            100.0 * alone.0 / fit.0,
+        );
+    }
 }
 
 /// The median, least and most of `times`, in seconds.
@@ -68,6 +155,21 @@ fn summary(mut times: Vec<f64>) -> String {
         times[times.len() - 1],
         times.len()
     )
+}
+
+/// The median of `times` (seconds), and it with the least and most, in milliseconds.
+fn milliseconds(mut times: Vec<f64>) -> (f64, String) {
+    times.sort_by(f64::total_cmp);
+    let ms = |t: f64| 1000.0 * t;
+    let median = times[times.len() / 2];
+    let shown = format!(
+        "median {:.3} ms (min {:.3}, max {:.3}, {} runs)",
+        ms(median),
+        ms(times[0]),
+        ms(times[times.len() - 1]),
+        times.len()
+    );
+    (median, shown)
 }
 
 /// The resident memory of this process in KiB, from `/proc/self/status` (0 elsewhere).
@@ -111,6 +213,21 @@ fn memory(sets: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let full = args.iter().any(|a| a == BENCH) && !args.iter().any(|a| a == SMOKE);
+    if !args.iter().any(|a| a == DISPERSION_ONLY) {
+        fit_and_memory(full);
+    }
+    println!("the deals' dispersion: a whole fit and the dispersion's estimate alone:");
+    let costs: &[(usize, usize)] = match full {
+        true => &[(10, 200), (100, 20), (1000, 3)],
+        false => &[(10, 2)],
+    };
+    for &(entrants, runs) in costs {
+        dispersion_cost(entrants, runs);
+    }
+}
+
+/// The fit's times at ladder scale, cold and warm, and the memory of the sets it reads.
+fn fit_and_memory(full: bool) {
     let sizes: &[(usize, usize)] = match full {
         true => &[(100, 20), (1000, 5)],
         false => &[(20, 2)],
