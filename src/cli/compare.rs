@@ -371,6 +371,7 @@ fn text(r: &Report) -> String {
             "sequential test: {} after {} deals (LLR {:.2}, bounds {:.2} and {:.2}; {})",
             q.decision, q.deals, q.llr, q.lower, q.upper, q.method
         ));
+        lines.extend(q.slow_note(p.interval));
     }
     if let Some(asked) = r.deals_asked.filter(|&asked| asked > r.deals) {
         lines.push(format!(

@@ -53,7 +53,7 @@ pub fn banner(opened: &Opened, concurrency: usize) -> String {
 pub fn kept_processes_note(reuse_processes: bool) {
     let kept = match reuse_processes {
         true => "deals seen before included (--reuse-processes)",
-        false => "each restarted before a deal came back to it",
+        false => "a process for each seat arrangement (up to 4 a bot), none dealt a deal twice",
     };
     say(format_args!(
         "allfives: note: each worker kept its bots' processes from game to game, {kept}: a bot that keeps state across games (not reseeding from game_start's bot_seed) may play otherwise with another -j (--fresh starts a process per game)"
