@@ -35,7 +35,7 @@ pub use identity::Identity;
 pub use limits::ResourceLimits;
 pub use probes::{Probed, Tally};
 pub use protections::Protections;
-pub use reaper::{init_main, is_init};
+pub use reaper::{init_early, init_main, is_init};
 pub use report::Report;
 
 use report::{

@@ -216,6 +216,33 @@ pub fn is_init() -> bool {
         && unsafe { libc::getpid() } == 1
 }
 
+/// The exec'd init's entry before the Rust runtime's set-up, for a program to call from its
+/// constructors (glibc passes them the arguments): if this process is a contained bot's init
+/// ([`is_init`], from `argv` itself), runs [`init_main`] at once, and never returns. The init
+/// is exec'd at every start of a bot; the runtime's set-up (the standard descriptors checked
+/// and opened, the main thread's stack guard read from `/proc/self/maps`, the signal stack)
+/// is some 30 system calls it does not need. `SIGPIPE` is ignored, as the runtime would.
+///
+/// # Safety
+///
+/// `argv` must hold `argc` valid NUL-terminated strings, as the C runtime passes them.
+pub unsafe fn init_early(argc: libc::c_int, argv: *const *const libc::c_char) {
+    if argc != 1 || argv.is_null() {
+        return;
+    }
+    // SAFETY: the caller passes the process's own arguments, argv[0] among them.
+    let first = unsafe { *argv };
+    // SAFETY: a NUL-terminated string of the C runtime's, when not null.
+    let name = (!first.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(first) });
+    // SAFETY: getpid cannot fail.
+    if name.is_some_and(|n| n.to_bytes() == INIT_NAME.as_bytes()) && unsafe { libc::getpid() } == 1
+    {
+        // SAFETY: signal only changes this process's disposition of SIGPIPE.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+        init_main();
+    }
+}
+
 /// The exec'd init's whole life: reaps until the bot (its first child) ends, answering its
 /// counted calls if it was given a listener (descriptor 4), reports on descriptor 3, and exits
 /// as the bot did.
