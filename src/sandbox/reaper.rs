@@ -168,14 +168,24 @@ fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
     // where one may sit where another goes; dup2 leaves the new one open at exec); execveat
     // with NUL-terminated, null-ended lists that live in this frame.
     unsafe {
-        let exe = libc::fcntl(exec.exe, libc::F_DUPFD_CLOEXEC, 10);
+        // Where all lie above the places (and the standard descriptors, closed below), each
+        // goes straight to its own: four calls fewer a start.
+        let above = |fd: RawFd| fd > INIT_TALLY_FD;
+        let clear = above(exec.exe) && wanted.iter().all(|&(fd, _)| fd < 0 || above(fd));
+        let exe = match clear {
+            true => exec.exe,
+            false => libc::fcntl(exec.exe, libc::F_DUPFD_CLOEXEC, 10),
+        };
         if exe < 0 {
             return;
         }
         let mut moved = [-1; 3];
         for (i, &(fd, _)) in wanted.iter().enumerate() {
             if fd >= 0 {
-                moved[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
+                moved[i] = match clear {
+                    true => fd,
+                    false => libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10),
+                };
             }
         }
         for (&fd, &(_, place)) in moved.iter().zip(&wanted) {
@@ -264,8 +274,13 @@ fn reap_and_report(bot: libc::pid_t, report_fd: RawFd, watch: Option<Watch>) -> 
         }
         _ => wait_for(bot),
     };
-    report::put(report_fd, LEFTOVERS, u32::from(others_alive()));
-    report::put(report_fd, STATUS, status as u32);
+    report::put_all(
+        report_fd,
+        &[
+            (LEFTOVERS, u32::from(others_alive())),
+            (STATUS, status as u32),
+        ],
+    );
     exit_as(status)
 }
 
