@@ -374,24 +374,21 @@ fn named(argv: &[String]) -> Vec<PathBuf> {
 /// A program's installation, as named and as its real path: a program in a `bin`, `sbin` or
 /// `shims` folder brings that folder's parent (`~/.pyenv/shims/python3` brings `~/.pyenv`).
 fn installation(path: &Path) -> Vec<PathBuf> {
-    [
-        path.to_path_buf(),
-        canonical(path).unwrap_or_default(),
-    ]
-    .into_iter()
-    .filter(|p| !p.as_os_str().is_empty())
-    .map(|p| {
-        let dir = folder_of(&p);
-        let named_bin = dir
-            .file_name()
-            .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
-        // `/bin/sh` belongs to no installation but the system's: its folder, not all of `/`.
-        match (named_bin, dir.parent()) {
-            (true, Some(up)) if up != Path::new("/") => up.to_path_buf(),
-            _ => dir.to_path_buf(),
-        }
-    })
-    .collect()
+    [path.to_path_buf(), canonical(path).unwrap_or_default()]
+        .into_iter()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| {
+            let dir = folder_of(&p);
+            let named_bin = dir
+                .file_name()
+                .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
+            // `/bin/sh` belongs to no installation but the system's: its folder, not all of `/`.
+            match (named_bin, dir.parent()) {
+                (true, Some(up)) if up != Path::new("/") => up.to_path_buf(),
+                _ => dir.to_path_buf(),
+            }
+        })
+        .collect()
 }
 
 /// The user's installs of interpreters and packages that exist: under the home folder, and
