@@ -411,23 +411,7 @@ const SYS_OPEN_TREE_ATTR: libc::c_long = 467;
 /// in one call (-1 where the kernel lacks it, or it failed: [`clone_tree`] then tries alone).
 fn clone_tree_with(path: &CStr, set: u64) -> libc::c_int {
     let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint;
-    let attr = MountAttr {
-        attr_set: set,
-        attr_clr: 0,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    // SAFETY: open_tree_attr with a NUL-terminated path and a struct of its size.
-    unsafe {
-        libc::syscall(
-            SYS_OPEN_TREE_ATTR,
-            libc::AT_FDCWD,
-            path.as_ptr(),
-            flags,
-            &attr as *const MountAttr,
-            std::mem::size_of::<MountAttr>(),
-        ) as libc::c_int
-    }
+    with_attr(SYS_OPEN_TREE_ATTR, libc::AT_FDCWD, path, flags, set) as libc::c_int
 }
 
 /// Sets mount attributes on the detached copy `fd` and every mount in it.
@@ -446,22 +430,34 @@ fn set_attr(path: &CStr, set: u64) -> bool {
 }
 
 fn attr_at(dirfd: libc::c_int, path: &CStr, flags: libc::c_uint, set: u64) -> bool {
+    with_attr(libc::SYS_mount_setattr, dirfd, path, flags, set) == 0
+}
+
+/// A call of the mount API that takes a `struct mount_attr` (`mount_setattr`,
+/// `open_tree_attr`), setting `set`.
+fn with_attr(
+    call: libc::c_long,
+    dirfd: libc::c_int,
+    path: &CStr,
+    flags: libc::c_uint,
+    set: u64,
+) -> libc::c_long {
     let attr = MountAttr {
         attr_set: set,
         attr_clr: 0,
         propagation: 0,
         userns_fd: 0,
     };
-    // SAFETY: mount_setattr with a NUL-terminated path and a struct of its size.
+    // SAFETY: a call of the mount API with a NUL-terminated path and a struct of its size.
     unsafe {
         libc::syscall(
-            libc::SYS_mount_setattr,
+            call,
             dirfd,
             path.as_ptr(),
             flags,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
-        ) == 0
+        )
     }
 }
 
