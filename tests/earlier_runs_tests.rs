@@ -205,7 +205,10 @@ fn many_earlier_runs_leave_no_trace(nobody: bool) {
         .map(|f| f[4])
         .filter(|p| !["/tmp", "/dev/shm", "/proc"].contains(p))
         .collect();
-    assert!(writable.is_empty(), "writable mounts {writable:?}: {mounts}");
+    assert!(
+        writable.is_empty(),
+        "writable mounts {writable:?}: {mounts}"
+    );
     let named = mounts.lines().filter(|l| l.contains("/earlier-")).count();
     let short: String = line.chars().take(300).collect();
     assert!(
