@@ -17,6 +17,8 @@ bot=$(realpath "$2")
 runs=${3:-10000}
 place=$(mktemp -d /tmp/allfives-start-cost-XXXXXX)
 trap 'rm -rf "$place"' EXIT
+# Ended by a signal (`| head` closing the pipe, Ctrl-C), it still removes its folder.
+trap 'exit 1' INT TERM HUP PIPE
 mkdir -p "$place/state-0/allfives" "$place/state-$runs/allfives" "$place/bots"
 : > "$place/state-0/allfives/runs"
 if [ "$runs" -gt 0 ]; then
