@@ -5,6 +5,10 @@
 # the referee registers them. Prints the system calls of each run and the referee's CPU
 # (user + system of the whole process tree, from /usr/bin/time).
 #
+# strace -c leaves out the calls it does not know: an strace older than Linux 6.15's
+# open_tree_attr (`strace -V`) misses one call a bind at each start; count them in a full
+# trace (`strace -f -o FILE`, lines with syscall_0x1d3) and add them.
+#
 #   g++ -O2 -o /tmp/starter_bot sample_bots/cpp/starter_bot.cpp
 #   scripts/start_cost.sh target/release/allfives /tmp/starter_bot [N]
 set -eu
@@ -13,6 +17,8 @@ bot=$(realpath "$2")
 runs=${3:-10000}
 place=$(mktemp -d /tmp/allfives-start-cost-XXXXXX)
 trap 'rm -rf "$place"' EXIT
+# Ended by a signal (`| head` closing the pipe, Ctrl-C), it still removes its folder.
+trap 'exit 1' INT TERM HUP PIPE
 mkdir -p "$place/state-0/allfives" "$place/state-$runs/allfives" "$place/bots"
 : > "$place/state-0/allfives/runs"
 if [ "$runs" -gt 0 ]; then

@@ -24,6 +24,20 @@ fn main() -> ExitCode {
     ExitCode::from(allfives::cli::commands::run(cli))
 }
 
+/// A contained bot's init (exec'd at each of its starts) begins here, before the runtime's
+/// set-up, which it does not need ([`allfives::sandbox::init_early`]); any other process goes
+/// on to `main`. glibc passes a constructor the arguments.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static INIT_EARLY: extern "C" fn(libc::c_int, *const *const libc::c_char) = init_early;
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+extern "C" fn init_early(argc: libc::c_int, argv: *const *const libc::c_char) {
+    // SAFETY: glibc calls the constructors with the process's argc and argv.
+    unsafe { allfives::sandbox::init_early(argc, argv) }
+}
+
 /// Keeps the memory the rating fits free for the next fit. Each fit allocates matrices of
 /// megabytes (8 MB each at 1,000 entrants) and frees them; glibc hands blocks that large back to
 /// the kernel (mmap past 128 KB by default, and the heap's top trimmed past 128 KB), so every

@@ -196,6 +196,19 @@ fn many_earlier_runs_leave_no_trace(nobody: bool) {
         .unwrap_or("");
     let mounts = fs::read_to_string(here.join("now/bot.stderr")).expect("its stderr");
     assert!(mounts.contains(" / "), "no mount table: {mounts}");
+    // Every mount but the private ones is read-only, those inside a copy too (`/dev/pts`,
+    // `/sys/fs/cgroup/...`): the copies' flags are set on the whole tree, in one call or two.
+    let writable: Vec<&str> = mounts
+        .lines()
+        .map(|l| l.split(' ').collect::<Vec<_>>())
+        .filter(|f| f.len() > 5 && f[4].starts_with('/') && !f[5].starts_with("ro"))
+        .map(|f| f[4])
+        .filter(|p| !["/tmp", "/dev/shm", "/proc"].contains(p))
+        .collect();
+    assert!(
+        writable.is_empty(),
+        "writable mounts {writable:?}: {mounts}"
+    );
     let named = mounts.lines().filter(|l| l.contains("/earlier-")).count();
     let short: String = line.chars().take(300).collect();
     assert!(

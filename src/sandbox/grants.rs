@@ -374,24 +374,21 @@ fn named(argv: &[String]) -> Vec<PathBuf> {
 /// A program's installation, as named and as its real path: a program in a `bin`, `sbin` or
 /// `shims` folder brings that folder's parent (`~/.pyenv/shims/python3` brings `~/.pyenv`).
 fn installation(path: &Path) -> Vec<PathBuf> {
-    [
-        path.to_path_buf(),
-        fs::canonicalize(path).unwrap_or_default(),
-    ]
-    .into_iter()
-    .filter(|p| !p.as_os_str().is_empty())
-    .map(|p| {
-        let dir = folder_of(&p);
-        let named_bin = dir
-            .file_name()
-            .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
-        // `/bin/sh` belongs to no installation but the system's: its folder, not all of `/`.
-        match (named_bin, dir.parent()) {
-            (true, Some(up)) if up != Path::new("/") => up.to_path_buf(),
-            _ => dir.to_path_buf(),
-        }
-    })
-    .collect()
+    [path.to_path_buf(), canonical(path).unwrap_or_default()]
+        .into_iter()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| {
+            let dir = folder_of(&p);
+            let named_bin = dir
+                .file_name()
+                .is_some_and(|n| BIN_DIRS.contains(&n.to_string_lossy().as_ref()));
+            // `/bin/sh` belongs to no installation but the system's: its folder, not all of `/`.
+            match (named_bin, dir.parent()) {
+                (true, Some(up)) if up != Path::new("/") => up.to_path_buf(),
+                _ => dir.to_path_buf(),
+            }
+        })
+        .collect()
 }
 
 /// The user's installs of interpreters and packages that exist: under the home folder, and
@@ -455,10 +452,44 @@ fn path_words(arg: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+thread_local! {
+    /// The real paths found while [`remembering`] on this thread.
+    static REAL: std::cell::RefCell<Option<std::collections::HashMap<PathBuf, Option<PathBuf>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with each path's real path looked up on the disk once: working out what a bot
+/// sees resolves the same folders again and again (`HOME`, its folder, `PATH`'s), each a
+/// `readlink` a component. The disk is taken not to change meanwhile.
+pub(super) fn remembering<T>(work: impl FnOnce() -> T) -> T {
+    REAL.with(|r| *r.borrow_mut() = Some(Default::default()));
+    let done = work();
+    REAL.with(|r| *r.borrow_mut() = None);
+    done
+}
+
+/// `fs::canonicalize`, remembered while [`remembering`].
+fn canonical(path: &Path) -> Option<PathBuf> {
+    let known = REAL.with(|r| r.borrow().as_ref().map(|m| m.get(path).cloned()));
+    match known {
+        Some(Some(real)) => real,
+        Some(None) => {
+            let real = fs::canonicalize(path).ok();
+            REAL.with(|r| {
+                if let Some(m) = r.borrow_mut().as_mut() {
+                    m.insert(path.to_path_buf(), real.clone());
+                }
+            });
+            real
+        }
+        None => fs::canonicalize(path).ok(),
+    }
+}
+
 /// `path` made absolute against the working directory, with links, `.` and `..` resolved where
 /// the folders exist.
 pub fn absolute(path: &Path) -> PathBuf {
-    if let Ok(real) = fs::canonicalize(path) {
+    if let Some(real) = canonical(path) {
         return real;
     }
     // Not there yet (a log folder made later): its nearest folder that is, resolved, and the
@@ -469,7 +500,7 @@ pub fn absolute(path: &Path) -> PathBuf {
     while let (Some(up), Some(name)) = (at.parent(), at.file_name()) {
         rest.push(name);
         at = up;
-        if let Ok(real) = fs::canonicalize(at) {
+        if let Some(real) = canonical(at) {
             return rest.iter().rev().fold(real, |p, name| p.join(name));
         }
     }

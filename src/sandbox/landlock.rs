@@ -4,9 +4,14 @@
 //! `/dev/null` and what `--bot-write` grants. What is hidden inside what it reads (this run's
 //! logs in its folder) is carved out: Landlock cannot take a folder out of a granted one, so
 //! on the way to each hidden folder every neighbour is granted on its own, and the hidden one
-//! is not. The rules are worked out once per bot ([`Rules`]); each start makes its ruleset
-//! from them in the referee, and the bot, between fork and exec, adds its private /tmp,
-//! /dev/shm, /proc and its root's folders (they exist only once mounted) and restricts itself.
+//! is not. The rules are worked out once per bot ([`Rules`]), each path opened then and kept
+//! open (within a budget of descriptors for the whole process): each start makes its ruleset
+//! from them in the referee with one system call a rule, and the bot, between fork and exec,
+//! adds its private /tmp, /dev/shm, /proc and its root's folders (they exist only once
+//! mounted: a ruleset cannot be copied, and one shared by every start would gather every
+//! start's private folders) and restricts itself. The system calls are raw (the crate's
+//! `landlock` types name the access rights): the crate asks the kernel's ABI and looks at each
+//! path's type again at every ruleset, some 40 calls a start.
 //! Network ports are closed (unless allowed); on ABI 6 and later the bot can signal nothing
 //! and reach no abstract socket outside its own domain. A Landlock domain also cannot ptrace a
 //! process outside it, which closes `/proc/PID/mem`, `/proc/PID/fd` and ptrace itself, even
@@ -14,13 +19,12 @@
 
 use std::collections::BTreeSet;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
-};
+use landlock::{ABI, Access, AccessFs, AccessNet, BitFlags, Scope};
 
 use super::grants::Grants;
 
@@ -33,19 +37,83 @@ const WRITE_DEVICES: [&str; 1] = ["/dev/null"];
 /// says which.
 const ABI_WANTED: ABI = ABI::V6;
 
+/// How many rule descriptors the whole process keeps open (a tournament's bots share them);
+/// the rules of a bot past it are opened at each of its starts.
+const KEPT_BUDGET: usize = 256;
+static KEPT: AtomicUsize = AtomicUsize::new(0);
+
+/// `landlock_create_ruleset`'s flag asking for the ABI, and `landlock_add_rule`'s rule type.
+const CREATE_RULESET_VERSION: u32 = 1;
+const RULE_PATH_BENEATH: libc::c_int = 1;
+
+/// `struct landlock_ruleset_attr`, as far as ABI 6.
+#[repr(C)]
+struct RulesetAttr {
+    handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
+}
+
+/// `struct landlock_path_beneath_attr`.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The kernel's Landlock ABI (0: none), asked once a process.
+fn kernel_abi() -> i32 {
+    static ABI_HERE: OnceLock<i32> = OnceLock::new();
+    *ABI_HERE.get_or_init(|| {
+        // SAFETY: the version query takes no attribute.
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<RulesetAttr>(),
+                0usize,
+                CREATE_RULESET_VERSION,
+            )
+        };
+        v.max(0) as i32
+    })
+}
+
+/// The ABI used: the kernel's, at most the one wanted.
+fn abi_used() -> ABI {
+    ABI::from(kernel_abi()).min(ABI_WANTED)
+}
+
 /// A ruleset ready for a bot to restrict itself with.
 pub(super) struct Prepared {
-    ruleset: Option<RulesetCreated>,
+    ruleset: Option<OwnedFd>,
 }
 
 fn read() -> BitFlags<AccessFs> {
     AccessFs::from_read(ABI_WANTED)
 }
 
-/// What one bot is granted, worked out once: each path and its access.
+/// Where a rule's path is: opened once and kept, or opened at each start.
+enum Place {
+    Kept(OwnedFd),
+    Path(PathBuf),
+}
+
+/// What one bot is granted, worked out once: each path and its access (as the kernel's ABI
+/// has it).
 pub(super) struct Rules {
-    rules: Vec<(PathBuf, BitFlags<AccessFs>)>,
+    rules: Vec<(Place, u64)>,
     network: bool,
+}
+
+impl Drop for Rules {
+    fn drop(&mut self) {
+        let kept = self
+            .rules
+            .iter()
+            .filter(|(p, _)| matches!(p, Place::Kept(_)))
+            .count();
+        KEPT.fetch_sub(kept, Ordering::Relaxed);
+    }
 }
 
 impl Rules {
@@ -70,46 +138,116 @@ impl Rules {
             }
         }
         let write = read() | AccessFs::from_write(ABI_WANTED);
-        let rules = readable
+        let handled = AccessFs::from_all(abi_used());
+        let wanted: Vec<(PathBuf, BitFlags<AccessFs>)> = readable
             .into_iter()
             .map(|p| (p, read()))
             .chain(READ_DEVICES.iter().map(|d| (PathBuf::from(d), read())))
             .chain(WRITE_DEVICES.iter().map(|d| (PathBuf::from(d), write)))
             .chain(grants.write.iter().map(|p| (p.clone(), write)))
-            .map(|(p, access)| match p.is_dir() {
-                true => (p, access),
-                false => (p, access & AccessFs::from_file(ABI_WANTED)),
-            })
             .collect();
+        let keep = KEPT
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                (k + wanted.len() <= KEPT_BUDGET).then_some(k + wanted.len())
+            })
+            .is_ok();
+        let mut rules = Vec::with_capacity(wanted.len());
+        let mut unused = 0;
+        for (path, access) in wanted {
+            // A path that vanished since it was listed is simply not granted.
+            let Some(fd) = open_path(&path) else {
+                unused += usize::from(keep);
+                continue;
+            };
+            let access = match is_dir(&fd) {
+                true => access,
+                false => access & AccessFs::from_file(ABI_WANTED),
+            };
+            let place = match keep {
+                true => Place::Kept(fd),
+                false => Place::Path(path),
+            };
+            rules.push((place, (access & handled).bits()));
+        }
+        KEPT.fetch_sub(unused, Ordering::Relaxed);
         Rules { rules, network }
     }
 
-    /// A start's ruleset, made from the rules (the paths opened again: a start holds no
-    /// descriptor of another's).
+    /// A start's ruleset, made from the rules: one call a kept rule (a rule past the budget
+    /// opens its path again).
     pub(super) fn ruleset(&self) -> io::Result<Prepared> {
-        let mut ruleset = Ruleset::default()
-            .set_compatibility(CompatLevel::BestEffort)
-            .handle_access(AccessFs::from_all(ABI_WANTED))
-            .map_err(io::Error::other)?
-            .scope(Scope::from_all(ABI_WANTED))
-            .map_err(io::Error::other)?;
-        if !self.network {
-            ruleset = ruleset
-                .handle_access(AccessNet::from_all(ABI_WANTED))
-                .map_err(io::Error::other)?;
+        let abi = abi_used();
+        if abi == ABI::Unsupported {
+            return Ok(Prepared { ruleset: None });
         }
-        let mut created = ruleset.create().map_err(io::Error::other)?;
-        for (path, access) in &self.rules {
-            // A path that vanished since it was listed is simply not granted.
-            let Ok(fd) = PathFd::new(path) else { continue };
-            created = created
-                .add_rule(PathBeneath::new(fd, *access))
-                .map_err(io::Error::other)?;
+        let attr = RulesetAttr {
+            handled_access_fs: AccessFs::from_all(abi).bits(),
+            handled_access_net: match self.network {
+                true => 0,
+                false => AccessNet::from_all(abi).bits(),
+            },
+            scoped: Scope::from_all(abi).bits(),
+        };
+        // SAFETY: a ruleset attribute of its size; the descriptor returned is ours.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                &attr as *const RulesetAttr,
+                std::mem::size_of::<RulesetAttr>(),
+                0u32,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor just made and owned by nothing else.
+        let ruleset = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
+        for (place, access) in &self.rules {
+            let added = match place {
+                Place::Kept(fd) => add_rule(ruleset.as_raw_fd(), fd.as_raw_fd(), *access),
+                Place::Path(path) => open_path(path)
+                    .is_none_or(|fd| add_rule(ruleset.as_raw_fd(), fd.as_raw_fd(), *access)),
+            };
+            if !added {
+                return Err(io::Error::last_os_error());
+            }
         }
         Ok(Prepared {
-            ruleset: Some(created),
+            ruleset: Some(ruleset),
         })
     }
+}
+
+/// Adds a rule granting `access` beneath the folder or file `parent` to `ruleset`. Raw call.
+fn add_rule(ruleset: RawFd, parent: RawFd, access: u64) -> bool {
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: parent,
+    };
+    // SAFETY: a rule attribute that outlives the call, on descriptors the caller holds.
+    unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        ) == 0
+    }
+}
+
+fn is_dir(fd: &OwnedFd) -> bool {
+    // SAFETY: fstat on a descriptor we hold, into a zeroed struct.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        libc::fstat(fd.as_raw_fd(), &mut stat) == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFDIR
+    }
+}
+
+/// An `O_PATH` descriptor of `path`, closed at exec.
+fn open_path(path: &Path) -> Option<OwnedFd> {
+    let path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    open_c_path(&path)
 }
 /// What carving keeps out: the hidden paths, and the carved folders (of which only the entries
 /// shown are granted, so that a file written there later stays out of reach).
@@ -183,48 +321,53 @@ fn carve(dir: &Path, walls: &Walls, out: &mut Vec<PathBuf>) {
 impl Prepared {
     /// In the bot, between fork and exec: grants the private folders (`/tmp` and `/dev/shm`
     /// read-write, `/proc` read-only) if they were mounted, listing its root's folders (made
-    /// for it: the way to what it reads), and restricts the process for good.
+    /// for it: the way to what it reads), and restricts the process for good (the ruleset
+    /// and the private folders' descriptors close at exec). Raw calls only.
     /// Returns the outcome for the report: 0 not enforced, 1 partly, 2 fully, plus 16 times
     /// the ABI.
     pub(super) fn restrict(&mut self, tmp: bool, shm: bool, proc: bool, root: bool) -> u32 {
-        let Some(mut ruleset) = self.ruleset.take() else {
+        let Some(ruleset) = self.ruleset.take() else {
             return 0;
         };
-        let all = AccessFs::from_all(ABI_WANTED);
+        let handled = AccessFs::from_all(abi_used());
+        let all = AccessFs::from_all(ABI_WANTED) & handled;
         let private = [
             (tmp, c"/tmp", all),
             (shm, c"/dev/shm", all),
-            (proc, c"/proc", read()),
-            (root, c"/", AccessFs::ReadDir.into()),
+            (proc, c"/proc", read() & handled),
+            (root, c"/", BitFlags::from(AccessFs::ReadDir)),
         ];
         for (granted, path, access) in private {
             if !granted {
                 continue;
             }
-            if let Some(fd) = open_path(path) {
-                let fd: BorrowedFd = fd.as_fd();
-                ruleset = match ruleset.add_rule(PathBeneath::new(fd, access)) {
-                    Ok(r) => r,
-                    Err(_) => return 0,
-                };
+            if let Some(fd) = open_c_path(path) {
+                if !add_rule(ruleset.as_raw_fd(), fd.as_raw_fd(), access.bits()) {
+                    return 0;
+                }
+                std::mem::forget(fd);
             }
         }
-        match ruleset.restrict_self() {
-            Ok(status) => {
-                let level = match status.ruleset {
-                    RulesetStatus::FullyEnforced => 2,
-                    RulesetStatus::PartiallyEnforced => 1,
-                    RulesetStatus::NotEnforced => 0,
-                };
-                level + 16 * ABI::from(status.landlock) as u32
-            }
-            Err(_) => 0,
+        // SAFETY: prctl and landlock_restrict_self on this process and a ruleset it holds.
+        let restricted = unsafe {
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+                && libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) == 0
+        };
+        // Closed at exec (a close here is one more call a start).
+        std::mem::forget(ruleset);
+        if !restricted {
+            return 0;
         }
+        let level = match abi_used() >= ABI_WANTED {
+            true => 2,
+            false => 1,
+        };
+        level + 16 * ABI::from(kernel_abi()) as u32
     }
 }
 
 /// An `O_PATH` descriptor, opened with a raw call (no allocation between fork and exec).
-fn open_path(path: &std::ffi::CStr) -> Option<OwnedFd> {
+fn open_c_path(path: &std::ffi::CStr) -> Option<OwnedFd> {
     // SAFETY: a NUL-terminated path; the descriptor returned is owned by the caller.
     let fd: RawFd = unsafe { libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
     // SAFETY: a descriptor just opened and owned by nothing else.

@@ -35,7 +35,7 @@ pub use identity::Identity;
 pub use limits::ResourceLimits;
 pub use probes::{Probed, Tally};
 pub use protections::Protections;
-pub use reaper::{init_main, is_init};
+pub use reaper::{init_early, init_main, is_init};
 pub use report::Report;
 
 use report::{
@@ -142,7 +142,7 @@ impl Policy {
         };
         let mut hidden = self.hidden.clone();
         hidden.extend(outputs::earlier());
-        let made = grants(&wants, &hidden, &self.homes);
+        let made = grants::remembering(|| grants(&wants, &hidden, &self.homes));
         let mut table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
         table
             .get_or_insert_with(HashMap::new)
@@ -251,8 +251,7 @@ pub fn contain(
         }
         identity::before_namespaces(identity);
         let ns = namespaces::enter(network, root, &maps);
-        report::put(w, NAMESPACES, ns);
-        report::put(w, KEYRING, fresh_session_keyring());
+        report::put_all(w, &[(NAMESPACES, ns), (KEYRING, fresh_session_keyring())]);
         let mut mounts = 0;
         let mut filtered = false;
         if ns & Namespaces::PID != 0 {
@@ -270,12 +269,11 @@ pub fn contain(
             if ns & Namespaces::MOUNT != 0 {
                 mounts = shared.plan.apply(&mut fds);
             }
-            report::put(w, MOUNTS, mounts);
             // The init installs the filter, listening for the counted calls; the bot
             // inherits it.
             let listener = filter.install_listening();
             filtered = listener.is_some();
-            report::put(w, SECCOMP, u32::from(filtered));
+            report::put_all(w, &[(MOUNTS, mounts), (SECCOMP, u32::from(filtered))]);
             let watch = listener.map(|listener| reaper::Watch { listener, tally });
             // SAFETY: as above; this process is PID 1 of the new namespace.
             match unsafe { libc::fork() } {
@@ -290,21 +288,27 @@ pub fn contain(
             unsafe { libc::chdir(cwd.as_ptr()) };
         }
         let became = identity::become_bot(identity::reachable(identity, mounts));
-        report::put(w, IDENTITY, u32::from(became));
         if !became {
+            report::put(w, IDENTITY, 0);
             // SAFETY: a bot that could not shed root's powers must not run.
             unsafe { libc::_exit(126) };
         }
-        report::put(w, LIMITS, limits.apply());
+        let limited = limits.apply();
         let landlock = ruleset.restrict(
             mounts & Mounts::TMP != 0,
             mounts & Mounts::SHM != 0,
             mounts & Mounts::PROC != 0,
             mounts & Mounts::READ_ONLY != 0,
         );
-        report::put(w, LANDLOCK, landlock);
-        if !filtered {
-            report::put(w, SECCOMP, filter.install());
+        // One write for the bot's part of the report (the filter's, where its init has none).
+        let seccomp = match filtered {
+            true => None,
+            false => Some(filter.install()),
+        };
+        let done = [(IDENTITY, 1), (LIMITS, limited), (LANDLOCK, landlock)];
+        match seccomp {
+            Some(s) => report::put_all(w, &[done[0], done[1], done[2], (SECCOMP, s)]),
+            None => report::put_all(w, &done),
         }
         // Descriptors the referee inherited (a shell's `3<secret`) must not reach the bot.
         // SAFETY: marks this process's own descriptors above stderr close-on-exec.

@@ -61,10 +61,20 @@ impl Limits {
 
 /// Writes one record. Async-signal-safe: it runs between fork and exec.
 pub(super) fn put(fd: RawFd, tag: u8, value: u32) {
-    let v = value.to_le_bytes();
-    let record = [tag, v[0], v[1], v[2], v[3]];
+    put_all(fd, &[(tag, value)]);
+}
+
+/// Writes up to four records in one call (each call is a system call of every start; a pipe
+/// writes up to `PIPE_BUF` bytes at once, so records never interleave). Async-signal-safe.
+pub(super) fn put_all(fd: RawFd, records: &[(u8, u32)]) {
+    let mut buf = [0u8; 5 * 4];
+    let records = &records[..records.len().min(4)];
+    for (record, (tag, value)) in buf.chunks_exact_mut(5).zip(records) {
+        record[0] = *tag;
+        record[1..].copy_from_slice(&value.to_le_bytes());
+    }
     // SAFETY: a plain write of a stack buffer to a descriptor this process owns.
-    unsafe { libc::write(fd, record.as_ptr().cast(), record.len()) };
+    unsafe { libc::write(fd, buf.as_ptr().cast(), 5 * records.len()) };
 }
 
 /// What the report pipe said so far.
