@@ -330,6 +330,61 @@ fn a_bot_that_remembers_through_the_page_cache_knows_no_opponent_hand() {
     assert_eq!(report["standings"]["entrants"][0].get("probed"), None);
 }
 
+/// Each seat arrangement keeps a process, alive while its sibling plays: one that parks
+/// threads on futexes of a file both map, a word for each tile it held, lets the sibling wake
+/// them and count. Contained, an idle process is held (every process of its sandbox stopped,
+/// and a stopped thread waits on no futex), so the sibling wakes no one; uncontained (the
+/// control) it knows every opponent's hand. Before, contained, 16 of 16.
+#[test]
+fn a_bot_that_parks_its_hands_on_futexes_for_its_sibling_knows_no_opponent_hand() {
+    let sb = Sandbox::new();
+    let (learnt, _) = kernel_memory_in_a_match(&sb, FUTEXES, &[], &[], |_| {});
+    assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    let (learnt, _) = kernel_memory_in_a_match(&sb, FUTEXES, &[], &["--no-sandbox"], |_| {});
+    assert!(learnt.right >= 8, "the control knew {} hands", learnt.right);
+}
+
+const FUTEXES: &str = "cheat_remembers_through_futexes";
+
+/// The same in a tournament's worker (`-j 1`): every group deals the same deals, and the
+/// worker keeps the processes of the group it left while it plays the next, so those are held
+/// too. Before, contained, 16 hands known (the kept group's last arrangement, running); the
+/// control 48.
+#[test]
+fn a_tournament_worker_holds_the_group_it_left() {
+    let sb = Sandbox::new();
+    let cheat = sb.fixture(FUTEXES, &[]);
+    let run = |name: &str, more: &[&str]| {
+        let out = sb.path(name);
+        let out_text = out.display().to_string();
+        let mut args = vec!["tournament", "--quiet", "--out", &out_text, &cheat];
+        args.extend([
+            "builtin:greedy",
+            "builtin:random",
+            "--seed",
+            "5",
+            "--deals",
+            "8",
+        ]);
+        args.extend(["-j", "1", "--max-hands", "2"]);
+        args.extend(more);
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+        sb.assert_no_bot_left();
+        memory(&out.join("logs"), &out.join("stderr"))
+    };
+    let learnt = run("contained", &[]);
+    assert!(learnt.held >= 32, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    let learnt = run("control", &["--no-sandbox"]);
+    assert!(
+        learnt.right >= 16,
+        "the control knew {} hands",
+        learnt.right
+    );
+}
+
 /// The cheater (entrant 0) was caught at each of `calls`, in the standings and in the seats of
 /// the results lines, whose counts add up to the standings'; its opponent at none.
 fn assert_caught(report: &Value, calls: &[&str]) {

@@ -17,7 +17,7 @@ use crate::bot::framing::parse_answer;
 use crate::bot::lifetime::Dealt;
 use crate::bot::process::{BotProcess, Deferred, Ending, Launch, Nothing, StderrSink};
 use crate::bot::timing::MoveTimes;
-use crate::sandbox::Policy;
+use crate::sandbox::{Ask, Policy};
 use crate::text;
 use allfives_engine::game::{Game, Move};
 use allfives_engine::json::TurnWriter;
@@ -681,38 +681,73 @@ impl Player {
     /// takes over (without one, the next [`start`](Player::start) starts it). Each process then
     /// sees every deal in one arrangement only, so never twice; arrangements from
     /// [`KEPT_PROCESSES`] - 1 on share one process, which the check before a deal it has seen
-    /// restarts.
-    pub fn take_up(&mut self, arrangement: usize) {
+    /// restarts. A contained process is held (every process of its sandbox stopped) for as
+    /// long as it is idle, so that it passes nothing to the one that plays; it is held before
+    /// the next plays, and continued before it is asked anything. One that cannot be held or
+    /// continued is killed (its arrangement then starts a new one).
+    pub async fn take_up(&mut self, arrangement: usize) {
         let slot = arrangement.min(KEPT_PROCESSES - 1);
-        let Runner::Process(running) = &mut self.runner else {
+        if !matches!(self.runner, Runner::Process(_)) {
             return;
-        };
+        }
         let idle_of_slot = self.idle.iter().position(|idle| idle.slot == slot);
-        // A process dealt nothing yet (started to hear its hello) serves any arrangement.
-        if slot == self.slot || (self.seen.is_empty() && idle_of_slot.is_none()) {
+        // A process dealt nothing yet (started to hear its hello) serves any arrangement; one
+        // put to rest (idle while running is empty) is taken up again.
+        if idle_of_slot.is_none() && (slot == self.slot || self.seen.is_empty()) {
             self.slot = slot;
             return;
         }
-        if let Some(process) = running.take() {
-            let seen = std::mem::take(&mut self.seen);
-            let slot = self.slot;
-            self.idle.push(Idle {
-                slot,
-                process,
-                seen,
-            });
-        }
+        self.rest().await;
         if let Some(at) = idle_of_slot {
-            let idle = self.idle.swap_remove(at);
-            *running = Some(idle.process);
-            self.seen = idle.seen;
+            let mut idle = self.idle.swap_remove(at);
+            let asked = Instant::now();
+            let going = idle.process.ask_init(Ask::Go).await;
+            let us = asked.elapsed().as_micros();
+            if going == Some(false) {
+                tracing::debug!(bot = %self.spec.name, us, "could not be continued: killed");
+                idle.process.kill().await;
+            } else {
+                tracing::debug!(bot = %self.spec.name, us, ?going, "continued");
+                self.runner = Runner::Process(Some(idle.process));
+                self.seen = idle.seen;
+            }
         }
         self.slot = slot;
     }
 
-    /// Stops every process of the bot, the idle ones included, politely (`bye`, then `grace`
-    /// before each signal); [`left_processes`](Player::left_processes) then says whether any
-    /// had left processes behind.
+    /// Makes its running process idle (held, when contained) until the next
+    /// [`take_up`](Player::take_up) of its arrangement: at a change of arrangement, and for a
+    /// tournament's worker that turns to another group, whose games deal the same deals (a
+    /// process of this group must not pass them on to the bot's process there). One that
+    /// cannot be held is killed.
+    pub async fn rest(&mut self) {
+        let Runner::Process(running) = &mut self.runner else {
+            return;
+        };
+        let Some(mut process) = running.take() else {
+            return;
+        };
+        let seen = std::mem::take(&mut self.seen);
+        let asked = Instant::now();
+        let held = process.ask_init(Ask::Hold).await;
+        let us = asked.elapsed().as_micros();
+        if held == Some(false) {
+            tracing::debug!(bot = %self.spec.name, us, "could not be held: killed");
+            process.kill().await;
+            return;
+        }
+        tracing::debug!(bot = %self.spec.name, us, ?held, "held");
+        let slot = self.slot;
+        self.idle.push(Idle {
+            slot,
+            process,
+            seen,
+        });
+    }
+
+    /// Stops every process of the bot, the idle ones included (each continued first),
+    /// politely (`bye`, then `grace` before each signal); [`left_processes`](Player::left_processes)
+    /// then says whether any had left processes behind.
     pub async fn stop_every(&mut self, grace: Duration) {
         let mut left = None;
         loop {
@@ -722,7 +757,11 @@ impl Player {
                     (a, b) => a.or(b),
                 };
             }
-            let Some(idle) = self.idle.pop() else { break };
+            let Some(mut idle) = self.idle.pop() else {
+                break;
+            };
+            // Held, it would not read its `bye`; one that cannot go on is killed by the stop.
+            idle.process.ask_init(Ask::Go).await;
             self.runner = Runner::Process(Some(idle.process));
         }
         if left.is_some() {

@@ -38,6 +38,9 @@ const QUICK: Duration = Duration::from_millis(20);
 /// this bound when it comes before deferred work is due (the wait then goes on after it).
 /// Stderr is drained by threads of its own.
 const BLOCKING: Duration = Duration::from_millis(5);
+/// How long a contained bot's init may take to answer a hold or a go: a hold gives up by
+/// itself after a second; the rest is a busy machine's delay.
+const INIT_ANSWER: Duration = Duration::from_secs(5);
 
 /// Work the referee puts off while a bot answers at once, and does once a wait for an answer
 /// lasts (a game's log: written when an answer is slow, not before every wait).
@@ -548,6 +551,35 @@ impl BotProcess {
         (ending, self.left_processes())
     }
 
+    /// Asks a contained bot's init to stop (hold) or continue (go) every process of the bot,
+    /// and waits for its answer: whether it did (a hold it could not complete killed them
+    /// all). `None` where there is no one to ask (not contained, or no PID namespace): the bot
+    /// then runs on.
+    pub async fn ask_init(&mut self, ask: sandbox::Ask) -> Option<bool> {
+        let containment = self.containment.as_mut().filter(|c| c.can_hold())?;
+        if !containment.ask(ask) {
+            return Some(false);
+        }
+        let fd = containment.answers_fd();
+        // SAFETY: the descriptor is the containment's, borrowed here for longer than the watch.
+        let Ok(answers) = (unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) })
+        else {
+            return Some(false);
+        };
+        let answered = timeout(INIT_ANSWER, async {
+            loop {
+                if let Some(done) = containment.answer(ask) {
+                    return done;
+                }
+                match answers.readable().await {
+                    Ok(mut ready) => ready.clear_ready(),
+                    Err(_) => return false,
+                }
+            }
+        });
+        Some(answered.await.unwrap_or(false))
+    }
+
     /// Kills the whole group at once (after a fault).
     pub async fn kill(mut self) {
         let _ = killpg(self.pgid, Signal::SIGKILL);
@@ -943,4 +975,72 @@ fn echo(prefix: &str, pending: &mut Vec<u8>, end: bool) {
     }
     pending.drain(..upto);
     let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The state letter of every process below `pid` (its children, theirs, ...).
+    fn states_below(pid: u32) -> Vec<char> {
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+        let mut states = Vec::new();
+        for child in children.unwrap_or_default().split_whitespace() {
+            let child: u32 = child.parse().expect("a process id");
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            let state = stat
+                .rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next());
+            states.extend(state);
+            states.extend(states_below(child));
+        }
+        states
+    }
+
+    /// A contained bot whose init stays a fork of the referee (a program that only embeds the
+    /// library): held, its shell and the shell's child are stopped; continued, neither is.
+    #[tokio::test]
+    async fn a_held_bot_has_every_process_stopped_until_it_goes_on() {
+        let argv = [
+            "/bin/sh",
+            "-c",
+            "sleep 30 & echo started; read line; kill $!",
+        ]
+        .map(String::from);
+        let env = BTreeMap::new();
+        let launch = Launch {
+            argv: &argv,
+            dir: None,
+            env: &env,
+            read: &[],
+            write: &[],
+        };
+        let policy = Policy {
+            enabled: true,
+            ..Policy::default()
+        };
+        let sink = StderrSink {
+            file: None,
+            cap: 0,
+            echo_prefix: None,
+            lines: None,
+        };
+        let mut bot = BotProcess::spawn(&launch, 1024, sink, &policy, None).expect("a shell");
+        let init = bot.containment.as_mut().and_then(|c| c.report().init);
+        let said = bot.receive(Duration::from_secs(30), &mut Nothing).await;
+        assert_eq!(said, Received::Line("started".into()));
+        let Some(init) = init else {
+            // No PID namespace on this machine: no one to hold the bot.
+            assert_eq!(bot.ask_init(sandbox::Ask::Hold).await, None);
+            return bot.kill().await;
+        };
+        assert_eq!(bot.ask_init(sandbox::Ask::Hold).await, Some(true));
+        let held = states_below(init);
+        assert_eq!(held, ['T', 'T'], "the shell and its sleep");
+        assert_eq!(bot.ask_init(sandbox::Ask::Go).await, Some(true));
+        let going = states_below(init);
+        assert_eq!(going.len(), 2);
+        assert!(!going.contains(&'T'), "{going:?}");
+        bot.kill().await;
+    }
 }

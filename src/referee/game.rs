@@ -210,7 +210,7 @@ impl Table<'_> {
         for seat in 0..self.setup.rules.players {
             let player = &mut self.players[self.setup.seating[seat]];
             if unseen {
-                player.take_up(self.setup.arrangement);
+                player.take_up(self.setup.arrangement).await;
             }
             // Never in normal play: the process of an arrangement sees each deal once, except
             // where arrangements share one (beyond KEPT_PROCESSES) or a deal file deals the

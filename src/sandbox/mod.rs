@@ -9,6 +9,7 @@
 
 pub mod files;
 pub mod grants;
+mod hold;
 mod identity;
 mod landlock;
 pub mod limits;
@@ -165,6 +166,19 @@ pub struct Containment {
     /// The bot's private /tmp, reached through its init while it lives, kept open to save what
     /// the bot wrote there once it has ended.
     tmp: Option<OwnedFd>,
+    /// The control pipe to the init: the referee's end (where the init listens) and the
+    /// init's end (closed here once the spawn is done).
+    control: Option<OwnedFd>,
+    control_init: Option<OwnedFd>,
+}
+
+/// What the init is asked: to stop every process of the bot, or to continue them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// Stop every process of the bot, and say once all are stopped.
+    Hold,
+    /// Continue them.
+    Go,
 }
 
 /// What every start of one bot shares, worked out at its first start: who it runs as, its
@@ -227,6 +241,8 @@ pub fn contain(
     let tally = tally.map_or(-1, Tally::fd);
     let (reader, writer) = report::pipe()?;
     let w = writer.as_raw_fd();
+    let (control_init, control) = control_pipe()?;
+    let c = control_init.as_raw_fd();
     let maps = identity::IdMaps::current();
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
@@ -279,7 +295,7 @@ pub fn contain(
             match unsafe { libc::fork() } {
                 -1 => return Err(io::Error::last_os_error()),
                 0 => {}
-                bot => reaper::init(bot, w, exec.as_ref(), watch),
+                bot => reaper::init(bot, w, exec.as_ref(), watch, c),
             }
         }
         if mounts != 0 {
@@ -329,7 +345,25 @@ pub fn contain(
         writer: Some(writer),
         report: Report::default(),
         tmp: None,
+        control: Some(control),
+        control_init: Some(control_init),
     }))
+}
+
+/// The control pipe ([`hold`]): the init's reading end, and the referee's writing end, which
+/// never blocks. Both close-on-exec.
+fn control_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the two-element array it is given; both descriptors are new and
+    // owned by nothing else; fcntl on one of them.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        libc::fcntl(fds[1], libc::F_SETFL, libc::O_NONBLOCK);
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
 }
 
 /// Leaves the session keyring this process inherited (a login session's, shared by every
@@ -427,7 +461,12 @@ impl Containment {
     /// start reported (it is all there: the spawn returns once the bot has exec'd).
     pub fn spawned(&mut self) -> Report {
         self.writer = None;
+        self.control_init = None;
         self.reader.drain(&mut self.report);
+        if self.report.namespaces.unwrap_or(0) & Namespaces::PID == 0 {
+            // No init: no one to hold the bot.
+            self.control = None;
+        }
         if self.report.mounts.unwrap_or(0) & Mounts::TMP != 0 {
             self.tmp = self.report.init.and_then(scratch::open);
         }
@@ -437,6 +476,44 @@ impl Containment {
     /// Takes the bot's private /tmp (once), to save what the bot wrote there after its end.
     pub fn take_tmp(&mut self) -> Option<OwnedFd> {
         self.tmp.take()
+    }
+
+    /// Asks the init to hold or continue the bot (its answer then comes on the report pipe:
+    /// [`answer`](Containment::answer)); false if it cannot be asked (no init, or it is gone).
+    pub fn ask(&mut self, ask: Ask) -> bool {
+        let Some(control) = &self.control else {
+            return false;
+        };
+        self.report.held = None;
+        self.report.going = None;
+        let byte = match ask {
+            Ask::Hold => hold::HOLD,
+            Ask::Go => hold::GO,
+        };
+        // SAFETY: a one-byte write from a stack byte to a descriptor owned here.
+        unsafe { libc::write(control.as_raw_fd(), (&byte as *const u8).cast(), 1) == 1 }
+    }
+
+    /// Whether the init can be asked to hold the bot (it has one, with a control pipe).
+    pub fn can_hold(&self) -> bool {
+        self.control.is_some()
+    }
+
+    /// The init's answer to the last [`ask`](Containment::ask), if it has come: whether it did
+    /// what was asked.
+    pub fn answer(&mut self, ask: Ask) -> Option<bool> {
+        let ended = self.reader.drain(&mut self.report);
+        let answer = match ask {
+            Ask::Hold => self.report.held,
+            Ask::Go => self.report.going,
+        };
+        // The init is gone without answering: the bot is gone with it.
+        answer.or(ended.then_some(false))
+    }
+
+    /// The descriptor the init's answers come on, to wait on.
+    pub fn answers_fd(&self) -> std::os::fd::RawFd {
+        self.reader.fd()
     }
 
     /// Everything reported so far (after the keeper has exited, that includes the bot's end).

@@ -15,6 +15,7 @@
 use std::os::fd::RawFd;
 use std::os::unix::fs::OpenOptionsExt;
 
+use super::hold;
 use super::probes::Counters;
 use super::report::{self, LEFTOVERS, STATUS};
 
@@ -99,6 +100,8 @@ const INIT_REPORT_FD: RawFd = 3;
 /// The exec'd init's seccomp listener and page of counters, when it counts ([`Watch`]).
 const INIT_LISTENER_FD: RawFd = 4;
 const INIT_TALLY_FD: RawFd = 5;
+/// The exec'd init's end of the referee's control pipe ([`hold`]), when it has one.
+const INIT_CONTROL_FD: RawFd = 6;
 /// The bot's process id in its namespace: the init's first child.
 const BOT_PID: libc::pid_t = 2;
 
@@ -144,18 +147,21 @@ pub(super) fn init(
     report_fd: RawFd,
     exec: Option<&InitExec>,
     watch: Option<Watch>,
+    control: RawFd,
 ) -> ! {
     if let Some(exec) = exec.filter(|_| bot == BOT_PID) {
-        exec_init(report_fd, exec, watch);
+        exec_init(report_fd, exec, watch, control);
     }
-    let kept = watch.map_or([report_fd; 3], |w| [report_fd, w.listener, w.tally]);
+    let kept = watch.map_or([report_fd, report_fd, report_fd, control], |w| {
+        [report_fd, w.listener, w.tally, control]
+    });
     close_all_but(&kept);
-    reap_and_report(bot, report_fd, watch)
+    reap_and_report(bot, report_fd, watch, control)
 }
 
-/// Execs the init afresh, its report pipe as descriptor 3 (its watch as 4 and 5) and nothing
-/// else open; returns only if the exec failed.
-fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
+/// Execs the init afresh, its report pipe as descriptor 3 (its watch as 4 and 5, its control
+/// pipe as 6) and nothing else open; returns only if the exec failed.
+fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>, control: RawFd) {
     let argv: [*const libc::c_char; 2] = [c"allfives-init".as_ptr(), std::ptr::null()];
     let envp: [*const libc::c_char; 1] = [std::ptr::null()];
     let (listener, tally) = watch.map_or((-1, -1), |w| (w.listener, w.tally));
@@ -163,6 +169,7 @@ fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
         (report_fd, INIT_REPORT_FD),
         (listener, INIT_LISTENER_FD),
         (tally, INIT_TALLY_FD),
+        (control, INIT_CONTROL_FD),
     ];
     // SAFETY: descriptor moves on this process's own table (each first moved above the places,
     // where one may sit where another goes; dup2 leaves the new one open at exec); execveat
@@ -170,7 +177,7 @@ fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
     unsafe {
         // Where all lie above the places (and the standard descriptors, closed below), each
         // goes straight to its own: four calls fewer a start.
-        let above = |fd: RawFd| fd > INIT_TALLY_FD;
+        let above = |fd: RawFd| fd > INIT_CONTROL_FD;
         let clear = above(exec.exe) && wanted.iter().all(|&(fd, _)| fd < 0 || above(fd));
         let exe = match clear {
             true => exec.exe,
@@ -179,7 +186,7 @@ fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
         if exe < 0 {
             return;
         }
-        let mut moved = [-1; 3];
+        let mut moved = [-1; 4];
         for (i, &(fd, _)) in wanted.iter().enumerate() {
             if fd >= 0 {
                 moved[i] = match clear {
@@ -202,7 +209,7 @@ fn exec_init(report_fd: RawFd, exec: &InitExec, watch: Option<Watch>) {
         }
         libc::close_range(0, 2, 0);
         libc::close_range(
-            INIT_TALLY_FD as libc::c_uint + 1,
+            INIT_CONTROL_FD as libc::c_uint + 1,
             libc::c_uint::MAX,
             libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
         );
@@ -254,26 +261,28 @@ pub unsafe fn init_early(argc: libc::c_int, argv: *const *const libc::c_char) {
 }
 
 /// The exec'd init's whole life: reaps until the bot (its first child) ends, answering its
-/// counted calls if it was given a listener (descriptor 4), reports on descriptor 3, and exits
-/// as the bot did.
+/// counted calls if it was given a listener (descriptor 4) and the referee's holds if it was
+/// given a control pipe (descriptor 6), reports on descriptor 3, and exits as the bot did.
 pub fn init_main() -> ! {
     die_with_parent(0);
     // SAFETY: fcntl asks whether a descriptor of this process is open.
-    let listening = unsafe { libc::fcntl(INIT_LISTENER_FD, libc::F_GETFD) } >= 0;
-    let watch = listening.then_some(Watch {
+    let open = |fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0;
+    let watch = open(INIT_LISTENER_FD).then_some(Watch {
         listener: INIT_LISTENER_FD,
         tally: INIT_TALLY_FD,
     });
-    reap_and_report(BOT_PID, INIT_REPORT_FD, watch)
+    let control = if open(INIT_CONTROL_FD) {
+        INIT_CONTROL_FD
+    } else {
+        -1
+    };
+    reap_and_report(BOT_PID, INIT_REPORT_FD, watch, control)
 }
 
-fn reap_and_report(bot: libc::pid_t, report_fd: RawFd, watch: Option<Watch>) -> ! {
-    let status = match watch {
-        Some(watch) if watch.listener >= 0 => {
-            wait_answering(bot, &Counters::map(watch.listener, watch.tally))
-        }
-        _ => wait_for(bot),
-    };
+fn reap_and_report(bot: libc::pid_t, report_fd: RawFd, watch: Option<Watch>, control: RawFd) -> ! {
+    let counters = watch.filter(|w| w.listener >= 0);
+    let counters = counters.map(|w| Counters::map(w.listener, w.tally));
+    let status = wait_answering(bot, counters.as_ref(), control, report_fd);
     report::put_all(
         report_fd,
         &[
@@ -299,9 +308,15 @@ fn wait_for(pid: libc::pid_t) -> libc::c_int {
     }
 }
 
-/// Waits for `pid` as [`wait_for`] does, answering the bot's counted calls meanwhile: one
-/// `poll` on the listener and on SIGCHLD (a `signalfd`).
-fn wait_answering(pid: libc::pid_t, counters: &Counters) -> libc::c_int {
+/// Waits for `pid` as [`wait_for`] does, answering meanwhile the bot's counted calls (if
+/// `counters`) and the referee's holds (on `control`, answered on `report_fd`): one `poll` on
+/// the listener, the control pipe and SIGCHLD (a `signalfd`).
+fn wait_answering(
+    pid: libc::pid_t,
+    counters: Option<&Counters>,
+    mut control: RawFd,
+    report_fd: RawFd,
+) -> libc::c_int {
     // SAFETY: signal-mask and signalfd calls on this process, with a set in this frame.
     let children = unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -310,12 +325,15 @@ fn wait_answering(pid: libc::pid_t, counters: &Counters) -> libc::c_int {
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK)
     };
-    let mut listener = counters.listener();
+    let mut listener = counters.map_or(-1, Counters::listener);
     if children < 0 {
         // Without a way to wait for both, the listener goes: the counted calls then fail
-        // with ENOSYS, uncounted.
-        // SAFETY: closes a descriptor this process owns.
-        unsafe { libc::close(listener) };
+        // with ENOSYS, uncounted; and the control pipe, which tells the referee it cannot hold.
+        // SAFETY: closes descriptors this process owns (a negative one is refused).
+        unsafe {
+            libc::close(listener);
+            libc::close(control);
+        }
         return wait_for(pid);
     }
     loop {
@@ -333,13 +351,25 @@ fn wait_answering(pid: libc::pid_t, counters: &Counters) -> libc::c_int {
                 events: libc::POLLIN,
                 revents: 0,
             },
+            libc::pollfd {
+                fd: control,
+                events: libc::POLLIN,
+                revents: 0,
+            },
         ];
         // SAFETY: poll on an array in this frame; a negative descriptor is skipped.
-        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+        if unsafe { libc::poll(fds.as_mut_ptr(), 3, -1) } < 0 {
             continue;
         }
-        let answered = fds[1].revents & libc::POLLIN != 0 && counters.answer_one();
         let broken = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+        if fds[2].revents != 0 && !hold::answer(control, report_fd) {
+            // The referee closed its end (or it broke): nothing more will be asked.
+            // SAFETY: closes a descriptor this process owns, never used again.
+            unsafe { libc::close(control) };
+            control = -1;
+        }
+        let answered =
+            fds[1].revents & libc::POLLIN != 0 && counters.is_some_and(Counters::answer_one);
         if !answered && fds[1].revents & (libc::POLLIN | broken) != 0 {
             // Of no more use: closed, the counted calls fail with ENOSYS, uncounted (a call
             // waiting on an open listener would wait for ever).

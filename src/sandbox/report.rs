@@ -30,6 +30,11 @@ pub(super) const IDENTITY: u8 = b'U';
 /// Whether the bot starts in a fresh, empty session keyring of its own (1) or kept the
 /// referee's (0).
 pub(super) const KEYRING: u8 = b'K';
+/// The init's answer to a hold: 1 if every process of the bot is stopped, 0 if they could not
+/// all be seen stopped in time (then they were killed).
+pub(super) const HELD: u8 = b'H';
+/// The init's answer to a go: every process of the bot was continued.
+pub(super) const GOING: u8 = b'G';
 
 /// Namespace bits.
 pub(super) struct Namespaces;
@@ -100,6 +105,10 @@ pub struct Report {
     pub seccomp: Option<bool>,
     /// Whether the bot's session keyring is a fresh, empty one of its own.
     pub keyring: Option<bool>,
+    /// The init's answer to the last hold (taken by the wait for it).
+    pub held: Option<bool>,
+    /// The init's answer to the last go (taken by the wait for it).
+    pub going: Option<bool>,
 }
 
 /// The referee's end of a report pipe.
@@ -116,16 +125,22 @@ impl Reader {
         }
     }
 
-    /// Reads whatever records are there, without waiting, into `report`.
-    pub(super) fn drain(&mut self, report: &mut Report) {
+    /// Reads whatever records are there, without waiting, into `report`; true once every
+    /// writer is gone.
+    pub(super) fn drain(&mut self, report: &mut Report) -> bool {
         let mut buf = [0u8; 256];
+        let mut ended = false;
         loop {
             // SAFETY: a read into a stack buffer of its length, from a descriptor owned here.
             let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
             match n {
                 n if n > 0 => self.partial.extend_from_slice(&buf[..n as usize]),
                 _ if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
-                // The end (every writer gone), or nothing more for now (EAGAIN).
+                0 => {
+                    ended = true;
+                    break;
+                }
+                // Nothing more for now (EAGAIN).
                 _ => break,
             }
         }
@@ -143,10 +158,20 @@ impl Reader {
                 IDENTITY => report.identity = Some(value != 0),
                 SECCOMP => report.seccomp = Some(value != 0),
                 KEYRING => report.keyring = Some(value != 0),
+                HELD => report.held = Some(value != 0),
+                GOING => report.going = Some(value != 0),
                 _ => {}
             }
         }
         self.partial.drain(..whole);
+        ended
+    }
+}
+
+impl Reader {
+    /// The descriptor to wait on for records.
+    pub(super) fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Workers: games played at once on every core. Each worker takes the next game of the
 //! schedule, keeps its bots' processes for its next games with the same entrants (those of
-//! the groups it played last, as many as [`KEPT_PROCESSES`] a bot allows), and hands each
+//! the groups it played last, as many as [`KEPT_PROCESSES`] a bot allows, held while it plays
+//! another group: [`Player::rest`](crate::bot::player::Player::rest)), and hands each
 //! finished game, as a results line already written out, to the collector. Each worker packs
 //! (compresses) and digests its own games' logs: the collector only appends and syncs. Workers
 //! never print.
@@ -198,6 +199,16 @@ impl Worker {
         if self.run.settings.processes == Processes::Fresh {
             for (_, mut players) in self.groups.drain(..) {
                 stop_all(&mut players).await;
+            }
+        }
+        let unseen = self.run.settings.processes == Processes::UnseenDeals;
+        if let Some((group, players)) = self.groups.last_mut()
+            && unseen
+            && group != members
+        {
+            // Every group deals the same deals: the group left is held while another plays.
+            for player in players {
+                player.rest().await;
             }
         }
         if let Some(at) = self.groups.iter().position(|(group, _)| group == members) {
