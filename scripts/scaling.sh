@@ -19,7 +19,8 @@
 # interpreters and the sandbox's processes). Ticks of 1/CLK_TCK s (10 ms): the runs are long
 # enough for that. Wall time is the helper's monotonic clock around the run.
 #
-# Environment: ALLFIVES (the binary; default target/release/allfives, built if missing),
+# Environment: MOVES_FLAGS (the per-move match's flags, below), ALLFIVES (the binary; default
+# target/release/allfives, built if missing),
 # PYTHON (the bots' interpreter; default /usr/bin/python3, no version-manager shim), JOBS,
 # SCALE (multiplies every game count), WORK (a folder for the runs; default a new one under
 # /dev/shm, removed at the end, so the file system's syncs cost nothing), KEEP=1 keeps it.
@@ -43,6 +44,9 @@ C_DEALS=$(scaled 2000)
 PY_DEALS=$(scaled 150)
 SHARE_GAMES=$(scaled 600)
 PER_MOVE_GAMES=$(scaled 300)
+# The per-move table's match flags: by default the referee's floor (no sandbox, one process a
+# bot); MOVES_FLAGS="" measures a contained match as a user starts one.
+MOVES_FLAGS=${MOVES_FLAGS-"--reuse-processes --no-sandbox"}
 LADDER_GAMES=$(scaled 12000)
 
 base=/tmp
@@ -226,13 +230,13 @@ fi
 # and the round trip, each on one CPU (the last one allowed), as `allfives match` places a match.
 if wants moves; then
 cpu=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
-echo "| per asked move, 2 instant C bots on CPU $cpu, $PER_MOVE_GAMES games | referee's CPU | the bots' CPU | raw round trip, median | referee's CPU / round trip |"
+echo "| per asked move, 2 instant C bots on CPU $cpu, $PER_MOVE_GAMES games, ${MOVES_FLAGS:-contained, default lifetime} | referee's CPU | the bots' CPU | raw round trip, median | referee's CPU / round trip |"
 echo "|---|---:|---:|---:|---:|"
 for run in 1 2 3; do
     n=$((n + 1))
     logs="$WORK/m$n"
     m=$(taskset -c "$cpu" "$PYTHON" "$WORK/measure.py" "$ALLFIVES" match "$WORK/instant" "$WORK/instant" \
-        --games "$PER_MOVE_GAMES" --seed 1 --public-seed --reuse-processes --no-sandbox --log-dir "$logs")
+        --games "$PER_MOVE_GAMES" --seed 1 --public-seed $MOVES_FLAGS --log-dir "$logs")
     read -r wall own kids <<< "$m"
     asked=$(cat "$logs"/*.jsonl | grep -c '"type":"play".*"id":' || true)
     rm -rf "$logs"
