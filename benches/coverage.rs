@@ -186,7 +186,7 @@ fn run(options: &Options, deals: &[u64], master: u64, scratch: &mut Scratch) -> 
     // A set is one group's games of one deal, every arrangement: gathered by group and deal,
     // since the schedule plays a block of deals one arrangement at a time.
     let mut gathered: BTreeMap<(Vec<usize>, u64), Vec<GamePlan>> = BTreeMap::new();
-    for plan in schedule.into_games(None) {
+    for plan in schedule.into_games(None, (0, 1)) {
         gathered
             .entry((plan.members.clone(), plan.deal))
             .or_default()

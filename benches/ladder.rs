@@ -257,7 +257,7 @@ impl Source {
                     master,
                 ));
                 let set_size = schedule.set_size();
-                Source::RoundRobin(Box::new(schedule.into_games(None)), set_size)
+                Source::RoundRobin(Box::new(schedule.into_games(None, (0, 1))), set_size)
             }
             Kind::Balanced => ladder(false),
             Kind::Matchmaking => ladder(true),

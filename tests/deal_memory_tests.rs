@@ -385,6 +385,48 @@ fn a_tournament_worker_holds_the_group_it_left() {
     );
 }
 
+/// Two workers play at once, and every group deals the same deals: a bot's process in one
+/// worker, playing, could tell its process in another the hands it was dealt. The cheater
+/// parks its last 8 hands on futexes, and at every hand reads (without waking anyone) every
+/// other process's, claiming each that could be its opponent's. Contained, each deal is played
+/// by one worker only, so no claim is right; uncontained (the control, nothing held) many are.
+/// Before, contained at `-j 4`, 4 and 14 hands known in two runs (`-j 8`: 14 and 11).
+#[test]
+fn a_bot_in_two_workers_at_once_never_shares_a_deal_with_itself() {
+    let sb = Sandbox::new();
+    let cheat = sb.fixture(FUTEXES, &["--scan"]);
+    let run = |name: &str, more: &[&str]| {
+        let out = sb.path(name);
+        let out_text = out.display().to_string();
+        let mut args = vec!["tournament", "--quiet", "--out", &out_text, &cheat];
+        args.extend(["builtin:greedy", "builtin:random", "--seed", "5"]);
+        args.extend([
+            "--deals",
+            "24",
+            "-j",
+            "4",
+            "--max-hands",
+            "2",
+            "--move-ms",
+            "5000",
+        ]);
+        args.extend(more);
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+        sb.assert_no_bot_left();
+        memory(&out.join("logs"), &out.join("stderr"))
+    };
+    let learnt = run("contained", &[]);
+    assert!(learnt.held >= 150, "the cheater held {} hands", learnt.held);
+    assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
+    let learnt = run("control", &["--no-sandbox"]);
+    assert!(
+        learnt.right >= 16,
+        "the control knew {} hands",
+        learnt.right
+    );
+}
+
 /// The cheater (entrant 0) was caught at each of `calls`, in the standings and in the seats of
 /// the results lines, whose counts add up to the standings'; its opponent at none.
 fn assert_caught(report: &Value, calls: &[&str]) {

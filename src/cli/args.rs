@@ -374,6 +374,7 @@ pub struct TournamentArgs {
     pub seeds: SeedArgs,
     /// Games played at once [default: the CPUs this process may run on: its CPU affinity, its
     /// cgroup's CPU quota, and in a Slurm job SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE].
+    /// Contained, each deal is played by one worker, so at most as many as the deals.
     #[arg(long, short = 'j', value_name = "N", value_parser = games_at_once)]
     pub concurrency: Option<usize>,
     /// Where the games run: `same-core` gives each game at once a CPU of its own for its bots

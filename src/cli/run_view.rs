@@ -6,19 +6,45 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cli::args::TournamentArgs;
-use crate::cli::exit::say;
+use crate::cli::exit::{note, say};
 use crate::cli::output;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
+use crate::placement::usable_cpus;
 use crate::report::data::State;
 use crate::tournament::definition::Definition;
 use crate::tournament::report_stream::Report;
 use crate::tournament::results::{Entrant, GameLine};
 use crate::tournament::run::{self, Event, Opened, Played, Sink};
+use crate::tournament::shard;
 use crate::tournament::standings::Tally;
 
+/// The banner (unless `--json`), then the notes a run gives before its games: that it has
+/// nothing to play, that its seed is public, that it plays fewer games at once than asked.
+/// Returns the games to play at once.
+pub fn announce(args: &TournamentArgs, opened: &Opened) -> std::io::Result<usize> {
+    let asked = args.concurrency.unwrap_or_else(usable_cpus);
+    let (concurrency, _) = opened.workers(asked, !args.game_options.sandbox.no_sandbox);
+    if !args.json {
+        output::print_line(&banner(opened, concurrency))?;
+    }
+    fewer_workers(asked, concurrency);
+    if opened.missing == 0 && opened.decided.is_none() {
+        let dir = opened.dir.display().to_string();
+        note(&shard::nothing_to_play(
+            &opened.definition,
+            opened.scheduled,
+            &dir,
+        ));
+    }
+    if let Some(said) = opened.definition.master().public_note() {
+        note(&said);
+    }
+    Ok(concurrency)
+}
+
 /// The line printed before the games start (with how many games go at once).
-pub fn banner(opened: &Opened, concurrency: usize) -> String {
+fn banner(opened: &Opened, concurrency: usize) -> String {
     let definition = &opened.definition;
     let mut banner = match opened.is_ladder() {
         true => format!(
@@ -47,6 +73,16 @@ pub fn banner(opened: &Opened, concurrency: usize) -> String {
         ));
     }
     banner
+}
+
+/// The note before a run that starts fewer workers than the `asked` games at once: contained,
+/// each deal is played by one worker ([`Sharing`](crate::tournament::affinity::Sharing)).
+fn fewer_workers(asked: usize, workers: usize) {
+    if workers < asked {
+        say(format_args!(
+            "allfives: note: {workers} games at once, not {asked}: this tournament has {workers} deals, and each deal is played by one worker, so that no two processes of a bot that play at once were dealt the same deal; more --deals use more cores"
+        ));
+    }
 }
 
 /// The note after a run whose workers kept their bots' processes from game to game.

@@ -19,7 +19,7 @@ use crate::cli::output;
 use crate::cli::pages::Folder;
 use crate::cli::progress::Progress;
 use crate::cli::report_page::{LIVE_PAGE, ReportPage};
-use crate::cli::run_view::{Shown, banner, interrupted_in, kept_processes_note};
+use crate::cli::run_view::{Shown, announce, interrupted_in, kept_processes_note};
 use crate::cli::signals::interrupted_twice;
 use crate::referee::matchplay::GameSettings;
 use crate::report::data::State;
@@ -30,7 +30,6 @@ use crate::tournament::report_stream::Report;
 use crate::tournament::run::{self, AnchorAsk, Event, OpenError, Opened, PlayOptions};
 use crate::tournament::schedule::{Format, Table};
 use crate::tournament::seeds::{self, Master, SEED_LIMIT};
-use crate::tournament::shard;
 use crate::tournament::start::{self, Asked, Caller, Kept, challenger_first};
 
 /// Runs `allfives tournament`.
@@ -86,10 +85,7 @@ pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path:
     };
     // The page is there before the banner: whoever reads the banner finds it.
     shown.opened(&opened);
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(crate::placement::usable_cpus);
-    announce(args, &opened, concurrency).map_err(|e| output_failed(&e))?;
+    let concurrency = announce(args, &opened).map_err(|e| output_failed(&e))?;
     // The policy hides the tournament's folder (logs, results, stderr) from every bot, other
     // tournaments' folders beside it, and each bot's folder from the others.
     crate::sandbox::outputs::register(&dir);
@@ -110,26 +106,6 @@ pub fn play_tournament(args: &TournamentArgs) -> Result<(run::Played, std::path:
         kept_processes_note(args.reuse_processes);
     }
     Ok((played, dir))
-}
-
-/// The banner (unless `--json`), then the notes a run gives before its games: that it has
-/// nothing to play, that its seed is public.
-fn announce(args: &TournamentArgs, opened: &Opened, concurrency: usize) -> std::io::Result<()> {
-    if !args.json {
-        output::print_line(&banner(opened, concurrency))?;
-    }
-    if opened.missing == 0 && opened.decided.is_none() {
-        let dir = opened.dir.display().to_string();
-        note(&shard::nothing_to_play(
-            &opened.definition,
-            opened.scheduled,
-            &dir,
-        ));
-    }
-    if let Some(said) = opened.definition.master().public_note() {
-        note(&said);
-    }
-    Ok(())
 }
 
 /// The rating anchor the options ask for.

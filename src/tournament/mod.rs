@@ -3,6 +3,7 @@
 //!
 //! - [`schedule`] and [`seeds`] (pure): who meets whom, in which seats, on which deal;
 //! - [`workers`]: games played at once, each worker keeping its bots' processes;
+//! - [`affinity`]: which worker plays which deal;
 //! - [`game_logs`]: where each game's log is (a file of its own, or a frame of a pack), read
 //!   back, and packs torn by a kill repaired;
 //! - [`results`]: a finished game as a results line, `results.jsonl`, and the `--json` report;
@@ -16,6 +17,7 @@
 //! May use `bot/`, `referee/` and `gamelog/`; never `cli/`. Workers never print: the
 //! dispatcher (`cli/tournament.rs`) owns the results file, signals and progress.
 
+pub mod affinity;
 pub mod audit;
 pub mod decision;
 pub mod definition;

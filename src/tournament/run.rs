@@ -17,6 +17,7 @@ use crate::bot::player::BotSpec;
 use crate::placement::Placement;
 use crate::referee::matchplay::protections;
 use crate::sandbox::Policy;
+use crate::tournament::affinity::Sharing;
 use crate::tournament::audit;
 use crate::tournament::decision;
 use crate::tournament::definition::Definition;
@@ -27,7 +28,7 @@ use crate::tournament::ratings::Anchor;
 use crate::tournament::ratings::sprt::Decision;
 use crate::tournament::report_stream::Report;
 use crate::tournament::results::{self, Entrant, Finished, GameLine, RESULTS, ResultsWriter};
-use crate::tournament::schedule::{Format, GamePlan};
+use crate::tournament::schedule::{Format, Schedule};
 use crate::tournament::standings::Tally;
 use crate::tournament::workers::{self, Queue, Run};
 
@@ -231,6 +232,15 @@ impl Opened {
         self.ladder.is_some()
     }
 
+    /// How many of the `asked` workers (at least 1) have games to play, and how its games are
+    /// shared out among them, its bots `contained` or not.
+    pub fn workers(&self, asked: usize, contained: bool) -> (usize, Sharing) {
+        let processes = self.bots.iter().any(BotSpec::is_process);
+        let sharing = Sharing::of(self.is_ladder(), processes, contained);
+        let deals = self.definition.schedule().deals;
+        (sharing.workers(asked, deals), sharing)
+    }
+
     /// The report of the standings so far.
     pub fn report(&self, complete: bool) -> Report {
         report(
@@ -292,7 +302,7 @@ pub fn report(
 /// kept how long.
 #[derive(Debug, Clone)]
 pub struct PlayOptions {
-    /// Games at once (at least 1).
+    /// Games at once (at least 1); contained, no more than the deals ([`Opened::workers`]).
     pub concurrency: usize,
     /// Which CPUs a worker holds.
     pub placement: Placement,
@@ -328,6 +338,7 @@ pub fn play(
     mut stops: mpsc::UnboundedReceiver<usize>,
     sink: &mut impl Sink,
 ) -> Played {
+    let workers = opened.workers(options.concurrency, options.policy.enabled);
     let Opened {
         definition,
         dir,
@@ -358,25 +369,22 @@ pub fn play(
     let stop = Arc::new(AtomicBool::new(false));
     let ladder = ladder.map(SharedLadder::new);
     let collector = runtime.block_on(async {
-        let games: Box<dyn Iterator<Item = GamePlan> + Send> = match &ladder {
-            Some(ladder) => Box::new(
-                LadderGames {
+        let queues = match &ladder {
+            Some(ladder) => {
+                let games = LadderGames {
                     shared: ladder.clone(),
                     stop: stop.clone(),
                 }
-                .take_while(move |_| decided.is_none()),
-            ),
-            None => Box::new(
-                Arc::new(schedule)
-                    .into_games(definition.shard)
-                    .filter(move |g| decided.is_none() && !done.contains(&g.id)),
-            ),
+                .take_while(move |_| decided.is_none());
+                let queue: Queue = Arc::new(Mutex::new(Box::new(games)));
+                vec![queue; workers.0]
+            }
+            None => queues(schedule, &definition, done, decided.is_none(), workers),
         };
-        let queue: Queue = Arc::new(Mutex::new(games));
         // Bounded: when recording a game costs more than playing one (many entrants), the
         // games waiting are held in the workers, not gathered without end, and a stop request
         // is heard after at most this many games.
-        let (tx, mut rx) = mpsc::channel(WAITING_GAMES * options.concurrency.max(1));
+        let (tx, mut rx) = mpsc::channel(WAITING_GAMES * workers.0);
         let mut collector = Collector {
             dir: run.dir.clone(),
             played: 0,
@@ -387,14 +395,7 @@ pub fn play(
             ladder: ladder.clone(),
             refits: ladder.clone().zip(refits),
         };
-        let workers = workers::start(
-            run,
-            queue,
-            options.concurrency.max(1),
-            options.placement,
-            stop.clone(),
-            tx,
-        );
+        let workers = workers::start(run, queues, options.placement, stop.clone(), tx);
         let workers = match workers {
             Ok(workers) => workers,
             Err(e) => {
@@ -447,6 +448,32 @@ pub fn play(
         error: collector.error,
         sprt_decided: collector.sprt_decided,
         report: report(&definition, entrants, complete, &tally),
+    }
+}
+
+/// The queues of a schedule's games left to play, one for each of `workers` workers: one
+/// shared, or each worker's own deals ([`Sharing`]).
+fn queues(
+    schedule: Schedule,
+    definition: &Definition,
+    done: HashSet<String>,
+    undecided: bool,
+    (workers, sharing): (usize, Sharing),
+) -> Vec<Queue> {
+    let (schedule, done) = (Arc::new(schedule), Arc::new(done));
+    let queue = |share| -> Queue {
+        let done = done.clone();
+        let games = schedule
+            .clone()
+            .into_games(definition.shard, share)
+            .filter(move |g| undecided && !done.contains(&g.id));
+        Arc::new(Mutex::new(Box::new(games)))
+    };
+    match sharing {
+        Sharing::Queue => vec![queue((0, 1)); workers],
+        Sharing::ByDeal => (0..workers)
+            .map(|w| queue(sharing.share(w, workers)))
+            .collect(),
     }
 }
 

@@ -142,17 +142,19 @@ impl Schedule {
     /// The games in playing order: blocks of deals, each group's games of a block together.
     /// With a shard `(i, n)`, only the sets (group and deal) whose index is `i - 1` modulo `n`.
     pub fn games(&self, shard: Option<(u64, u64)>) -> impl Iterator<Item = GamePlan> + '_ {
-        self.positions(shard)
+        self.positions(shard, (0, 1))
             .map(|(group, deal, a)| self.plan(&group, deal, a))
     }
 
     /// [`games`](Schedule::games), owning the schedule: made one at a time, so that a long
-    /// tournament never holds its whole schedule.
+    /// tournament never holds its whole schedule. With `share` `(w, n)`, only the deals that
+    /// are `w` modulo `n` (a worker's: [`Sharing`](crate::tournament::affinity::Sharing)).
     pub fn into_games(
         self: std::sync::Arc<Self>,
         shard: Option<(u64, u64)>,
+        share: (u64, u64),
     ) -> impl Iterator<Item = GamePlan> + Send + 'static {
-        let positions = self.positions(shard);
+        let positions = self.positions(shard, share);
         positions.map(move |(group, deal, a)| self.plan(&group, deal, a))
     }
 
@@ -177,10 +179,12 @@ impl Schedule {
         shard.is_none_or(|(i, n)| index % u128::from(n) == u128::from(i - 1))
     }
 
-    /// (group, deal, arrangement) of every game, in playing order.
+    /// (group, deal, arrangement) of every game in `shard` whose deal is `share.0` modulo
+    /// `share.1`, in playing order.
     fn positions(
         &self,
         shard: Option<(u64, u64)>,
+        (worker, workers): (u64, u64),
     ) -> impl Iterator<Item = (std::sync::Arc<Vec<usize>>, u64, usize)> + Send + use<> {
         let (deals, orders) = (self.deals, self.orders.len());
         let (groups, me) = (self.groups, self.clone());
@@ -193,7 +197,9 @@ impl Schedule {
                 (0..orders).flat_map(move |a| {
                     let (members, me) = (members.clone(), me.clone());
                     (first..(first + BLOCK).min(deals))
-                        .filter(move |&deal| me.in_shard(shard, g, deal))
+                        .filter(move |&deal| {
+                            deal % workers == worker && me.in_shard(shard, g, deal)
+                        })
                         .map(move |deal| (members.clone(), deal, a))
                 })
             })
@@ -331,6 +337,21 @@ mod tests {
         let ids: Vec<String> = s.games(None).map(|g| g.id).take(10).collect();
         assert_eq!(ids[..3], ["0-1/0/0", "0-1/1/0", "0-1/2/0"]);
         assert_eq!(ids[8..], ["0-1/0/1", "0-1/1/1"]);
+    }
+
+    #[test]
+    fn the_workers_shares_split_the_games_by_deal() {
+        let s = std::sync::Arc::new(Schedule::new(table(2, false), Format::RoundRobin, 4, 20, 7));
+        let mut whole: Vec<String> = s.games(None).map(|g| g.id).collect();
+        let mut split = Vec::new();
+        for w in 0..3 {
+            let share: Vec<GamePlan> = s.clone().into_games(None, (w, 3)).collect();
+            assert!(share.iter().all(|g| g.deal % 3 == w));
+            split.extend(share.into_iter().map(|g| g.id));
+        }
+        whole.sort();
+        split.sort();
+        assert_eq!(split, whole);
     }
 
     #[test]

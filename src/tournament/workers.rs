@@ -1,5 +1,5 @@
-//! Workers: games played at once on every core. Each worker takes the next game of the
-//! schedule, keeps its bots' processes for its next games with the same entrants (those of
+//! Workers: games played at once on every core. Each worker takes the next game of its queue
+//! (the schedule's, or its own deals' of it: [`affinity`](crate::tournament::affinity)), keeps its bots' processes for its next games with the same entrants (those of
 //! the groups it played last, as many as [`KEPT_PROCESSES`] a bot allows, held while it plays
 //! another group: [`Player::rest`](crate::bot::player::Player::rest)), and hands each
 //! finished game, as a results line already written out, to the collector. Each worker packs
@@ -73,21 +73,21 @@ impl Workers {
     }
 }
 
-/// Starts `concurrency` workers on `queue`; each sends its finished games (or the error that
-/// stopped it) to `results`, and stops taking games once `stop` is set. With `placement`
-/// same-core, each worker holds a CPU of its own while there are free ones, and its bots run
-/// there with it.
+/// Starts a worker on each of `queues` (one shared queue, or a queue each: see
+/// [`Sharing`](crate::tournament::affinity::Sharing)); each sends its finished games (or the
+/// error that stopped it) to `results`, and stops taking games once `stop` is set. With
+/// `placement` same-core, each worker holds a CPU of its own while there are free ones, and its
+/// bots run there with it.
 pub fn start(
     run: Arc<Run>,
-    queue: Queue,
-    concurrency: usize,
+    queues: Vec<Queue>,
     placement: Placement,
     stop: Arc<AtomicBool>,
     results: Sender<Result<Finished, String>>,
 ) -> std::io::Result<Workers> {
     let (abort, aborted) = tokio::sync::watch::channel(false);
-    let mut threads = Vec::with_capacity(concurrency);
-    for index in 0..concurrency {
+    let mut threads = Vec::with_capacity(queues.len());
+    for (index, queue) in queues.into_iter().enumerate() {
         let worker = Worker {
             index,
             policy: Arc::new(run.settings.sandbox.clone()),
@@ -96,7 +96,7 @@ pub fn start(
             groups: Vec::new(),
             pack: None,
         };
-        let (queue, stop, results) = (queue.clone(), stop.clone(), results.clone());
+        let (stop, results) = (stop.clone(), results.clone());
         let mut aborted = aborted.clone();
         let thread = std::thread::Builder::new()
             .name(format!("worker {index}"))
