@@ -347,41 +347,39 @@ fn a_bot_that_parks_its_hands_on_futexes_for_its_sibling_knows_no_opponent_hand(
 
 const FUTEXES: &str = "cheat_remembers_through_futexes";
 
+/// What the futex cheater (with `cheat_args`) learnt in a contained tournament against two
+/// builtins, and in its control (`--no-sandbox`), each with `options` (`--max-hands 2`).
+fn futexes_in_a_tournament(cheat_args: &[&str], options: &[&str]) -> (Memory, Memory) {
+    let sb = Sandbox::new();
+    let cheat = sb.fixture(FUTEXES, cheat_args);
+    let run = |name: &str, more: &[&str]| {
+        let out = sb.path(name);
+        let out_text = out.display().to_string();
+        let mut args = vec!["tournament", "--quiet", "--out", &out_text, &cheat];
+        args.extend(["builtin:greedy", "builtin:random", "--seed", "5"]);
+        args.extend(["--max-hands", "2"]);
+        args.extend(options.iter().chain(more));
+        let ran = allfives(&args);
+        assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
+        sb.assert_no_bot_left();
+        memory(&out.join("logs"), &out.join("stderr"))
+    };
+    (run("contained", &[]), run("control", &["--no-sandbox"]))
+}
+
 /// The same in a tournament's worker (`-j 1`): every group deals the same deals, and the
 /// worker keeps the processes of the group it left while it plays the next, so those are held
 /// too. Before, contained, 16 hands known (the kept group's last arrangement, running); the
 /// control 48.
 #[test]
 fn a_tournament_worker_holds_the_group_it_left() {
-    let sb = Sandbox::new();
-    let cheat = sb.fixture(FUTEXES, &[]);
-    let run = |name: &str, more: &[&str]| {
-        let out = sb.path(name);
-        let out_text = out.display().to_string();
-        let mut args = vec!["tournament", "--quiet", "--out", &out_text, &cheat];
-        args.extend([
-            "builtin:greedy",
-            "builtin:random",
-            "--seed",
-            "5",
-            "--deals",
-            "8",
-        ]);
-        args.extend(["-j", "1", "--max-hands", "2"]);
-        args.extend(more);
-        let ran = allfives(&args);
-        assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
-        sb.assert_no_bot_left();
-        memory(&out.join("logs"), &out.join("stderr"))
-    };
-    let learnt = run("contained", &[]);
+    let (learnt, control) = futexes_in_a_tournament(&[], &["--deals", "8", "-j", "1"]);
     assert!(learnt.held >= 32, "the cheater held {} hands", learnt.held);
     assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
-    let learnt = run("control", &["--no-sandbox"]);
     assert!(
-        learnt.right >= 16,
+        control.right >= 16,
         "the control knew {} hands",
-        learnt.right
+        control.right
     );
 }
 
@@ -393,37 +391,14 @@ fn a_tournament_worker_holds_the_group_it_left() {
 /// Before, contained at `-j 4`, 4 and 14 hands known in two runs (`-j 8`: 14 and 11).
 #[test]
 fn a_bot_in_two_workers_at_once_never_shares_a_deal_with_itself() {
-    let sb = Sandbox::new();
-    let cheat = sb.fixture(FUTEXES, &["--scan"]);
-    let run = |name: &str, more: &[&str]| {
-        let out = sb.path(name);
-        let out_text = out.display().to_string();
-        let mut args = vec!["tournament", "--quiet", "--out", &out_text, &cheat];
-        args.extend(["builtin:greedy", "builtin:random", "--seed", "5"]);
-        args.extend([
-            "--deals",
-            "24",
-            "-j",
-            "4",
-            "--max-hands",
-            "2",
-            "--move-ms",
-            "5000",
-        ]);
-        args.extend(more);
-        let ran = allfives(&args);
-        assert_eq!(ran.code, Some(0), "{args:?}: {}", ran.stderr);
-        sb.assert_no_bot_left();
-        memory(&out.join("logs"), &out.join("stderr"))
-    };
-    let learnt = run("contained", &[]);
+    let options = ["--deals", "24", "-j", "4", "--move-ms", "5000"];
+    let (learnt, control) = futexes_in_a_tournament(&["--scan"], &options);
     assert!(learnt.held >= 150, "the cheater held {} hands", learnt.held);
     assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
-    let learnt = run("control", &["--no-sandbox"]);
     assert!(
-        learnt.right >= 16,
+        control.right >= 16,
         "the control knew {} hands",
-        learnt.right
+        control.right
     );
 }
 
