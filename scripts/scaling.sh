@@ -19,7 +19,10 @@
 # interpreters and the sandbox's processes). Ticks of 1/CLK_TCK s (10 ms): the runs are long
 # enough for that. Wall time is the helper's monotonic clock around the run.
 #
-# Environment: MOVES_FLAGS (the per-move match's flags, below), ALLFIVES (the binary; default
+# Environment: MOVES_FLAGS (the per-move match's flags, below), MOVES_BOT=filtered (the
+# per-move match's bots each under a seccomp filter that allows every call, installed by a
+# small wrapper before it execs the instant bot: what any filter costs, apart from the
+# sandbox), ALLFIVES (the binary; default
 # target/release/allfives, built if missing),
 # PYTHON (the bots' interpreter; default /usr/bin/python3, no version-manager shim), JOBS,
 # SCALE (multiplies every game count), WORK (a folder for the runs; default a new one under
@@ -90,6 +93,36 @@ int main(void) {
 }
 EOF
 cc -O2 -o "$WORK/instant" "$WORK/instant.c"
+
+# MOVES_BOT=filtered: the instant bot under a seccomp filter of four instructions that refuses
+# nothing (one made-up call number aside), as a contained bot runs under the sandbox's.
+cat > "$WORK/filtered.c" <<'EOF'
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 9999, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog p = {sizeof f / sizeof f[0], f};
+    if (argc < 2 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p))
+        return 1;
+    execv(argv[1], argv + 1);
+    return 1;
+}
+EOF
+cc -O2 -o "$WORK/filtered" "$WORK/filtered.c"
+printf '#!/bin/sh\nexec "%s" "%s"\n' "$WORK/filtered" "$WORK/instant" > "$WORK/instant-filtered"
+chmod +x "$WORK/instant-filtered"
+MOVES_BOT_PATH=$WORK/instant
+[ "${MOVES_BOT:-}" = filtered ] && MOVES_BOT_PATH=$WORK/instant-filtered
 
 # The raw pipe round trip: a turn-sized line (1,556 bytes) to an echo child, 56 bytes back,
 # blocking write and read; prints the median wall time of 20,000 (after 5,000 untimed), in us.
@@ -230,12 +263,12 @@ fi
 # and the round trip, each on one CPU (the last one allowed), as `allfives match` places a match.
 if wants moves; then
 cpu=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
-echo "| per asked move, 2 instant C bots on CPU $cpu, $PER_MOVE_GAMES games, ${MOVES_FLAGS:-contained, default lifetime} | referee's CPU | the bots' CPU | raw round trip, median | referee's CPU / round trip |"
+echo "| per asked move, 2 instant C bots${MOVES_BOT:+ ($MOVES_BOT)} on CPU $cpu, $PER_MOVE_GAMES games, ${MOVES_FLAGS:-contained, default lifetime} | referee's CPU | the bots' CPU | raw round trip, median | referee's CPU / round trip |"
 echo "|---|---:|---:|---:|---:|"
 for run in 1 2 3; do
     n=$((n + 1))
     logs="$WORK/m$n"
-    m=$(taskset -c "$cpu" "$PYTHON" "$WORK/measure.py" "$ALLFIVES" match "$WORK/instant" "$WORK/instant" \
+    m=$(taskset -c "$cpu" "$PYTHON" "$WORK/measure.py" "$ALLFIVES" match "$MOVES_BOT_PATH" "$MOVES_BOT_PATH" \
         --games "$PER_MOVE_GAMES" --seed 1 --public-seed $MOVES_FLAGS --log-dir "$logs")
     read -r wall own kids <<< "$m"
     asked=$(cat "$logs"/*.jsonl | grep -c '"type":"play".*"id":' || true)
