@@ -1,6 +1,7 @@
 //! Workers: games played at once on every core. Each worker takes the next game of its queue
-//! (the schedule's, or its own deals' of it: [`affinity`](crate::tournament::affinity)), keeps its bots' processes for its next games with the same entrants (those of
-//! the groups it played last, as many as [`KEPT_PROCESSES`] a bot allows, held while it plays
+//! (the whole schedule's, or only its own deals': [`affinity`](crate::tournament::affinity)),
+//! keeps its bots' processes for its next games with the same entrants (those of the groups it
+//! played last, as many as [`KEPT_PROCESSES`] a bot allows, held while it plays
 //! another group: [`Player::rest`](crate::bot::player::Player::rest)), and hands each
 //! finished game, as a results line already written out, to the collector. Each worker packs
 //! (compresses) and digests its own games' logs: the collector only appends and syncs. Workers
