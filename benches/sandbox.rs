@@ -5,8 +5,8 @@
 //!
 //! Then the history: the referee's own CPU per contained start of the compiled bot with no
 //! earlier run and with 10,000, each in a folder of its own (registered as the referee registers
-//! them), the first start of each (which works out what the bot may see, and reads the
-//! registry) apart from the others.
+//! them), outside what the bot sees and then inside its own folder; the first start of each
+//! (which works out what the bot may see, and reads the registry) apart from the others.
 //!
 //! `cargo build --release -p allfives-strong && cargo build --release && cargo bench --bench sandbox`
 
@@ -57,7 +57,9 @@ fn main() {
 }
 
 /// The referee's CPU per contained start of `command`, with no earlier run and with
-/// [`EARLIER`] in folders of their own under /tmp (not in what the bot sees).
+/// [`EARLIER`] in folders of their own under /tmp (not in what the bot sees); then with
+/// [`EARLIER`] in the bot's own folder, each beside a file of the user's (so that none is
+/// hidden with its neighbours as one folder).
 fn history(runtime: &tokio::runtime::Runtime, command: &str) {
     let place = tempfile::Builder::new()
         .prefix("allfives-bench-history-")
@@ -66,24 +68,34 @@ fn history(runtime: &tokio::runtime::Runtime, command: &str) {
     println!(
         "referee CPU per contained start of the compiled bot (first start; mean of the next {STARTS}):"
     );
-    for runs in [0, EARLIER] {
-        let state = place.path().join(format!("state-{runs}"));
+    // The compiled bot copied into a folder of its own, where the third case's runs go.
+    let own = place.path().join("bot");
+    std::fs::create_dir_all(&own).expect("a folder");
+    let copy = own.join("bot");
+    std::fs::copy(command, &copy).expect("the bot copied");
+    for (runs, inside) in [(0, false), (EARLIER, false), (EARLIER, true)] {
+        let (case, command, under) = match inside {
+            false => ("elsewhere", command.to_string(), place.path().join("runs")),
+            true => ("in the bot's folder", copy.display().to_string(), own.clone()),
+        };
+        let state = place.path().join(format!("state-{runs}-{inside}"));
         std::fs::create_dir_all(state.join("allfives")).expect("a folder");
         let mut registry = String::new();
         for n in 0..runs {
-            let run = place.path().join(format!("runs-{runs}/{n}/logs"));
+            let run = under.join(format!("{n}/logs"));
             std::fs::create_dir_all(&run).expect("a folder");
             std::fs::write(run.join("game-1.jsonl"), "").expect("a log");
+            std::fs::write(under.join(format!("{n}/notes.txt")), "").expect("a file");
             registry.push_str(&format!("{}\n", run.display()));
         }
         std::fs::write(state.join("allfives/runs"), registry).expect("the registry");
         // SAFETY: nothing else runs in this process now (the runtime is idle between starts).
         unsafe { std::env::set_var("XDG_STATE_HOME", &state) };
         // A policy of its own (its own log folder): nothing worked out before is reused.
-        let policy = policy(true, false, &format!("history-{runs}"));
-        let (_, cpu) = runtime.block_on(mean_start(command, policy));
+        let policy = policy(true, false, &format!("history-{runs}-{inside}"));
+        let (_, cpu) = runtime.block_on(mean_start(&command, policy));
         println!(
-            "  {runs:>6} earlier runs: first {:>6.2} ms, then {:>6.3} ms",
+            "  {runs:>6} earlier runs {case:<19}: first {:>6.2} ms, then {:>6.3} ms",
             cpu.first.as_secs_f64() * 1000.0,
             cpu.rest.as_secs_f64() * 1000.0
         );

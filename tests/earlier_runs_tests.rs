@@ -134,18 +134,35 @@ fn the_registry_of_earlier_runs_is_private() {
     assert_eq!(mode(&local), 0o755, "{}", local.display());
 }
 
-/// A bot that writes its own mount table on its stderr, then plays.
-const SHOWS_ITS_MOUNTS: &str = "import os, sys\n\
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n\
-import botlib\n\
-sys.stderr.write(open('/proc/self/mountinfo').read())\n\
-sys.stderr.flush()\n\
-botlib.run()\n";
+/// A bot that writes its own mount table on its stderr, says whether it could read an earlier
+/// run's log (`earlier-0/logs/game-1.jsonl`, from its folder), then plays.
+const SHOWS_ITS_MOUNTS: &str = r#"import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import botlib
+sys.stderr.write(open('/proc/self/mountinfo').read())
+try:
+    if 'hands' in open('earlier-0/logs/game-1.jsonl').read():
+        sys.stderr.write('READ an earlier log\n')
+except OSError:
+    pass
+sys.stderr.flush()
+botlib.run()
+"#;
 
-/// Many earlier runs, each in a folder of its own (none in the bot's): nothing a bot's start
-/// does names them. `-v`'s line of what is hidden stays short, and the bot's
-/// `/proc/self/mountinfo` names none of them.
-fn many_earlier_runs_leave_no_trace(nobody: bool) {
+/// Where the earlier runs of [`many_earlier_runs_leave_no_trace`] lie.
+#[derive(Clone, Copy, PartialEq)]
+enum Runs {
+    /// Each in a folder of its own, none in what the bot sees.
+    Elsewhere,
+    /// In the bot's own folder, each beside a file of the user's (so that no folder holds
+    /// only hidden output, and none can be hidden whole).
+    InTheBotsFolder,
+}
+
+/// Many earlier runs: nothing a bot's start does names them. `-v`'s line of what is hidden
+/// stays short, the bot's `/proc/self/mountinfo` names none of them, and it reads none of
+/// their logs (uncontained, the control, it does).
+fn many_earlier_runs_leave_no_trace(nobody: bool, runs: Runs) {
     let place = Place::new(nobody);
     let here = place.dir.path();
     fs::write(here.join("bots/shows_its_mounts.py"), SHOWS_ITS_MOUNTS).expect("the bot");
@@ -154,9 +171,14 @@ fn many_earlier_runs_leave_no_trace(nobody: bool) {
     fs::create_dir_all(&registry).expect("a folder");
     let mut lines = String::new();
     for n in 0..300 {
-        let run = here.join(format!("earlier-{n}/logs"));
+        let folder = match runs {
+            Runs::Elsewhere => here.join(format!("earlier-{n}")),
+            Runs::InTheBotsFolder => here.join(format!("bots/earlier-{n}")),
+        };
+        let run = folder.join("logs");
         fs::create_dir_all(&run).expect("a folder");
-        fs::write(run.join("game-1.jsonl"), "").expect("a log");
+        fs::write(run.join("game-1.jsonl"), "{\"hands\":[[[1,2]]]}\n").expect("a log");
+        fs::write(folder.join("notes.txt"), "the user's").expect("a file");
         lines.push_str(&format!("{}\n", run.display()));
     }
     fs::write(registry.join("runs"), lines).expect("the registry");
@@ -168,33 +190,38 @@ fn many_earlier_runs_leave_no_trace(nobody: bool) {
             .expect("chown runs");
         assert!(chown.success());
     }
-    let args = [
-        "match",
-        "bot=python3 shows_its_mounts.py",
-        "builtin:greedy",
-        "--target",
-        "60",
-        "-v",
-        "--log-dir",
-        "../now",
-    ];
     let state = here.join("state");
-    let configure = |c: &mut Command| {
-        c.current_dir(here.join("bots"))
-            .env("PATH", "/usr/bin:/bin")
-            .env("XDG_STATE_HOME", &state);
+    let play = |folder: &str, extra: &[&str]| {
+        let logs = format!("../{folder}");
+        let mut args = vec![
+            "match",
+            "bot=python3 shows_its_mounts.py",
+            "builtin:greedy",
+            "--target",
+            "60",
+            "-v",
+            "--log-dir",
+            &logs,
+        ];
+        args.extend(extra);
+        let configure = |c: &mut Command| {
+            c.current_dir(here.join("bots"))
+                .env("PATH", "/usr/bin:/bin")
+                .env("XDG_STATE_HOME", &state);
+        };
+        let ran = match nobody {
+            true => allfives_as_nobody(&args, here, configure),
+            false => allfives_with(&args, configure),
+        };
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        let said = fs::read_to_string(here.join(folder).join("bot.stderr")).expect("its stderr");
+        (ran.stderr, said)
     };
-    let ran = match nobody {
-        true => allfives_as_nobody(&args, here, configure),
-        false => allfives_with(&args, configure),
-    };
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
-    let line = ran
-        .stderr
+    let (stderr, mounts) = play("now", &[]);
+    let line: String = stderr
         .lines()
-        .find(|l| l.starts_with("hidden from bot:"))
-        .unwrap_or("");
-    let mounts = fs::read_to_string(here.join("now/bot.stderr")).expect("its stderr");
+        .filter(|l| l.starts_with("hidden from bot:"))
+        .collect();
     assert!(mounts.contains(" / "), "no mount table: {mounts}");
     // Every mount but the private ones is read-only, those inside a copy too (`/dev/pts`,
     // `/sys/fs/cgroup/...`): the copies' flags are set on the whole tree, in one call or two.
@@ -216,14 +243,30 @@ fn many_earlier_runs_leave_no_trace(nobody: bool) {
         "the hidden line is {} bytes ({short}...); {named} mounts name earlier runs",
         line.len()
     );
+    assert!(!mounts.contains("READ an earlier log"), "{mounts}");
+    if runs == Runs::InTheBotsFolder {
+        assert!(line.contains("the output of 300 earlier runs"), "{line}");
+        let (_, said) = play("control", &["--no-sandbox"]);
+        assert!(said.contains("READ an earlier log"), "the control: {said}");
+    }
 }
 
 #[test]
 fn many_earlier_runs_leave_no_trace_in_a_bots_start_run_by_root() {
-    many_earlier_runs_leave_no_trace(false);
+    many_earlier_runs_leave_no_trace(false, Runs::Elsewhere);
 }
 
 #[test]
 fn many_earlier_runs_leave_no_trace_in_a_bots_start_run_by_an_ordinary_user() {
-    many_earlier_runs_leave_no_trace(true);
+    many_earlier_runs_leave_no_trace(true, Runs::Elsewhere);
+}
+
+#[test]
+fn many_earlier_runs_in_a_bots_own_folder_leave_no_trace_run_by_root() {
+    many_earlier_runs_leave_no_trace(false, Runs::InTheBotsFolder);
+}
+
+#[test]
+fn many_earlier_runs_in_a_bots_own_folder_leave_no_trace_run_by_an_ordinary_user() {
+    many_earlier_runs_leave_no_trace(true, Runs::InTheBotsFolder);
 }

@@ -66,6 +66,10 @@ pub struct Grants {
     /// Folders and files kept out of the bot's reach inside what it sees: the logs and results,
     /// earlier runs' output, and other bots' folders (what lies outside does not exist for it).
     pub hidden: BTreeSet<PathBuf>,
+    /// The hidden paths that are earlier runs' output named by the registry (a bot's folder
+    /// may hold thousands): kept out by Landlock alone where the kernel has it, so that no
+    /// start mounts one of them and the bot's mount table names none.
+    pub earlier: BTreeSet<PathBuf>,
     /// Hidden folders that hold what the bot needs (a log folder that is its own folder): it
     /// sees in them only the entries it had before the run ([`Grants::shown`]), never the
     /// allfives files, nor what is written there later.
@@ -131,9 +135,15 @@ pub struct Wants<'a> {
     pub write: &'a [PathBuf],
 }
 
-/// The grants for a bot that wants `wants`, with `hidden` (the logs) and `others` (the folders
-/// of every bot in the match, its own included) out of its reach unless it needs them.
-pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
+/// The grants for a bot that wants `wants`, with `hidden` (the logs, and `earlier`: the
+/// earlier runs' output the registry names) and `others` (the folders of every bot in the
+/// match, its own included) out of its reach unless it needs them.
+pub fn grants(
+    wants: &Wants,
+    hidden: &[PathBuf],
+    earlier: &[PathBuf],
+    others: &[PathBuf],
+) -> Grants {
     let mut read = BTreeSet::new();
     add(&mut read, wants.dir);
     for path in named(wants.argv) {
@@ -180,10 +190,20 @@ pub fn grants(wants: &Wants, hidden: &[PathBuf], others: &[PathBuf]) -> Grants {
             .filter(|p| super::view::sees(&roots, p))
             .collect()
     };
-    hide(&mut g, &needs, &inside(hidden), &inside(others));
+    let this_run: BTreeSet<PathBuf> = inside(hidden).into_iter().collect();
+    // The registry names this run's folder too: that one is this run's, not an earlier run's.
+    let earlier: BTreeSet<PathBuf> = inside(earlier)
+        .into_iter()
+        .filter(|e| !this_run.contains(e))
+        .collect();
+    let all_hidden: Vec<PathBuf> = this_run.iter().chain(&earlier).cloned().collect();
+    hide(&mut g, &needs, &all_hidden, &inside(others));
     g.hidden = super::outputs::compact(g.hidden.into_iter().collect())
         .into_iter()
         .collect();
+    // Only those still hidden as they are: one put in its folder's place by `compact` (that
+    // folder holds only hidden output) is one mount whatever it holds.
+    g.earlier = g.hidden.intersection(&earlier).cloned().collect();
     g
 }
 
@@ -474,7 +494,7 @@ fn canonical(path: &Path) -> Option<PathBuf> {
     match known {
         Some(Some(real)) => real,
         Some(None) => {
-            let real = fs::canonicalize(path).ok();
+            let real = real_by_parent(path).unwrap_or_else(|| fs::canonicalize(path).ok());
             REAL.with(|r| {
                 if let Some(m) = r.borrow_mut().as_mut() {
                     m.insert(path.to_path_buf(), real.clone());
@@ -483,6 +503,26 @@ fn canonical(path: &Path) -> Option<PathBuf> {
             real
         }
         None => fs::canonicalize(path).ok(),
+    }
+}
+
+/// The real path of an absolute `path` from its folder's (remembered): one look at its last
+/// name instead of a `readlink` for each of its names, for thousands of earlier runs in one
+/// folder. `None` where that cannot say (a link, `.` or `..`, a relative path).
+fn real_by_parent(path: &Path) -> Option<Option<PathBuf>> {
+    let name = match path.components().next_back()? {
+        std::path::Component::Normal(name) => name,
+        _ => return None,
+    };
+    let parent = path.parent().filter(|_| path.is_absolute())?;
+    let Some(real) = canonical(parent) else {
+        return Some(None);
+    };
+    let real = real.join(name);
+    match fs::symlink_metadata(&real) {
+        Ok(meta) if meta.file_type().is_symlink() => None,
+        Ok(_) => Some(Some(real)),
+        Err(_) => Some(None),
     }
 }
 
@@ -525,7 +565,12 @@ mod tests {
         let here = std::env::current_dir().expect("a working directory");
         let script = here.join("tests/fixtures/bots/botlib.py");
         let argv = vec!["sh".to_string(), script.display().to_string()];
-        let g = grants(&wants(&argv, &here), &[here.join("allfives-logs")], &[]);
+        let g = grants(
+            &wants(&argv, &here),
+            &[here.join("allfives-logs")],
+            &[],
+            &[],
+        );
         assert!(g.read.contains(&absolute(&here)), "{g:?}");
         assert!(g.hidden.contains(&here.join("allfives-logs")), "{g:?}");
     }
@@ -554,7 +599,7 @@ mod tests {
         fs::write(own.join("game-1.jsonl"), "").expect("written");
         fs::write(own.join("me.stderr"), "").expect("written");
         let argv = vec!["sh".to_string(), own.join("bot.py").display().to_string()];
-        let g = grants(&wants(&argv, &own), std::slice::from_ref(&own), &[]);
+        let g = grants(&wants(&argv, &own), std::slice::from_ref(&own), &[], &[]);
         assert!(
             g.carved.contains(&own) && g.shown.contains(&own.join("bot.py")),
             "{g:?}"
@@ -573,12 +618,22 @@ mod tests {
             "sh".to_string(),
             mine.join("botlib.py").display().to_string(),
         ];
-        let g = grants(&wants(&argv, &mine), &[], &[mine.clone(), theirs.clone()]);
+        let g = grants(
+            &wants(&argv, &mine),
+            &[],
+            &[],
+            &[mine.clone(), theirs.clone()],
+        );
         // Outside what the bot sees, the other bot's folder needs no hiding: it is not there.
         assert!(!super::super::view::sees(&g.roots(), &theirs), "{g:?}");
         assert!(g.hidden.is_empty(), "{g:?}");
         // Started from the checkout, the other bot's folder inside it is still hidden.
-        let g = grants(&wants(&argv, &here), &[], &[mine.clone(), theirs.clone()]);
+        let g = grants(
+            &wants(&argv, &here),
+            &[],
+            &[],
+            &[mine.clone(), theirs.clone()],
+        );
         assert!(
             g.hidden.contains(&theirs) && !g.hidden.contains(&mine),
             "{g:?}"

@@ -83,6 +83,14 @@ fn abi_used() -> ABI {
     ABI::from(kernel_abi()).min(ABI_WANTED)
 }
 
+/// Whether Landlock alone keeps `hidden` (one of `grants`' hidden paths) out of the bot's
+/// reach, with no mount: an earlier run's output, where the kernel has Landlock. Thousands of
+/// earlier runs in a bot's folder then cost its start no mount, and its mount table names
+/// none of them.
+pub(super) fn keeps_out(grants: &Grants, hidden: &Path) -> bool {
+    abi_used() != ABI::Unsupported && grants.earlier.contains(hidden)
+}
+
 /// A ruleset ready for a bot to restrict itself with.
 pub(super) struct Prepared {
     ruleset: Option<OwnedFd>,

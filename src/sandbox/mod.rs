@@ -141,9 +141,8 @@ impl Policy {
             read: &read,
             write: &write,
         };
-        let mut hidden = self.hidden.clone();
-        hidden.extend(outputs::earlier());
-        let made = grants::remembering(|| grants(&wants, &hidden, &self.homes));
+        let earlier = outputs::earlier();
+        let made = grants::remembering(|| grants(&wants, &self.hidden, &earlier, &self.homes));
         let mut table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
         table
             .get_or_insert_with(HashMap::new)
@@ -230,6 +229,10 @@ pub fn contain(
         return Ok(None);
     }
     let shared = Shared::of(grants, policy);
+    let relies_on_landlock = grants
+        .earlier
+        .iter()
+        .any(|e| landlock::keeps_out(grants, e));
     // Each start a user of its own (root's bots): its process limit counts its processes only.
     let identity = match shared.identity {
         Identity::Unprivileged(_) => Identity::Unprivileged(identity::fresh_id()),
@@ -316,6 +319,12 @@ pub fn contain(
             mounts & Mounts::PROC != 0,
             mounts & Mounts::READ_ONLY != 0,
         );
+        if landlock == 0 && relies_on_landlock {
+            report::put(w, LANDLOCK, 0);
+            // SAFETY: earlier runs' output in what the bot sees is kept out by Landlock
+            // alone: without it the bot must not run.
+            unsafe { libc::_exit(126) };
+        }
         // One write for the bot's part of the report (the filter's, where its init has none).
         let seccomp = match filtered {
             true => None,
@@ -394,8 +403,12 @@ fn mount_plan(grants: &Grants, policy: &Policy, identity: Identity) -> mounts::P
         .collect();
     let masks: Vec<PathBuf> = grants.carved.iter().cloned().collect();
     let write: Vec<PathBuf> = grants.write.iter().cloned().collect();
-    let (hidden, files): (Vec<PathBuf>, Vec<PathBuf>) =
-        grants.hidden.iter().cloned().partition(|h| h.is_dir());
+    let (hidden, files): (Vec<PathBuf>, Vec<PathBuf>) = grants
+        .hidden
+        .iter()
+        .filter(|h| !landlock::keeps_out(grants, h))
+        .cloned()
+        .partition(|h| h.is_dir());
     let mut covered = match identity {
         Identity::RootWithoutCapabilities => secrets_of_root(),
         _ => Vec::new(),

@@ -113,25 +113,25 @@ pub fn beside(folder: &Path) -> Vec<PathBuf> {
 /// later runs' folders there are hidden too. A shared folder (the home folder, /tmp) is never
 /// put in place of its entries.
 pub fn compact(hidden: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut set: BTreeSet<PathBuf> = hidden.iter().map(|h| super::grants::absolute(h)).collect();
+    let set: BTreeSet<PathBuf> = hidden.iter().map(|h| super::grants::absolute(h)).collect();
     let parents: BTreeSet<PathBuf> = set
         .iter()
         .filter_map(|h| h.parent().map(Path::to_path_buf))
         .collect();
-    for parent in parents.into_iter().filter(|p| !super::grants::shared(p)) {
-        let Ok(entries) = fs::read_dir(&parent) else {
-            continue;
-        };
-        let entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        if entries.len() > 1 && entries.iter().all(|e| set.contains(e)) {
-            set.retain(|h| !h.starts_with(&parent));
-            set.insert(parent);
-        }
-    }
-    // What lies inside another hidden folder needs no hiding of its own.
-    let all: Vec<PathBuf> = set.iter().cloned().collect();
-    set.retain(|h| !all.iter().any(|o| o != h && h.starts_with(o)));
-    set.into_iter().collect()
+    let whole = parents
+        .into_iter()
+        .filter(|p| !super::grants::shared(p))
+        .filter(|parent| {
+            fs::read_dir(parent).is_ok_and(|entries| {
+                let entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+                entries.len() > 1 && entries.iter().all(|e| set.contains(e))
+            })
+        });
+    let mut all: Vec<PathBuf> = whole.chain(set.iter().cloned()).collect();
+    // What lies inside another hidden folder needs no hiding of its own. Sorted, in one pass:
+    // a bot's folder may hold thousands of earlier runs.
+    super::view::outermost(&mut all);
+    all
 }
 
 /// Whether `path` is allfives output by its marks: a stderr file (`NAME.stderr`) and its saved
@@ -211,5 +211,29 @@ mod tests {
             .filter(|n| is_output(&at(n)))
             .collect();
         assert_eq!(marked, ["g.jsonl", "me.stderr", "me.tmp", "run"]);
+    }
+
+    #[test]
+    fn a_folder_of_hidden_output_is_hidden_whole_and_nothing_twice() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let at = |n: &str| super::super::grants::absolute(&dir.path().join(n));
+        for folder in ["runs/1", "runs/2", "results/1/logs", "results/2/logs"] {
+            fs::create_dir_all(at(folder)).expect("a folder");
+        }
+        fs::write(at("results/1/notes.txt"), "the user's").expect("written");
+        fs::write(at("results/2/notes.txt"), "the user's").expect("written");
+        let hidden = ["runs/1", "runs/2", "results/1/logs", "results/2/logs"]
+            .into_iter()
+            .chain(["results/2/logs/game-1.jsonl", "runs/2/x"])
+            .map(at)
+            .collect();
+        // `runs` holds only hidden output: one folder; each `results/N` also holds a file of
+        // the user's, so its logs stay apart; what lies in a hidden folder goes.
+        let kept = compact(hidden);
+        let expected: Vec<PathBuf> = ["results/1/logs", "results/2/logs", "runs"]
+            .into_iter()
+            .map(at)
+            .collect();
+        assert_eq!(kept, expected);
     }
 }

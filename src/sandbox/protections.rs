@@ -1,5 +1,8 @@
 //! The protections in force, in words: printed with `-v` and recorded in each log's header.
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use super::Policy;
@@ -158,7 +161,7 @@ impl Protections {
 
     /// What one bot may touch beyond the default, and who it runs as.
     fn bot(&mut self, name: &str, grants: &Grants) {
-        let list = |paths: &std::collections::BTreeSet<std::path::PathBuf>| {
+        let list = |paths: &BTreeSet<PathBuf>| {
             paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -183,9 +186,27 @@ impl Protections {
              it)",
             list(&own)
         ));
-        if !grants.hidden.is_empty() {
+        let (earlier, now): (BTreeSet<PathBuf>, BTreeSet<PathBuf>) = grants
+            .hidden
+            .iter()
+            .cloned()
+            .partition(|h| grants.earlier.contains(h));
+        if !now.is_empty() {
             self.hidden
-                .push(format!("hidden from {name}: {}", list(&grants.hidden)));
+                .push(format!("hidden from {name}: {}", list(&now)));
+        }
+        if let Some(first) = earlier.first() {
+            // Named by the first alone: a bot's folder may hold thousands.
+            let how = match super::landlock::keeps_out(grants, first) {
+                true => "kept out by Landlock",
+                false => "each covered by an empty folder",
+            };
+            self.hidden.push(format!(
+                "hidden from {name}: the output of {} in what it sees ({}{}), {how}",
+                crate::text::count(earlier.len() as u64, "earlier run"),
+                first.display(),
+                if earlier.len() > 1 { ", ..." } else { "" }
+            ));
         }
         if !grants.carved.is_empty() {
             self.hidden.push(format!(
