@@ -76,7 +76,11 @@ fn history(runtime: &tokio::runtime::Runtime, command: &str) {
     for (runs, inside) in [(0, false), (EARLIER, false), (EARLIER, true)] {
         let (case, command, under) = match inside {
             false => ("elsewhere", command.to_string(), place.path().join("runs")),
-            true => ("in the bot's folder", copy.display().to_string(), own.clone()),
+            true => (
+                "in the bot's folder",
+                copy.display().to_string(),
+                own.clone(),
+            ),
         };
         let state = place.path().join(format!("state-{runs}-{inside}"));
         std::fs::create_dir_all(state.join("allfives")).expect("a folder");

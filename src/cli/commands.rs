@@ -252,6 +252,9 @@ fn match_config(args: &MatchArgs) -> Result<(MatchConfig, seeds::Master), String
     }
     config.settings.protections =
         crate::referee::matchplay::protections(&config.bots, &config.settings.sandbox);
+    for note in config.settings.protections.iter().flat_map(|p| &p.notes) {
+        super::exit::note(note);
+    }
     if args.verbose
         && let Some(protections) = &config.settings.protections
     {

@@ -76,8 +76,6 @@ pub struct Grants {
     pub carved: BTreeSet<PathBuf>,
     /// The entries of the carved folders the bot sees.
     pub shown: BTreeSet<PathBuf>,
-    /// What the bot was refused that it may need, one sentence each.
-    pub notes: Vec<String>,
 }
 
 impl Grants {

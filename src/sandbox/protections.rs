@@ -23,7 +23,15 @@ pub struct Protections {
     /// depend on where they are written).
     #[serde(skip)]
     pub hidden: Vec<String>,
+    /// What makes a bot's starts slow that its organiser can change, one sentence each (said
+    /// with or without `-v`; not in the logs either).
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
+
+/// From this many earlier runs hidden one by one in what a bot sees, its starts cost a few
+/// milliseconds more (about 5 us each, docs/fair-play.md): said in a note.
+const EARLIER_NOTE: usize = 1000;
 
 impl Protections {
     /// Reads a contained process's report (see [`super::probe`]); `bots` are the bots' names and
@@ -35,6 +43,7 @@ impl Protections {
                 in_force: vec!["none: --no-sandbox".into()],
                 missing: Vec::new(),
                 hidden: Vec::new(),
+                notes: Vec::new(),
             };
         }
         let mut p = Protections {
@@ -42,6 +51,7 @@ impl Protections {
             in_force: Vec::new(),
             missing: Vec::new(),
             hidden: Vec::new(),
+            notes: Vec::new(),
         };
         let ns = report.namespaces.unwrap_or(0);
         let mounts = report.mounts.unwrap_or(0);
@@ -132,7 +142,37 @@ impl Protections {
         for (name, grants) in bots {
             p.bot(name, grants);
         }
+        p.slow_starts(bots);
         p
+    }
+
+    /// A note for the bots whose starts work around many earlier runs, one for each such set
+    /// of runs (bots of one folder share theirs).
+    fn slow_starts(&mut self, bots: &[(String, Grants)]) {
+        let mut by_runs: Vec<(&BTreeSet<PathBuf>, Vec<&str>)> = Vec::new();
+        for (name, grants) in bots.iter().filter(|(_, g)| g.earlier.len() >= EARLIER_NOTE) {
+            match by_runs
+                .iter_mut()
+                .find(|(runs, _)| **runs == grants.earlier)
+            {
+                Some((_, names)) => names.push(name),
+                None => by_runs.push((&grants.earlier, vec![name])),
+            }
+        }
+        for (runs, names) in by_runs {
+            let first = runs
+                .first()
+                .map_or(String::new(), |f| f.display().to_string());
+            self.notes.push(format!(
+                "what {} {} holds the output of {} earlier runs, each hidden on its own \
+                 ({first}, ...): each start works around every one (about 5 us each); keep \
+                 logs outside the bots' folders, or all in one folder of their own, which is \
+                 hidden whole",
+                names.join(" and "),
+                if names.len() == 1 { "sees" } else { "see" },
+                runs.len()
+            ));
+        }
     }
 
     fn limits(&mut self, policy: &Policy, limits: u32, bots: &[(String, Grants)]) {
@@ -267,5 +307,36 @@ impl Protections {
             text.push_str(&format!("\n{line}"));
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_earlier(runs: usize) -> Grants {
+        Grants {
+            earlier: (0..runs)
+                .map(|n| PathBuf::from(format!("/b/results/{n}/logs")))
+                .collect(),
+            ..Grants::default()
+        }
+    }
+
+    #[test]
+    fn many_earlier_runs_in_a_bots_folder_are_one_note_for_the_bots_that_share_them() {
+        let policy = Policy::contained(Vec::new());
+        let bots = [
+            ("a".to_string(), with_earlier(EARLIER_NOTE)),
+            ("b".to_string(), with_earlier(EARLIER_NOTE)),
+            ("c".to_string(), with_earlier(EARLIER_NOTE - 1)),
+        ];
+        let p = Protections::from_report(&policy, &Report::default(), &bots);
+        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+        assert!(
+            p.notes[0].starts_with("what a and b see holds the output of 1000 earlier runs"),
+            "{}",
+            p.notes[0]
+        );
     }
 }

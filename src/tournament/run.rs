@@ -357,6 +357,9 @@ pub fn play(
     policy.homes = bots.iter().flat_map(BotSpec::homes).collect();
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
+    for note in settings.protections.iter().flat_map(|p| &p.notes) {
+        crate::cli::exit::note(note);
+    }
     settings.processes = options.processes;
     let schedule = definition.schedule();
     let run = Arc::new(Run {
