@@ -57,10 +57,11 @@ fn main() {
 }
 
 /// The referee's CPU per contained start of `command`, with no earlier run and with
-/// [`EARLIER`] in folders of their own under /tmp (not in what the bot sees); then with
+/// [`EARLIER`] in folders of their own (not in what the bot sees); then with
 /// [`EARLIER`] in the bot's own folder, each beside a file of the user's (so that none is
 /// hidden with its neighbours as one folder).
 fn history(runtime: &tokio::runtime::Runtime, command: &str) {
+    // Under /tmp, outside what the bot sees (its working directory is this repository).
     let place = tempfile::Builder::new()
         .prefix("allfives-bench-history-")
         .tempdir()
@@ -68,8 +69,14 @@ fn history(runtime: &tokio::runtime::Runtime, command: &str) {
     println!(
         "referee CPU per contained start of the compiled bot (first start; mean of the next {STARTS}):"
     );
-    // The compiled bot copied into a folder of its own, where the third case's runs go.
-    let own = place.path().join("bot");
+    // The compiled bot copied into a folder of its own, where the third case's runs go: not
+    // under /tmp, where a bot's folder is bound inside its private /tmp and earlier runs are
+    // covered by mounts rather than kept out by Landlock alone.
+    let mine = tempfile::Builder::new()
+        .prefix("allfives-bench-history-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("a folder");
+    let own = mine.path().join("bot");
     std::fs::create_dir_all(&own).expect("a folder");
     let copy = own.join("bot");
     std::fs::copy(command, &copy).expect("the bot copied");

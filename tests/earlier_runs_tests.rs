@@ -20,9 +20,14 @@ struct Place {
 impl Place {
     /// A folder holding the cheat; `nobody`'s own (and its home) when `nobody`.
     fn new(nobody: bool) -> Place {
+        Place::new_in(nobody, Path::new(env!("CARGO_TARGET_TMPDIR")))
+    }
+
+    /// As [`Place::new`], in `parent`.
+    fn new_in(nobody: bool, parent: &Path) -> Place {
         let dir = tempfile::Builder::new()
             .prefix("allfives-earlier-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(parent)
             .expect("a folder");
         for file in ["cheat_reads_earlier_runs.py", "botlib.py", "cheatlib.py"] {
             fs::create_dir_all(dir.path().join("bots")).expect("a folder");
@@ -157,13 +162,19 @@ enum Runs {
     /// In the bot's own folder, each beside a file of the user's (so that no folder holds
     /// only hidden output, and none can be hidden whole).
     InTheBotsFolder,
+    /// As `InTheBotsFolder`, the bot's folder under `/tmp` (bound inside its private `/tmp`,
+    /// where Landlock grants everything: each run is covered by a mount instead).
+    InTheBotsFolderUnderTmp,
 }
 
 /// Many earlier runs: nothing a bot's start does names them. `-v`'s line of what is hidden
 /// stays short, the bot's `/proc/self/mountinfo` names none of them, and it reads none of
 /// their logs (uncontained, the control, it does).
 fn many_earlier_runs_leave_no_trace(nobody: bool, runs: Runs) {
-    let place = Place::new(nobody);
+    let place = match runs {
+        Runs::InTheBotsFolderUnderTmp => Place::new_in(nobody, &std::env::temp_dir()),
+        _ => Place::new(nobody),
+    };
     let here = place.dir.path();
     fs::write(here.join("bots/shows_its_mounts.py"), SHOWS_ITS_MOUNTS).expect("the bot");
     // The registry as the referee writes it: one path a line.
@@ -173,7 +184,7 @@ fn many_earlier_runs_leave_no_trace(nobody: bool, runs: Runs) {
     for n in 0..300 {
         let folder = match runs {
             Runs::Elsewhere => here.join(format!("earlier-{n}")),
-            Runs::InTheBotsFolder => here.join(format!("bots/earlier-{n}")),
+            _ => here.join(format!("bots/earlier-{n}")),
         };
         let run = folder.join("logs");
         fs::create_dir_all(&run).expect("a folder");
@@ -236,15 +247,16 @@ fn many_earlier_runs_leave_no_trace(nobody: bool, runs: Runs) {
         writable.is_empty(),
         "writable mounts {writable:?}: {mounts}"
     );
+    // Under /tmp each is a mount, which the mount table shows.
     let named = mounts.lines().filter(|l| l.contains("/earlier-")).count();
     let short: String = line.chars().take(300).collect();
     assert!(
-        line.len() < 1024 && named == 0,
+        line.len() < 1024 && (named == 0 || runs == Runs::InTheBotsFolderUnderTmp),
         "the hidden line is {} bytes ({short}...); {named} mounts name earlier runs",
         line.len()
     );
     assert!(!mounts.contains("READ an earlier log"), "{mounts}");
-    if runs == Runs::InTheBotsFolder {
+    if runs != Runs::Elsewhere {
         assert!(line.contains("the output of 300 earlier runs"), "{line}");
         let (_, said) = play("control", &["--no-sandbox"]);
         assert!(said.contains("READ an earlier log"), "the control: {said}");
@@ -269,4 +281,14 @@ fn many_earlier_runs_in_a_bots_own_folder_leave_no_trace_run_by_root() {
 #[test]
 fn many_earlier_runs_in_a_bots_own_folder_leave_no_trace_run_by_an_ordinary_user() {
     many_earlier_runs_leave_no_trace(true, Runs::InTheBotsFolder);
+}
+
+#[test]
+fn many_earlier_runs_in_a_bots_own_folder_under_tmp_leave_no_trace_run_by_root() {
+    many_earlier_runs_leave_no_trace(false, Runs::InTheBotsFolderUnderTmp);
+}
+
+#[test]
+fn many_earlier_runs_in_a_bots_own_folder_under_tmp_leave_no_trace_run_by_an_ordinary_user() {
+    many_earlier_runs_leave_no_trace(true, Runs::InTheBotsFolderUnderTmp);
 }

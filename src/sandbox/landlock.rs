@@ -86,10 +86,17 @@ fn abi_used() -> ABI {
 /// Whether Landlock alone keeps `hidden` (one of `grants`' hidden paths) out of the bot's
 /// reach, with no mount: an earlier run's output, where the kernel has Landlock. Thousands of
 /// earlier runs in a bot's folder then cost its start no mount, and its mount table names
-/// none of them.
+/// none of them. Not under `/tmp` or `/dev/shm` (bound inside the private ones, whose rule
+/// grants everything beneath them), nor in a folder granted for writing (granted whole).
 pub(super) fn keeps_out(grants: &Grants, hidden: &Path) -> bool {
-    abi_used() != ABI::Unsupported && grants.earlier.contains(hidden)
+    let granted_whole = PRIVATE.iter().any(|p| hidden.starts_with(p))
+        || grants.write.iter().any(|w| hidden.starts_with(w));
+    abi_used() != ABI::Unsupported && grants.earlier.contains(hidden) && !granted_whole
 }
+
+/// Where the bot's private, writable folders are: what is bound inside them is reached
+/// through their rule.
+const PRIVATE: [&str; 2] = ["/tmp", "/dev/shm"];
 
 /// A ruleset ready for a bot to restrict itself with.
 pub(super) struct Prepared {
@@ -380,4 +387,37 @@ fn open_c_path(path: &std::ffi::CStr) -> Option<OwnedFd> {
     let fd: RawFd = unsafe { libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
     // SAFETY: a descriptor just opened and owned by nothing else.
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn landlock_alone_keeps_out_only_earlier_runs_it_can_wall_off() {
+        let grants = Grants {
+            earlier: [
+                "/w/b/results/1/logs",
+                "/tmp/b/results/1/logs",
+                "/w/out/runs/1",
+            ]
+            .map(PathBuf::from)
+            .into(),
+            write: [PathBuf::from("/w/out")].into(),
+            hidden: [PathBuf::from("/w/b/allfives-logs")].into(),
+            ..Grants::default()
+        };
+        let here = abi_used() != ABI::Unsupported;
+        let kept: Vec<bool> = [
+            "/w/b/results/1/logs",
+            "/tmp/b/results/1/logs",
+            "/w/out/runs/1",
+            "/w/b/allfives-logs",
+        ]
+        .map(|p| keeps_out(&grants, Path::new(p)))
+        .into();
+        // Inside the private /tmp and a folder granted for writing, Landlock grants all; this
+        // run's output is never left to it alone.
+        assert_eq!(kept, [here, false, false, false]);
+    }
 }

@@ -358,7 +358,7 @@ pub fn play(
     let mut settings = definition.settings(policy);
     settings.protections = protections(&bots, &settings.sandbox);
     for note in settings.protections.iter().flat_map(|p| &p.notes) {
-        crate::cli::exit::note(note);
+        sink.event(Event::Note(note));
     }
     settings.processes = options.processes;
     let schedule = definition.schedule();
