@@ -326,7 +326,9 @@ threads_row() {
     "$PYTHON" -c "import json; r = json.load(open('$WORK/threads.json'))
 print('| $name | $j | %d | %.2f s | %.0f | %.2f x | %.1f us | %.1f us | %.1f us | %.1f us | %.1f%% |' % (
     r['games'], r['wall_s'], $speed, $speed / ${SPEED1[$name]}, r['all_us_a_game'], r['workers_us_a_game'],
-    r['collector_us_a_game'], r['other_threads_us_a_game'], 100 * r['collector_us_a_game'] / r['workers_us_a_game']))"
+    r['collector_us_a_game'], r['other_threads_us_a_game'],
+    # A run too short for a tick of the workers' CPU (a small SCALE) has no ratio.
+    100 * r['collector_us_a_game'] / r['workers_us_a_game'] if r['workers_us_a_game'] else float('nan')))"
 }
 for j in $JOBS; do
     threads_row "4 builtins" "$j" a=builtin:greedy b=builtin:random c=builtin:mix:0.3 d=builtin:mix:0.7 --deals "$BUILTIN_DEALS"
