@@ -167,13 +167,25 @@ enum Runs {
     InTheBotsFolderUnderTmp,
 }
 
+/// A folder for the bot's own that is neither under `/tmp` nor under `/dev/shm`: the build's
+/// own temporary folder, unless the build lies under `/tmp` (a clean clone there), then
+/// `/var/tmp`.
+fn on_the_disk() -> std::path::PathBuf {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    match target.starts_with("/tmp") || target.starts_with("/dev/shm") {
+        true => std::path::PathBuf::from("/var/tmp"),
+        false => target.to_path_buf(),
+    }
+}
+
 /// Many earlier runs: nothing a bot's start does names them. `-v`'s line of what is hidden
 /// stays short, the bot's `/proc/self/mountinfo` names none of them, and it reads none of
 /// their logs (uncontained, the control, it does).
 fn many_earlier_runs_leave_no_trace(nobody: bool, runs: Runs) {
     let place = match runs {
         Runs::InTheBotsFolderUnderTmp => Place::new_in(nobody, &std::env::temp_dir()),
-        _ => Place::new(nobody),
+        Runs::InTheBotsFolder => Place::new_in(nobody, &on_the_disk()),
+        Runs::Elsewhere => Place::new(nobody),
     };
     let here = place.dir.path();
     fs::write(here.join("bots/shows_its_mounts.py"), SHOWS_ITS_MOUNTS).expect("the bot");
