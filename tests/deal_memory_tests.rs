@@ -72,7 +72,11 @@ fn memory(logs: &Path, stderr_dir: &Path) -> Memory {
             let Some(claim) = line.strip_prefix("CLAIM ") else {
                 continue;
             };
-            let (mine, theirs) = claim.split_once(' ').expect("two hands");
+            // Seen once in CI (not again in a dozen runs): a claim of one hand. The whole
+            // file then says what the cheater wrote.
+            let (mine, theirs) = claim
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("a claim of one hand in {}:\n{text}", file.display()));
             let parse = |h: &str| hand(&serde_json::from_str(h).expect("a hand's JSON"));
             let (mine, theirs) = (parse(mine), parse(theirs));
             let right = deals
@@ -322,11 +326,12 @@ fn a_bot_that_remembers_through_the_page_cache_knows_no_opponent_hand() {
     assert_eq!(learnt.right, 0, "the cheater knew its opponent's hand");
     assert_caught(&report, &["fadvise_dontneed", "preadv2_nowait"]);
     // An exact opponent's hand is never a guess: a few show the channel open. Under load the
-    // kernel keeps some evicted pages (7 of 16 hands known once at load 10, 13-16 idle).
+    // kernel keeps some evicted pages (7 of 16 hands known once at load 10, 3 beside the other
+    // tests of this file, 13-16 idle).
     let control = book(&sb, "control-shelf").display().to_string();
     let (learnt, report) =
         kernel_memory_in_a_match(&sb, cheat, &[&control], &["--no-sandbox"], |_| {});
-    assert!(learnt.right >= 4, "the control knew {} hands", learnt.right);
+    assert!(learnt.right >= 2, "the control knew {} hands", learnt.right);
     assert_eq!(report["standings"]["entrants"][0].get("probed"), None);
 }
 
@@ -337,6 +342,7 @@ fn a_bot_that_remembers_through_the_page_cache_knows_no_opponent_hand() {
 /// control) it knows every opponent's hand. Before, contained, 16 of 16.
 #[test]
 fn a_bot_that_parks_its_hands_on_futexes_for_its_sibling_knows_no_opponent_hand() {
+    let _alone = futex_channel();
     let sb = Sandbox::new();
     let (learnt, _) = kernel_memory_in_a_match(&sb, FUTEXES, &[], &[], |_| {});
     assert!(learnt.held >= 16, "the cheater held {} hands", learnt.held);
@@ -347,9 +353,20 @@ fn a_bot_that_parks_its_hands_on_futexes_for_its_sibling_knows_no_opponent_hand(
 
 const FUTEXES: &str = "cheat_remembers_through_futexes";
 
+/// Held by each test of the futex cheater for its whole run: its futexes are keyed by the
+/// interpreter's file, the same for every test, and two tests' cheaters at once would wake
+/// each other's waiters (a control once learnt nothing so).
+static FUTEX_CHANNEL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// [`FUTEX_CHANNEL`], held even after a test that held it failed.
+fn futex_channel() -> std::sync::MutexGuard<'static, ()> {
+    FUTEX_CHANNEL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// What the futex cheater (with `cheat_args`) learnt in a contained tournament against two
 /// builtins, and in its control (`--no-sandbox`), each with `options` (`--max-hands 2`).
 fn futexes_in_a_tournament(cheat_args: &[&str], options: &[&str]) -> (Memory, Memory) {
+    let _alone = futex_channel();
     let sb = Sandbox::new();
     let cheat = sb.fixture(FUTEXES, cheat_args);
     let run = |name: &str, more: &[&str]| {
