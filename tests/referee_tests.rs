@@ -1098,6 +1098,36 @@ fn a_bot_that_ignores_sigterm_is_still_stopped() {
     sb.assert_no_bot_left();
 }
 
+/// Each seat arrangement has a process of its own, and both append to the bot's one stderr
+/// file: a line one of them writes in pieces stays whole, never with the other's piece in its
+/// middle (as it once was, in a tournament's cheater test: a line of two hands read as one).
+#[test]
+fn a_line_written_in_pieces_stays_whole_beside_the_bots_other_process() {
+    let (sb, _, _) = fixture_vs_greedy(
+        "stderr_in_pieces",
+        &[],
+        &[
+            "--games",
+            "18",
+            "--max-hands",
+            "1",
+            "--seed",
+            SEED,
+            "--public-seed",
+        ],
+    );
+    let text =
+        fs::read_to_string(sb.logs().join("stderr_in_pieces.stderr")).expect("the stderr file");
+    let whole = |line: &str| {
+        let (open, close) = line.split_once(' ').unwrap_or_default();
+        open.strip_prefix("open-").is_some()
+            && open.strip_prefix("open-") == close.strip_prefix("close-")
+    };
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.lines().all(whole), "{text}");
+    sb.assert_no_bot_left();
+}
+
 #[test]
 fn a_bot_flooding_stderr_is_capped_and_plays_on() {
     let (sb, ran, report) = fixture_vs_greedy(

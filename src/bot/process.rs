@@ -895,6 +895,9 @@ fn drain_stderr(mut err: std::fs::File, sink: StderrSink, tail: &std::sync::Mute
     let mut written = 0u64;
     let mut buf = vec![0u8; 16 * 1024];
     let mut pending = Vec::new();
+    // The file gets whole lines: the bot's other processes (one a seat arrangement) append to
+    // it too, and a line written in pieces must not take one of theirs in its middle.
+    let mut unwritten = Vec::new();
     loop {
         if let Some(lines) = &sink.lines {
             readable(&err);
@@ -917,9 +920,13 @@ fn drain_stderr(mut err: std::fs::File, sink: StderrSink, tail: &std::sync::Mute
         if let Some(f) = file.as_mut() {
             let room = sink.cap.saturating_sub(written) as usize;
             let keep = &chunk[..chunk.len().min(room)];
-            let mut ok = io::Write::write_all(f, keep).is_ok();
             written += keep.len() as u64;
-            if keep.len() < chunk.len() {
+            let cut = keep.len() < chunk.len();
+            unwritten.extend_from_slice(keep);
+            let upto = passable(&unwritten, cut);
+            let mut ok = io::Write::write_all(f, &unwritten[..upto]).is_ok();
+            unwritten.drain(..upto);
+            if cut {
                 let marker = format!("\n[allfives: stderr cut here at {} bytes]\n", sink.cap);
                 ok = ok && io::Write::write_all(f, marker.as_bytes()).is_ok();
                 // Past the cap the rest is read and dropped, so the bot never blocks on stderr.
@@ -937,6 +944,9 @@ fn drain_stderr(mut err: std::fs::File, sink: StderrSink, tail: &std::sync::Mute
     if let Some(lines) = &sink.lines {
         lines.read_nothing();
     }
+    if let Some(f) = file.as_mut() {
+        let _ = io::Write::write_all(f, &unwritten);
+    }
     if let Some(prefix) = &prefix {
         echo(prefix, &mut pending, true);
     }
@@ -949,23 +959,29 @@ fn readable(file: &std::fs::File) {
     while let Err(nix::errno::Errno::EINTR) = poll(&mut fds, PollTimeout::NONE) {}
 }
 
-/// The longest piece of one stderr line held back for its end before it is echoed anyway.
-const ECHO_PIECE: usize = 4096;
+/// The longest piece of one stderr line held back for its end before it is passed on anyway.
+const LINE_PIECE: usize = 4096;
+
+/// How much of `pending` to pass on: its whole lines, or all of it at its `end` or once its
+/// unfinished line is longer than [`LINE_PIECE`].
+fn passable(pending: &[u8], end: bool) -> usize {
+    let whole = pending
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
+    match end || pending.len() - whole > LINE_PIECE {
+        true => pending.len(),
+        false => whole,
+    }
+}
 
 /// Echoes the whole lines in `pending` (and the rest too when `end`, or when it grows past
-/// [`ECHO_PIECE`]) to the referee's stderr, each prefixed and made safe for a terminal; keeps
+/// [`LINE_PIECE`]) to the referee's stderr, each prefixed and made safe for a terminal; keeps
 /// the unfinished line. Whole lines are cleaned, so that no escape sequence or multi-byte
 /// character is split between two reads.
 fn echo(prefix: &str, pending: &mut Vec<u8>, end: bool) {
     use std::io::Write;
-    let whole = match pending.iter().rposition(|&b| b == b'\n') {
-        Some(at) => at + 1,
-        None => 0,
-    };
-    let upto = match end || pending.len() - whole > ECHO_PIECE {
-        true => pending.len(),
-        false => whole,
-    };
+    let upto = passable(pending, end);
     let mut text = String::new();
     for line in pending[..upto].split_inclusive(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
