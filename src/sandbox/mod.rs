@@ -186,6 +186,9 @@ struct Shared {
     identity: Identity,
     plan: mounts::Plan,
     rules: landlock::Rules,
+    /// Whether some of what is hidden is kept out by Landlock alone ([`landlock::keeps_out`]):
+    /// then a start whose Landlock does not take hold must not run.
+    landlock_alone: bool,
 }
 
 impl Shared {
@@ -207,6 +210,10 @@ impl Shared {
             identity,
             plan: mount_plan(grants, policy, identity),
             rules: landlock::Rules::new(grants, policy.network),
+            landlock_alone: grants
+                .earlier
+                .iter()
+                .any(|e| landlock::keeps_out(grants, e)),
         });
         let mut table = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
         table
@@ -229,10 +236,7 @@ pub fn contain(
         return Ok(None);
     }
     let shared = Shared::of(grants, policy);
-    let relies_on_landlock = grants
-        .earlier
-        .iter()
-        .any(|e| landlock::keeps_out(grants, e));
+    let landlock_alone = shared.landlock_alone;
     // Each start a user of its own (root's bots): its process limit counts its processes only.
     let identity = match shared.identity {
         Identity::Unprivileged(_) => Identity::Unprivileged(identity::fresh_id()),
@@ -319,7 +323,7 @@ pub fn contain(
             mounts & Mounts::PROC != 0,
             mounts & Mounts::READ_ONLY != 0,
         );
-        if landlock == 0 && relies_on_landlock {
+        if landlock == 0 && landlock_alone {
             report::put(w, LANDLOCK, 0);
             // SAFETY: earlier runs' output in what the bot sees is kept out by Landlock
             // alone: without it the bot must not run.
